@@ -1,0 +1,184 @@
+"""Validated, typed inputs shared by every decision module and construct.
+
+Pure Python: no ``aws_cdk`` import. The YAML config (``inference_constructs.config``) is parsed
+with pydantic and converted into these frozen dataclasses; constructs used directly from Python
+take them as keyword props.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Accelerator(str, Enum):
+    """Kind of device an endpoint's host uses."""
+
+    GPU = "gpu"
+    INFERENTIA = "inferentia"
+    TRAINIUM = "trainium"
+    CPU = "cpu"
+
+    @property
+    def is_neuron(self) -> bool:
+        """True for AWS Neuron devices (Inferentia2, Trainium)."""
+        return self in (Accelerator.INFERENTIA, Accelerator.TRAINIUM)
+
+
+class AcceleratorChoice(str, Enum):
+    """What the user asks for: ``auto`` lets the sizing pick within what the serving stack supports."""
+
+    AUTO = "auto"
+    GPU = "gpu"
+    INFERENTIA = "inferentia"
+    TRAINIUM = "trainium"
+    CPU = "cpu"
+
+
+class DType(str, Enum):
+    """Numeric type of the served weights (and KV cache)."""
+
+    FP32 = "fp32"
+    BF16 = "bf16"
+    FP16 = "fp16"
+    FP8 = "fp8"
+    INT8 = "int8"
+    INT4 = "int4"
+
+    @property
+    def bytes_per_parameter(self) -> float:
+        """Bytes one parameter takes: fp32 4, bf16/fp16 2, fp8/int8 1, int4 0.5."""
+        return _DTYPE_BYTES[self]
+
+
+_DTYPE_BYTES = {
+    DType.FP32: 4.0,
+    DType.BF16: 2.0,
+    DType.FP16: 2.0,
+    DType.FP8: 1.0,
+    DType.INT8: 1.0,
+    DType.INT4: 0.5,
+}
+
+
+class Serving(str, Enum):
+    """Serving stack (container preset)."""
+
+    LMI = "lmi"
+    TGI = "tgi"
+    VLLM = "vllm"
+    NEURON = "neuron"
+    TRITON = "triton"
+    SKLEARN = "sklearn"
+    XGBOOST = "xgboost"
+    PYTORCH = "pytorch"
+    CUSTOM = "custom"
+
+    @property
+    def is_llm(self) -> bool:
+        """True for the LLM serving stacks (LMI, TGI, vLLM and their Neuron variants)."""
+        return self in (Serving.LMI, Serving.TGI, Serving.VLLM, Serving.NEURON)
+
+    def accelerators(self, requested: AcceleratorChoice = AcceleratorChoice.AUTO) -> frozenset[Accelerator]:
+        """Accelerators a host may have for this serving stack.
+
+        With ``auto``: LLM stacks with GPU and Neuron images (lmi, tgi, vllm) may go to any
+        accelerator (the container variant follows the host); ``neuron`` to Inferentia or
+        Trainium; ``triton`` to GPU; classical stacks (sklearn, xgboost, pytorch) to CPU, so an
+        accelerator is never chosen for a model that does not use it; ``custom`` to GPU or CPU.
+        An explicit request narrows this set (it may come back empty: the caller reports that).
+        """
+        supported = _SUPPORTED[self]
+        if requested is AcceleratorChoice.AUTO:
+            return _AUTO[self]
+        wanted = Accelerator(requested.value)
+        return frozenset({wanted}) & supported
+
+
+_ALL = frozenset(Accelerator)
+_ACCEL = frozenset({Accelerator.GPU, Accelerator.INFERENTIA, Accelerator.TRAINIUM})
+_NEURON = frozenset({Accelerator.INFERENTIA, Accelerator.TRAINIUM})
+_GPU = frozenset({Accelerator.GPU})
+_CPU = frozenset({Accelerator.CPU})
+_SUPPORTED: dict[Serving, frozenset[Accelerator]] = {
+    Serving.LMI: _ACCEL,
+    Serving.TGI: _ACCEL,
+    Serving.VLLM: _ACCEL,
+    Serving.NEURON: _NEURON,
+    Serving.TRITON: _GPU | _CPU,
+    Serving.SKLEARN: _CPU,
+    Serving.XGBOOST: _CPU | _GPU,
+    Serving.PYTORCH: _CPU | _GPU,
+    Serving.CUSTOM: _ALL,
+}
+_AUTO: dict[Serving, frozenset[Accelerator]] = {
+    Serving.LMI: _ACCEL,
+    Serving.TGI: _ACCEL,
+    Serving.VLLM: _ACCEL,
+    Serving.NEURON: _NEURON,
+    Serving.TRITON: _GPU,
+    Serving.SKLEARN: _CPU,
+    Serving.XGBOOST: _CPU,
+    Serving.PYTORCH: _CPU,
+    Serving.CUSTOM: _GPU | _CPU,
+}
+
+
+class EndpointKind(str, Enum):
+    """SageMaker hosting option."""
+
+    REALTIME = "realtime"
+    ASYNC = "async"
+    SERVERLESS = "serverless"
+    MULTI_MODEL = "multi-model"
+
+
+class ModelSourceKind(str, Enum):
+    """Where the container gets the weights: ``huggingface`` downloads ``id`` at start-up; ``s3`` reads ``s3_uri``."""
+
+    HUGGINGFACE = "huggingface"
+    S3 = "s3"
+
+
+@dataclass(frozen=True)
+class ModelArchitecture:
+    """Transformer shape; when given, the KV-cache size is exact instead of estimated."""
+
+    layers: int
+    kv_heads: int
+    head_dim: int
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """What is served.
+
+    Parameters
+    ----------
+    source:
+        ``huggingface`` (the container downloads ``id``) or ``s3`` (weights at ``s3_uri``).
+    id:
+        Hugging Face model id, or a label for S3 models.
+    s3_uri:
+        ``s3://bucket/key.tar.gz`` or an uncompressed prefix ``s3://bucket/prefix/``.
+    parameters_billion:
+        Parameter count in billions. Default: unknown, so the host must be given explicitly
+        for accelerated serving; classical models are sized from host memory alone.
+    dtype:
+        Served weight type. Default: bf16.
+    max_context_tokens:
+        Prompt + output tokens per sequence. Default: 4096.
+    max_concurrent_sequences:
+        Sequences the server batches at once. Default: 8.
+    architecture:
+        Layers, KV heads and head dim. Default: the KV cache is estimated conservatively.
+    """
+
+    source: ModelSourceKind = ModelSourceKind.HUGGINGFACE
+    id: str | None = None
+    s3_uri: str | None = None
+    parameters_billion: float | None = None
+    dtype: DType = DType.BF16
+    max_context_tokens: int = 4096
+    max_concurrent_sequences: int = 8
+    architecture: ModelArchitecture | None = None

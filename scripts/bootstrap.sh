@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs what the project needs, idempotently: a venv (.venv) with the pinned packages and the
+# pinned CDK CLI (node_modules). Re-runs install only when a requirements file or the npm lock changed.
+# Sourced by scripts/synth.sh and scripts/test.sh; it also sets the offline-safe environment.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+PYTHON="${PYTHON:-python3.11}"
+command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
+
+# Offline-safe CDK and jsii: no telemetry, no notices, no version check, no Node end-of-life banner.
+export CDK_DISABLE_CLI_TELEMETRY=true
+export CDK_DISABLE_VERSION_CHECK=true
+NODE_MAJOR="$(node -p 'process.versions.node.split(".")[0]')"
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION="$NODE_MAJOR"
+export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1
+export JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION=1
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+stamp_of() { cat "$@" | sha256sum | cut -c1-16; }
+
+py_stamp="$(stamp_of requirements.txt requirements-dev.txt pyproject.toml)"
+if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.stamp 2>/dev/null)" != "$py_stamp" ]; then
+  echo "bootstrap: installing Python packages into .venv" >&2
+  [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+  .venv/bin/python -m pip install --quiet --upgrade pip 2>&1 | grep -v '^WARNING: Location' >&2 || true
+  .venv/bin/python -m pip install --quiet -r requirements-dev.txt 2>&1 | { grep -v '^WARNING: Location' >&2 || true; }
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "bootstrap: pip install failed" >&2; exit 1; }
+  .venv/bin/python -m pip check >/dev/null || { .venv/bin/python -m pip check >&2; exit 1; }
+  .venv/bin/python -c "import aws_cdk, cdk_nag, pydantic, yaml, cfnlint, pytest" \
+    || { echo "bootstrap: Python packages failed to install" >&2; exit 1; }
+  echo "$py_stamp" > .venv/.stamp
+fi
+
+npm_stamp="$(stamp_of package.json package-lock.json)"
+if [ ! -x node_modules/.bin/cdk ] || [ "$(cat node_modules/.stamp 2>/dev/null)" != "$npm_stamp" ]; then
+  echo "bootstrap: installing the pinned CDK CLI into node_modules" >&2
+  npm ci --no-audit --no-fund --loglevel=error >&2
+  echo "$npm_stamp" > node_modules/.stamp
+fi
+
+export PATH="$ROOT/.venv/bin:$ROOT/node_modules/.bin:$PATH"
+export VIRTUAL_ENV="$ROOT/.venv"
