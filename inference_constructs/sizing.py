@@ -308,6 +308,10 @@ def _fmt(x: float) -> str:
     return f"{x:.1f}"
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def evaluate_host(estimate: MemoryEstimate, inst: InstanceType) -> Fit:
     """Whether ``estimate`` fits ``inst``: the smallest tensor parallel degree whose shards hold it, and
     enough host RAM to load the weights. Accelerator-kind rules are the caller's."""
@@ -327,8 +331,8 @@ def evaluate_host(estimate: MemoryEstimate, inst: InstanceType) -> Fit:
         if inst.accelerator is Accelerator.CPU:
             why = f"needs {_fmt(need)} GB of host memory, has {_fmt(have)} GB usable"
         else:
-            unit = "NeuronCores" if inst.accelerator.is_neuron else ("GPUs" if tp > 1 else "GPU")
-            why = f"needs {_fmt(need)} GB, has {_fmt(have)} GB usable on {tp} {unit}"
+            unit = "NeuronCore" if inst.accelerator.is_neuron else "GPU"
+            why = f"needs {_fmt(need)} GB, has {_fmt(have)} GB usable on {_plural(tp, unit)}"
         return Fit(inst, False, 0, 0, need, have, host_ram_needed, _reject(inst, RejectionKind.DEVICE_MEMORY, why))
     need, have = estimate.required_gb(chosen), usable * chosen
     devices = _devices_for(inst, chosen)
@@ -411,8 +415,8 @@ def feasible_hosts(
     rules = _Rules(serving.accelerators(accelerator), max_devices, allow_burstable, predicate)
     est = memory_estimate(model, llm=_is_llm_sizing(model, serving))
     out = []
-    for inst in cat.by_price:
-        if _screen(inst, rules, serving) is None:
+    for inst, screened in _screened(cat, rules, serving):
+        if screened is None:
             fit = evaluate_host(est, inst)
             if fit.fits:
                 out.append(fit)
@@ -524,8 +528,7 @@ def _cheapest(
     est: MemoryEstimate, cat: Catalog, rules: _Rules, serving: Serving
 ) -> tuple[Fit, tuple[Rejection, ...]] | None:
     rejected: list[Rejection] = []
-    for inst in cat.by_price:
-        screened = _screen(inst, rules, serving)
+    for inst, screened in _screened(cat, rules, serving):
         if screened is not None:
             rejected.append(screened)
             continue
@@ -535,6 +538,12 @@ def _cheapest(
         assert fit.rejection is not None
         rejected.append(fit.rejection)
     return None
+
+
+@lru_cache(maxsize=256)
+def _screened(cat: Catalog, rules: _Rules, serving: Serving) -> tuple[tuple[InstanceType, Rejection | None], ...]:
+    """The catalog cheapest first, each with its screening rejection (None = a candidate); cached per rule set."""
+    return tuple((inst, _screen(inst, rules, serving)) for inst in cat.by_price)
 
 
 def _no_fit_message(est: MemoryEstimate, cat: Catalog, rules: _Rules, serving: Serving, path: str) -> str:
@@ -683,12 +692,11 @@ def _reason(est: MemoryEstimate, fit: Fit, rejected: tuple[Rejection, ...], expl
         where = f"{_fmt(fit.memory_available_gb)} GB usable host memory"
     elif inst.accelerator.is_neuron:
         where = (
-            f"{_fmt(fit.memory_available_gb)} GB usable on {fit.tensor_parallel_degree} NeuronCores "
-            f"({fit.devices} device{'s' if fit.devices > 1 else ''})"
+            f"{_fmt(fit.memory_available_gb)} GB usable on {_plural(fit.tensor_parallel_degree, 'NeuronCore')} "
+            f"({_plural(fit.devices, 'device')})"
         )
     else:
-        gpus = "GPU" if fit.tensor_parallel_degree == 1 else "GPUs"
-        where = f"{_fmt(fit.memory_available_gb)} GB usable on {fit.tensor_parallel_degree} {gpus}"
+        where = f"{_fmt(fit.memory_available_gb)} GB usable on {_plural(fit.tensor_parallel_degree, 'GPU')}"
     if est.footprint_default:
         need = f"assumed {_fmt(fit.memory_required_gb)} GB classical-model footprint"
     else:

@@ -109,9 +109,11 @@ class InstanceType:
         return self.price_source.startswith("derived")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Catalog:
     """A dated snapshot of instance facts and prices for one region.
+
+    Compared and hashed by identity, so decisions can be cached per catalog cheaply.
 
     Parameters
     ----------
@@ -131,7 +133,7 @@ class Catalog:
     region: str
     prices_as_of: str
     price_source: str
-    price_sources: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
+    price_sources: Mapping[str, str] = field(default_factory=dict)
 
     def get(self, name: str) -> InstanceType | None:
         """The instance type called ``name`` (e.g. ``ml.g5.xlarge``), or None if the catalog lacks it."""
@@ -145,27 +147,6 @@ class Catalog:
     def by_price(self) -> tuple[InstanceType, ...]:
         """Instances sorted cheapest first; ties: fewer devices, then fewer vCPUs, then name."""
         return tuple(sorted(self.instances, key=lambda i: (i.price_per_hour_usd, i.devices, i.vcpus, i.name)))
-
-    def with_prices(self, prices: Mapping[str, float], *, region: str, prices_as_of: str, price_source: str) -> Catalog:
-        """A copy with ``prices`` (instance name to $/h) applied; rows without a new price keep theirs, marked stale."""
-        stale_key = f"stale-{self.region}-{self.prices_as_of}"
-        rows = []
-        for inst in self.instances:
-            if inst.name in prices:
-                rows.append(_replace_price(inst, prices[inst.name], "price-list"))
-            else:
-                rows.append(_replace_price(inst, inst.price_per_hour_usd, stale_key))
-        sources = {
-            "price-list": price_source,
-            stale_key: f"not found in the price list; kept the {self.region} price of {self.prices_as_of}",
-        }
-        return Catalog(tuple(rows), region, prices_as_of, price_source, sources)
-
-
-def _replace_price(inst: InstanceType, price: float, source: str) -> InstanceType:
-    from dataclasses import replace
-
-    return replace(inst, price_per_hour_usd=price, price_source=source)
 
 
 def _family(name: str) -> str:
