@@ -575,11 +575,7 @@ def _check_explicit(
     inst = cat.get(name)
     key = f"{path}.instance_type"
     if inst is None:
-        families = sorted({i.family for i in cat.instances})
-        raise InferenceConfigError(
-            f"{key}: {name} is not a known SageMaker hosting instance type; "
-            f"use one of the families {', '.join(families)} (e.g. ml.g5.xlarge)"
-        )
+        raise InferenceConfigError(f"{key}: {name} {_unknown_instance_hint(name, cat)}")
     if inst.accelerator not in rules.allowed:
         kinds = ", ".join(sorted(a.value for a in rules.allowed))
         raise InferenceConfigError(
@@ -626,6 +622,17 @@ def _check_explicit(
         raise InferenceConfigError(f"{key}: {what}; {fix}")
     hint = _quantization_hint(model, llm=llm, cat=cat, rules=rules, serving=serving, chosen=fit) if want_hint else None
     return _decision(est, fit, (), hint, explicit=True, serving=serving)
+
+
+def _unknown_instance_hint(name: str, cat: Catalog) -> str:
+    parts = name.split(".")
+    family = parts[1] if len(parts) == 3 and parts[0] == "ml" else ""
+    sizes = [i.name for i in cat.instances if i.family == family]
+    what = "is not a sagemaker hosting instance type in the catalog"
+    if sizes:
+        return f"{what}; {family} sizes: {', '.join(sizes)}"
+    families = sorted({i.family for i in cat.instances})
+    return f"{what}; use ml.<family>.<size> with a family of {', '.join(families)}"
 
 
 _QUANTIZED = (DType.INT8, DType.INT4)

@@ -1,0 +1,284 @@
+"""The choice rule of choose_host, pinned by example."""
+
+from __future__ import annotations
+
+import pytest
+
+from inference_constructs.catalog import load_catalog
+from inference_constructs.errors import InferenceConfigError
+from inference_constructs.sizing import (
+    GIB,
+    GPU_USABLE_FRACTION,
+    RejectionKind,
+    choose_host,
+    evaluate_host,
+    feasible_hosts,
+    memory_estimate,
+)
+from inference_constructs.spec import Accelerator, AcceleratorChoice, DType, ModelArchitecture, ModelSpec, Serving
+
+CATALOG = load_catalog()
+LLAMA3_8B = ModelArchitecture(layers=32, kv_heads=8, head_dim=128)
+LLM_STACKS = [Serving.LMI, Serving.TGI, Serving.VLLM]
+
+
+def _model(billions: float, **kw: object) -> ModelSpec:
+    return ModelSpec(parameters_billion=billions, **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("context", [512, 2048, 4096, 16384])
+@pytest.mark.parametrize("serving", LLM_STACKS)
+def test_13b_fp16_never_lands_on_a_single_24gb_gpu(serving, context):
+    # GIVEN a 13B FP16 model (24.2 GiB of weights alone)
+    model = _model(13, dtype=DType.FP16, max_context_tokens=context, max_concurrent_sequences=1)
+    # WHEN a host is chosen
+    decision = choose_host(model, serving=serving)
+    # THEN it is not one 24 GB GPU
+    assert not (decision.devices == 1 and decision.instance.device_memory_gib <= 24)
+    assert decision.memory_required_gb <= decision.memory_available_gb
+
+
+@pytest.mark.parametrize("name", ["ml.g5.2xlarge", "ml.g6.4xlarge", "ml.g5.16xlarge"])
+def test_fails_13b_fp16_on_explicit_single_24gb_gpu_with_the_numbers(name):
+    # GIVEN a 13B FP16 model and an explicit single 24 GB GPU host
+    model = _model(13, dtype=DType.FP16)
+    # WHEN checked / THEN the error names the key, the host, what it needs and what it has
+    with pytest.raises(
+        InferenceConfigError,
+        match=rf"endpoints\[0\]\.instance_type: {name} cannot hold the model; needs \d+\.\d GB, has 21\.6 GB usable",
+    ):
+        choose_host(model, serving=Serving.TGI, instance_type=name, path="endpoints[0]")
+
+
+def test_model_just_over_24gb_gets_cheapest_48gb_single_gpu_not_multi_gpu_24gb():
+    # GIVEN a model needing a little more than one 24 GB GPU's usable 21.6 GB
+    model = _model(10.5, architecture=LLAMA3_8B, max_context_tokens=2048, max_concurrent_sequences=2)
+    est = memory_estimate(model)
+    assert 24 * GPU_USABLE_FRACTION < est.required_gb(1) < 48 * GPU_USABLE_FRACTION
+    multi_24 = [
+        i for i in CATALOG.instances if i.device_memory_gib == 24 and i.devices > 1 and evaluate_host(est, i).fits
+    ]
+    # WHEN a GPU host is chosen
+    decision = choose_host(model, serving=Serving.VLLM, accelerator=AcceleratorChoice.GPU)
+    # THEN it is the cheapest single 48 GB GPU, cheaper than every multi-GPU 24 GB host that fits
+    single_48 = min(
+        (i for i in CATALOG.instances if i.device_memory_gib == 48 and i.devices == 1),
+        key=lambda i: i.price_per_hour_usd,
+    )
+    assert decision.instance == single_48
+    assert (decision.devices, decision.tensor_parallel_degree) == (1, 1)
+    assert multi_24 and all(i.price_per_hour_usd > decision.price_per_hour_usd for i in multi_24)
+
+
+@pytest.mark.parametrize("billions", [None, 0.001, 0.5, 5.0, 50.0])
+@pytest.mark.parametrize("serving", [Serving.SKLEARN, Serving.XGBOOST, Serving.PYTORCH])
+def test_classical_model_never_gets_an_accelerator(serving, billions):
+    # GIVEN a classical model of any size with auto accelerator
+    model = ModelSpec(parameters_billion=billions)
+    # WHEN a host is chosen
+    decision = choose_host(model, serving=serving)
+    # THEN it is a CPU host with no devices
+    assert decision.accelerator is Accelerator.CPU
+    assert decision.devices == 0 and decision.instance.devices == 0
+
+
+def test_sklearn_without_size_gets_cheapest_non_burstable_cpu_host():
+    # GIVEN a scikit-learn model of unknown size
+    decision = choose_host(ModelSpec(), serving=Serving.SKLEARN)
+    # WHEN chosen / THEN the cheapest non-burstable CPU host, sized from the default footprint
+    cheapest = min(
+        (i for i in CATALOG.instances if i.accelerator is Accelerator.CPU and not i.burstable),
+        key=lambda i: i.price_per_hour_usd,
+    )
+    assert decision.price_per_hour_usd == cheapest.price_per_hour_usd
+    assert "classical-model footprint" in decision.reason
+    assert any(r.kind is RejectionKind.BURSTABLE for r in decision.rejected)
+
+
+def test_burstable_host_is_chosen_only_when_allowed():
+    # GIVEN a small sklearn model and allow_burstable
+    decision = choose_host(ModelSpec(), serving=Serving.SKLEARN, allow_burstable=True)
+    # WHEN chosen / THEN the cheaper burstable ml.t2.medium is taken
+    assert decision.instance.name == "ml.t2.medium"
+
+
+@pytest.mark.parametrize("name", ["ml.g5.xlarge", "ml.inf2.xlarge"])
+def test_fails_sklearn_on_explicit_accelerator_host(name):
+    # GIVEN a scikit-learn model and an explicit accelerated host
+    # WHEN checked / THEN the error says only cpu is allowed
+    with pytest.raises(InferenceConfigError, match=rf"model\.instance_type: {name} is a \w+ host; .* may use cpu"):
+        choose_host(ModelSpec(), serving=Serving.SKLEARN, instance_type=name)
+
+
+def test_fails_sklearn_with_gpu_accelerator_request():
+    # GIVEN sklearn with accelerator gpu / WHEN sized / THEN the accelerator key is rejected with the allowed values
+    with pytest.raises(
+        InferenceConfigError, match=r"e\.accelerator: gpu is not available for serving sklearn; use auto"
+    ):
+        choose_host(ModelSpec(), serving=Serving.SKLEARN, accelerator=AcceleratorChoice.GPU, path="e")
+
+
+@pytest.mark.parametrize(("billions", "cores"), [(1, 1), (8, 2), (13, 4), (70, 12)])
+def test_neuron_choice_counts_tensor_parallel_degree_in_neuron_cores(billions, cores):
+    # GIVEN a model for the Neuron serving stack
+    decision = choose_host(_model(billions), serving=Serving.NEURON)
+    # WHEN chosen
+    # THEN the TP degree is in NeuronCores, devices = cores / 2 rounded up, memory = cores x usable per-core share
+    assert decision.accelerator.is_neuron
+    assert decision.tensor_parallel_degree == cores
+    assert decision.devices == -(-cores // decision.instance.neuron_cores_per_device)
+    per_core = decision.instance.memory_per_neuron_core_gib * 0.9
+    assert decision.memory_available_gb == pytest.approx(per_core * cores, abs=1e-3)
+    assert "NeuronCore" in decision.reason
+
+
+def test_explicit_trainium_host_reports_neuron_cores():
+    # GIVEN a 70B model on an explicit trn1.32xlarge
+    decision = choose_host(_model(70), serving=Serving.NEURON, instance_type="ml.trn1.32xlarge")
+    # WHEN checked / THEN TP counts NeuronCores (a power of two up to 32) and copies fill the 32 cores
+    assert decision.explicit
+    assert decision.tensor_parallel_degree in (16, 32)
+    assert decision.model_copies == 32 // decision.tensor_parallel_degree
+
+
+@pytest.mark.parametrize("billions", [20, 34, 70, 120])
+def test_gpu_tensor_parallel_degree_is_smallest_power_of_two_that_fits(billions):
+    # GIVEN a model that needs several GPUs, restricted to GPU hosts
+    model = _model(billions)
+    decision = choose_host(model, serving=Serving.VLLM, accelerator=AcceleratorChoice.GPU)
+    tp = decision.tensor_parallel_degree
+    # WHEN the TP degree is read
+    # THEN it is a power of two within the host's GPUs, its shards hold the model, and half of it would not
+    assert tp in (2, 4, 8) and decision.devices == tp <= decision.instance.devices
+    usable = decision.instance.device_memory_gib * GPU_USABLE_FRACTION
+    est = memory_estimate(model)
+    assert est.required_gb(tp) <= usable * tp
+    assert est.required_gb(tp // 2) > usable * (tp // 2)
+
+
+def test_host_ram_shortfall_rejects_a_gpu_that_would_hold_the_weights():
+    # GIVEN an 8B bf16 model: 14.9 GiB of weights fit one 24 GB GPU, but ml.g6.xlarge has 16 GiB of RAM
+    model = _model(8, architecture=LLAMA3_8B)
+    # WHEN a host is chosen
+    decision = choose_host(model, serving=Serving.VLLM)
+    # THEN the 16 GiB hosts are rejected for host RAM and a 24 GB GPU with more RAM is chosen
+    host_ram = {r.instance_type for r in decision.rejected if r.kind is RejectionKind.HOST_MEMORY}
+    assert "ml.g6.xlarge" in host_ram
+    assert decision.instance.memory_gib >= decision.host_ram_required_gb
+    assert decision.instance.device_memory_gib == 24 and decision.devices == 1
+
+
+def test_fails_explicit_host_without_enough_host_ram():
+    # GIVEN an 8B model on ml.g5.xlarge (16 GiB RAM)
+    # WHEN checked / THEN the error is about loading, with both numbers
+    with pytest.raises(InferenceConfigError, match=r"ml\.g5\.xlarge cannot load the model; host RAM 16\.0 GB .* needs"):
+        choose_host(_model(8, architecture=LLAMA3_8B), serving=Serving.VLLM, instance_type="ml.g5.xlarge")
+
+
+def test_max_devices_one_restricts_to_single_gpu_hosts():
+    # GIVEN a 13B model for a multi-model endpoint (single-GPU instance types only)
+    decision = choose_host(_model(13), serving=Serving.TRITON, max_devices=1)
+    # WHEN chosen / THEN a single-GPU host, and multi-GPU cheaper ones are listed as rejected for devices
+    assert decision.instance.devices == 1
+
+
+def test_fails_explicit_multi_gpu_host_when_max_devices_is_one():
+    # GIVEN max_devices=1 and an explicit 4-GPU host / WHEN checked / THEN rejected naming the rule
+    with pytest.raises(InferenceConfigError, match=r"ml\.g5\.12xlarge has 4 devices; at most 1 allowed"):
+        choose_host(_model(1), serving=Serving.TRITON, instance_type="ml.g5.12xlarge", max_devices=1)
+
+
+def test_predicate_excludes_candidates():
+    # GIVEN a filter excluding the g6 family
+    decision = choose_host(_model(8), serving=Serving.VLLM, predicate=lambda i: i.family != "g6")
+    # WHEN chosen / THEN no g6 host is picked
+    assert decision.instance.family != "g6"
+
+
+def test_fails_unknown_instance_type():
+    # GIVEN a misspelt instance type / WHEN checked / THEN the error names it and lists the family's sizes
+    expected = r"ep\.instance_type: ml\.g5\.xxlarge is not a sagemaker hosting instance type in the catalog; g5 sizes: "
+    with pytest.raises(InferenceConfigError, match=expected + r"ml\.g5\.xlarge, "):
+        choose_host(_model(1), serving=Serving.VLLM, instance_type="ml.g5.xxlarge", path="ep")
+
+
+def test_fails_llm_without_parameter_count():
+    # GIVEN an LLM with unknown size and no host / WHEN sized / THEN asks for parameters_billion or instance_type
+    with pytest.raises(InferenceConfigError, match=r"model\.model\.parameters_billion: unknown.*instance_type"):
+        choose_host(ModelSpec(), serving=Serving.TGI)
+
+
+def test_llm_without_parameter_count_on_explicit_host_is_not_checked():
+    # GIVEN an LLM of unknown size on an explicit host
+    decision = choose_host(ModelSpec(), serving=Serving.TGI, instance_type="ml.g5.12xlarge")
+    # WHEN checked / THEN it is accepted, uses all 4 GPUs, and the reason says nothing was checked
+    assert decision.explicit and decision.tensor_parallel_degree == 4
+    assert "not checked" in decision.reason
+
+
+def test_fails_when_no_catalog_host_fits():
+    # GIVEN a 2-trillion-parameter bf16 model / WHEN sized / THEN the error gives the need and the levers
+    with pytest.raises(
+        InferenceConfigError, match=r"no .* host in the catalog holds the model; needs at least .* quantize"
+    ):
+        choose_host(_model(2000), serving=Serving.VLLM)
+
+
+def test_quantization_hint_names_cheaper_host_saving_and_caveat_without_applying_it():
+    # GIVEN an 8B bf16 model
+    decision = choose_host(_model(8), serving=Serving.VLLM)
+    hint = decision.quantization_hint
+    # WHEN the hint is read
+    # THEN int8 fits a cheaper host, with the saving in percent and a quality caveat; bf16 stays chosen
+    assert hint is not None and hint.dtype is DType.INT8
+    assert hint.price_per_hour_usd < decision.price_per_hour_usd
+    assert hint.saving_percent == pytest.approx(
+        100 * (decision.price_per_hour_usd - hint.price_per_hour_usd) / decision.price_per_hour_usd, abs=0.1
+    )
+    assert "quality" in hint.caveat and "not applied" in str(hint)
+    assert decision.weights_gb == pytest.approx(8e9 * 2 / GIB, abs=1e-3)
+
+
+def test_no_quantization_hint_for_int4_model():
+    # GIVEN an already-int4 model / WHEN sized / THEN there is nothing lower to suggest
+    assert choose_host(_model(8, dtype=DType.INT4), serving=Serving.VLLM).quantization_hint is None
+
+
+def test_no_quantization_hint_when_quantizing_saves_nothing():
+    # GIVEN a 1B model already on the cheapest GPU host / WHEN sized / THEN no hint
+    decision = choose_host(_model(1), serving=Serving.VLLM, accelerator=AcceleratorChoice.GPU)
+    assert decision.instance.name == "ml.g4dn.xlarge" and decision.quantization_hint is None
+
+
+def test_rejected_list_is_bounded_per_reason_and_cheapest_first():
+    # GIVEN a large model that passes over many cheaper hosts
+    decision = choose_host(_model(70), serving=Serving.VLLM, accelerator=AcceleratorChoice.GPU)
+    # WHEN the rejections are read
+    kinds = [r.kind for r in decision.rejected]
+    # THEN at most 3 per reason, each cheaper than or as cheap as the choice, with a reason
+    assert all(kinds.count(k) <= 3 for k in set(kinds))
+    assert all(r.price_per_hour_usd <= decision.price_per_hour_usd and r.reason for r in decision.rejected)
+    assert RejectionKind.DEVICE_MEMORY in kinds
+
+
+def test_reason_explains_choice_with_numbers():
+    # GIVEN an 8B model / WHEN chosen / THEN the reason names host, price, need, weights, KV and usable memory
+    decision = choose_host(_model(8, architecture=LLAMA3_8B), serving=Serving.VLLM)
+    assert decision.reason.startswith(f"{decision.instance.name} $")
+    assert "weights 14.9" in decision.reason and "KV cache 4.0" in decision.reason and "usable" in decision.reason
+
+
+def test_feasible_hosts_agree_with_choice():
+    # GIVEN a 13B model / WHEN all feasible hosts are listed / THEN the first is the choice, sorted by price
+    fits = feasible_hosts(_model(13), serving=Serving.VLLM)
+    decision = choose_host(_model(13), serving=Serving.VLLM)
+    assert fits[0].instance == decision.instance
+    assert [f.instance.price_per_hour_usd for f in fits] == sorted(f.instance.price_per_hour_usd for f in fits)
+
+
+def test_explicit_host_bigger_than_needed_is_accepted_with_hint():
+    # GIVEN an 8B model on an explicit 4-GPU host
+    decision = choose_host(_model(8), serving=Serving.VLLM, instance_type="ml.g5.12xlarge")
+    # WHEN checked / THEN it is accepted with TP 1 and 4 model copies, and a cheaper quantized host is hinted
+    assert decision.explicit and decision.tensor_parallel_degree == 1 and decision.model_copies == 4
+    assert decision.quantization_hint is not None
