@@ -8,10 +8,10 @@ take them as keyword props.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class Accelerator(str, Enum):
+class Accelerator(StrEnum):
     """Kind of device an endpoint's host uses."""
 
     GPU = "gpu"
@@ -25,7 +25,7 @@ class Accelerator(str, Enum):
         return self in (Accelerator.INFERENTIA, Accelerator.TRAINIUM)
 
 
-class AcceleratorChoice(str, Enum):
+class AcceleratorChoice(StrEnum):
     """What the user asks for: ``auto`` lets the sizing pick within what the serving stack supports."""
 
     AUTO = "auto"
@@ -35,7 +35,7 @@ class AcceleratorChoice(str, Enum):
     CPU = "cpu"
 
 
-class DType(str, Enum):
+class DType(StrEnum):
     """Numeric type of the served weights (and KV cache)."""
 
     FP32 = "fp32"
@@ -61,7 +61,7 @@ _DTYPE_BYTES = {
 }
 
 
-class Serving(str, Enum):
+class Serving(StrEnum):
     """Serving stack (container preset)."""
 
     LMI = "lmi"
@@ -124,7 +124,7 @@ _AUTO: dict[Serving, frozenset[Accelerator]] = {
 }
 
 
-class EndpointKind(str, Enum):
+class EndpointKind(StrEnum):
     """SageMaker hosting option."""
 
     REALTIME = "realtime"
@@ -133,7 +133,7 @@ class EndpointKind(str, Enum):
     MULTI_MODEL = "multi-model"
 
 
-class ModelSourceKind(str, Enum):
+class ModelSourceKind(StrEnum):
     """Where the container gets the weights: ``huggingface`` downloads ``id`` at start-up; ``s3`` reads ``s3_uri``."""
 
     HUGGINGFACE = "huggingface"

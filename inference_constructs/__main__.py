@@ -1,0 +1,40 @@
+"""Command line: ``python -m inference_constructs plan CONFIG [--json]``.
+
+Prints the plan (a table, or with ``--json`` the JSON document) without synthesizing and without
+importing aws_cdk. An invalid config prints the :class:`InferenceConfigError` message and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from inference_constructs.errors import InferenceConfigError
+
+EXIT_CONFIG_ERROR = 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    parser = argparse.ArgumentParser(prog="python -m inference_constructs", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    plan_cmd = sub.add_parser("plan", help="print the decisions for a platform config without synthesizing")
+    plan_cmd.add_argument("config", help="path to the platform YAML file")
+    plan_cmd.add_argument("--json", action="store_true", help="print the plan document as JSON")
+    args = parser.parse_args(argv)
+
+    from inference_constructs.config import load_config
+    from inference_constructs.plan import plan_platform
+
+    try:
+        plan = plan_platform(load_config(args.config))
+    except InferenceConfigError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_CONFIG_ERROR
+    sys.stdout.write(plan.to_json_text() if args.json else plan.table())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,91 @@
+"""Rules that span several keys of the config file, checked on the raw data so that they are
+reported together with field-level problems (one message for the whole file)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+_KIND_BLOCKS = {"serverless": "serverless", "async": "async", "multi_model": "multi-model"}
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def cross_field_problems(data: dict[str, Any]) -> list[str]:
+    """Every cross-field problem in ``data`` as ``<key path>: <what>; <fix>`` lines."""
+    return list(_problems(data))
+
+
+def _problems(data: dict[str, Any]) -> Iterator[str]:
+    endpoints = _list(data.get("endpoints"))
+    yield from _duplicates("endpoints", [_dict(e).get("name") for e in endpoints], "endpoint names must be unique")
+    for i, raw in enumerate(endpoints):
+        yield from _endpoint_problems(f"endpoints[{i}]", _dict(raw))
+    profiles = _list(_dict(data.get("bedrock")).get("profiles"))
+    yield from _duplicates(
+        "bedrock.profiles",
+        [_dict(p).get("name") for p in profiles],
+        "application inference profile names must be unique",
+    )
+    for key in _dict(data.get("tags")):
+        if isinstance(key, str) and key.lower().startswith("aws:"):
+            yield f"tags.{key}: the aws: prefix is reserved by AWS; choose another key"
+    budget = _dict(_dict(data.get("cost")).get("budget"))
+    if budget.get("monthly_limit_usd") is None:
+        for key in ("notify_email", "deny_role_arns"):
+            if budget.get(key):
+                yield f"cost.budget.{key}: needs cost.budget.monthly_limit_usd; set the monthly limit or remove {key}"
+
+
+def _duplicates(path: str, names: list[Any], why: str) -> Iterator[str]:
+    counts = Counter(n for n in names if isinstance(n, str))
+    for index, name in enumerate(names):
+        if isinstance(name, str) and counts[name] > 1 and names.index(name) != index:
+            yield f"{path}[{index}].name: {name!r} is used more than once; {why}"
+
+
+def _endpoint_problems(path: str, ep: dict[str, Any]) -> Iterator[str]:
+    kind = ep.get("type", "realtime")
+    capacity = _dict(ep.get("capacity"))
+    lo, hi = _int(capacity.get("min", 1)), _int(capacity.get("max", 1))
+    if lo is not None and hi is not None and 0 <= hi < lo and hi >= 1:
+        yield f"{path}.capacity.min: {lo} is greater than capacity.max {hi}; use min <= max"
+    for key, owner in _KIND_BLOCKS.items():
+        if ep.get(key) is not None and kind != owner:
+            yield f"{path}.{key}: only applies to type: {owner}, not {kind}; remove it or change type"
+    if kind == "multi-model" and ep.get("multi_model") is None:
+        yield f"{path}.multi_model: required for type: multi-model; add multi_model.model_data_prefix"
+    if ep.get("serving") == "custom" and not ep.get("image"):
+        yield f"{path}.image: required when serving: custom; give the container image URI"
+    model = _dict(ep.get("model"))
+    source = model.get("source", "huggingface")
+    if source == "s3" and not model.get("s3_uri") and kind != "multi-model":
+        yield f"{path}.model.s3_uri: required when model.source is s3; give s3://bucket/key.tar.gz or a prefix"
+    if source == "huggingface" and not model.get("id"):
+        yield f"{path}.model.id: required when model.source is huggingface; give the Hugging Face model id"
+    vpc = _dict(ep.get("vpc"))
+    if bool(_list(vpc.get("subnet_ids"))) != bool(_list(vpc.get("security_group_ids"))):
+        missing = "security_group_ids" if _list(vpc.get("subnet_ids")) else "subnet_ids"
+        yield f"{path}.vpc.{missing}: empty while the other vpc list is set; give both subnet ids and security groups"
+    serverless = _dict(ep.get("serverless"))
+    pc, mc = _int(serverless.get("provisioned_concurrency", 0)), _int(serverless.get("max_concurrency", 20))
+    if pc is not None and mc is not None and pc > mc:
+        yield f"{path}.serverless.provisioned_concurrency: {pc} exceeds max_concurrency {mc}; use at most {mc}"
+    for j, floor in enumerate(_list(_dict(ep.get("scaling")).get("schedule"))):
+        floor_min = _int(_dict(floor).get("min"))
+        if floor_min is not None and hi is not None and floor_min > hi:
+            yield f"{path}.scaling.schedule[{j}].min: {floor_min} exceeds capacity.max {hi}; use at most {hi}"
+    capture = _dict(ep.get("data_capture"))
+    if _int(capture.get("sampling_percent")) and not capture.get("s3_uri"):
+        yield f"{path}.data_capture.s3_uri: required when sampling_percent > 0; give an s3:// destination"

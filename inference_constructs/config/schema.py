@@ -1,0 +1,227 @@
+"""Pydantic v2 models of the platform config file (CONFIG.md is the contract: key names are API).
+
+Every model forbids unknown keys; defaults below are what an omitted key means. Field-level
+ranges live here; rules that span fields are in :mod:`inference_constructs.config.rules`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from inference_constructs.spec import AcceleratorChoice, DType, EndpointKind, ModelSourceKind, Serving
+
+AccountId = Annotated[str, StringConstraints(pattern=r"^\d{12}$")]
+RoleArn = Annotated[
+    str, StringConstraints(max_length=2048, pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9_+=,.@/-]+$")
+]
+S3Uri = Annotated[str, StringConstraints(pattern=r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?$")]
+Email = Annotated[str, StringConstraints(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")]
+TagKey = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^[\w\s.:/=+@-]+$")]
+TagValue = Annotated[str, StringConstraints(max_length=256, pattern=r"^[\w\s.:/=+@-]*$")]
+CronExpr = Annotated[str, StringConstraints(pattern=r"^cron\(.+\)$")]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, use_enum_values=False)
+
+
+class Architecture(_Model):
+    """Transformer shape; makes the KV-cache size exact."""
+
+    layers: int = Field(ge=1, le=512)
+    kv_heads: int = Field(ge=1, le=1024)
+    head_dim: int = Field(ge=1, le=1024)
+
+
+class Model(_Model):
+    """What is served. ``parameters_billion`` is needed for accelerator sizing unless ``instance_type`` is set."""
+
+    source: ModelSourceKind = ModelSourceKind.HUGGINGFACE
+    id: str | None = Field(default=None, min_length=1, max_length=512)
+    s3_uri: S3Uri | None = None
+    parameters_billion: float | None = Field(default=None, gt=0, le=2000)
+    dtype: DType = DType.BF16
+    max_context_tokens: int = Field(default=4096, ge=1, le=2_000_000)
+    max_concurrent_sequences: int = Field(default=8, ge=1, le=4096)
+    architecture: Architecture | None = None
+
+
+class Capacity(_Model):
+    """Instance count bounds; ``min: 0`` only where the endpoint type can scale to zero."""
+
+    min: int = Field(default=1, ge=0, le=1000)
+    max: int = Field(default=1, ge=1, le=1000)
+
+
+class ScheduledFloor(_Model):
+    """A scheduled change of the minimum capacity (Application Auto Scaling cron, UTC)."""
+
+    cron: CronExpr
+    min: int = Field(ge=0, le=1000)
+    max: int | None = Field(default=None, ge=1, le=1000)
+
+
+class Scaling(_Model):
+    """Scaling intent; each key present becomes its own policy."""
+
+    concurrency_per_instance: float | None = Field(default=None, gt=0, le=10_000)
+    invocations_per_instance_per_minute: float | None = Field(default=None, gt=0, le=1_000_000)
+    gpu_memory_percent: float | None = Field(default=None, gt=0, le=100)
+    backlog_per_instance: float | None = Field(default=None, gt=0, le=100_000)
+    schedule: list[ScheduledFloor] = Field(default_factory=list, max_length=50)
+
+
+class Serverless(_Model):
+    """Serverless inference settings (CPU only)."""
+
+    memory_mb: int = Field(default=2048, ge=1024, le=6144, multiple_of=1024)
+    max_concurrency: int = Field(default=20, ge=1, le=200)
+    provisioned_concurrency: int = Field(default=0, ge=0, le=200)
+
+
+class AsyncInference(_Model):
+    """Asynchronous inference settings; the output bucket is created when ``output_s3_uri`` is null."""
+
+    output_s3_uri: S3Uri | None = None
+    max_concurrent_invocations_per_instance: int = Field(default=4, ge=1, le=1000)
+
+
+class MultiModel(_Model):
+    """Multi-model endpoint settings."""
+
+    model_data_prefix: S3Uri
+    cache: bool = True
+
+
+class Vpc(_Model):
+    """VPC placement; subnets and security groups go together."""
+
+    subnet_ids: list[Annotated[str, StringConstraints(pattern=r"^subnet-[0-9a-f]{8,17}$")]] = Field(
+        default_factory=list, max_length=16
+    )
+    security_group_ids: list[Annotated[str, StringConstraints(pattern=r"^sg-[0-9a-f]{8,17}$")]] = Field(
+        default_factory=list, max_length=5
+    )
+
+
+class DataCapture(_Model):
+    """Request/response capture to S3."""
+
+    s3_uri: S3Uri | None = None
+    sampling_percent: int = Field(default=0, ge=0, le=100)
+
+
+class Deployment(_Model):
+    """How updates shift traffic, and whether alarms roll them back."""
+
+    strategy: Literal["all-at-once", "blue-green", "canary", "linear"] = "blue-green"
+    rollback_on_alarms: bool = True
+
+
+class Endpoint(_Model):
+    """One SageMaker endpoint."""
+
+    name: Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]{0,39}$")]
+    type: EndpointKind = EndpointKind.REALTIME
+    model: Model = Field(default_factory=Model)
+    serving: Serving = Serving.LMI
+    image: str | None = Field(default=None, min_length=1, max_length=255)
+    accelerator: AcceleratorChoice = AcceleratorChoice.AUTO
+    instance_type: Annotated[str, StringConstraints(pattern=r"^(auto|ml\.[a-z0-9-]+\.[a-z0-9]+)$")] = "auto"
+    capacity: Capacity = Field(default_factory=Capacity)
+    scaling: Scaling = Field(default_factory=Scaling)
+    serverless: Serverless | None = None
+    async_: AsyncInference | None = Field(default=None, alias="async")
+    multi_model: MultiModel | None = None
+    kms_key_arn: (
+        Annotated[str, StringConstraints(pattern=r"^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key/[\w-]+$")] | None
+    ) = None
+    vpc: Vpc = Field(default_factory=Vpc)
+    network_isolation: bool = False
+    data_capture: DataCapture = Field(default_factory=DataCapture)
+    deployment: Deployment = Field(default_factory=Deployment)
+
+
+class BedrockProfile(_Model):
+    """One application inference profile (one per team, tagged, for attribution)."""
+
+    name: Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^([0-9a-zA-Z][ _-]?)+$")]
+    model: str = Field(min_length=1, max_length=2048)
+    tags: dict[TagKey, TagValue] = Field(default_factory=dict, max_length=200)
+    invoke_role_arns: list[RoleArn] = Field(default_factory=list, max_length=50)
+    max_output_tokens: int | None = Field(default=None, ge=1, le=1_000_000)
+    residency: Literal["any", "single-region"] = "any"
+
+
+class Bedrock(_Model):
+    """Bedrock application inference profiles."""
+
+    profiles: list[BedrockProfile] = Field(default_factory=list, max_length=100)
+
+
+class XRaySampling(_Model):
+    """X-Ray sampling rule at the entry service."""
+
+    service_name: str = Field(min_length=1, max_length=64)
+    url_path: str = Field(default="*", min_length=1, max_length=128)
+    fixed_rate: float = Field(default=0.05, ge=0, le=1)
+    priority: int = Field(default=1000, ge=1, le=9999)
+    reservoir_size: int = Field(default=1, ge=0, le=100_000)
+
+
+class Observability(_Model):
+    """Dashboards, alarms and tracing."""
+
+    dashboard: bool = True
+    alarm_email: Email | None = None
+    anomaly_std_devs: float = Field(default=2, gt=0, le=10)
+    source_account_ids: list[AccountId] = Field(default_factory=list, max_length=100)
+    xray_sampling: XRaySampling | None = None
+
+
+class SavingsPlan(_Model):
+    """Savings Plan commitment recommendation settings."""
+
+    term_years: Literal[1, 3] = 1
+    payment: Literal["no-upfront", "partial-upfront", "all-upfront"] = "no-upfront"
+
+
+class Budget(_Model):
+    """Monthly cost budget and the deny guardrail."""
+
+    monthly_limit_usd: float | None = Field(default=None, gt=0, le=100_000_000)
+    notify_email: Email | None = None
+    deny_new_endpoints_at_percent: float = Field(default=100, gt=0, le=1000)
+    deny_role_arns: list[RoleArn] = Field(default_factory=list, max_length=100)
+
+
+class AnomalyMonitor(_Model):
+    """Cost anomaly detection."""
+
+    threshold_usd: float = Field(default=100, gt=0, le=10_000_000)
+    notify_email: Email | None = None
+
+
+class Cost(_Model):
+    """Cost attribution and controls."""
+
+    capacity_tags: bool = True
+    activate_cost_allocation_tags: list[TagKey] = Field(default_factory=list, max_length=100)
+    savings_plan: SavingsPlan = Field(default_factory=SavingsPlan)
+    budget: Budget = Field(default_factory=Budget)
+    anomaly_monitor: AnomalyMonitor = Field(default_factory=AnomalyMonitor)
+
+
+class PlatformConfig(_Model):
+    """The whole platform file. Only ``name`` is required."""
+
+    name: Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]{1,19}$")]
+    account: AccountId | None = None
+    region: Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-[a-z]+)+-\d$")] | None = None
+    tags: dict[TagKey, TagValue] = Field(default_factory=dict, max_length=50)
+    endpoints: list[Endpoint] = Field(default_factory=list, max_length=1000)
+    bedrock: Bedrock = Field(default_factory=Bedrock)
+    observability: Observability = Field(default_factory=Observability)
+    cost: Cost = Field(default_factory=Cost)

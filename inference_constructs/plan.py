@@ -1,0 +1,278 @@
+"""The plan: every decision for a platform config, made before any construct exists.
+
+Pure Python (no ``aws_cdk`` import): ``python -m inference_constructs plan CONFIG`` prints it, every
+synth writes it as ``inference-plan.json`` into the cloud assembly, and the stacks build from it.
+All problems across the whole file are collected and raised as one :class:`InferenceConfigError`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from inference_constructs.catalog import Catalog, load_catalog
+from inference_constructs.config.schema import Endpoint, PlatformConfig
+from inference_constructs.errors import InferenceConfigError
+from inference_constructs.sizing import HostDecision, choose_host
+from inference_constructs.spec import (
+    Accelerator,
+    AcceleratorChoice,
+    EndpointKind,
+    ModelArchitecture,
+    ModelSourceKind,
+    ModelSpec,
+    Serving,
+)
+
+#: Hours in a billing month (AWS convention: 365 × 24 / 12).
+HOURS_PER_MONTH = 730.0
+
+
+def model_spec(endpoint: Endpoint) -> ModelSpec:
+    """The typed :class:`ModelSpec` of a config endpoint."""
+    m = endpoint.model
+    arch = m.architecture
+    return ModelSpec(
+        source=ModelSourceKind(m.source),
+        id=m.id,
+        s3_uri=m.s3_uri,
+        parameters_billion=m.parameters_billion,
+        dtype=m.dtype,
+        max_context_tokens=m.max_context_tokens,
+        max_concurrent_sequences=m.max_concurrent_sequences,
+        architecture=ModelArchitecture(arch.layers, arch.kv_heads, arch.head_dim) if arch else None,
+    )
+
+
+@dataclass(frozen=True)
+class EndpointPlan:
+    """Decisions for one endpoint.
+
+    ``host`` is None for serverless endpoints (SageMaker picks the compute; billing is per request).
+    """
+
+    index: int
+    config: Endpoint
+    model: ModelSpec
+    host: HostDecision | None
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def path(self) -> str:
+        """Key path of this endpoint in the config file, e.g. ``endpoints[2]``."""
+        return f"endpoints[{self.index}]"
+
+    @property
+    def name(self) -> str:
+        """Endpoint name from the config."""
+        return self.config.name
+
+    @property
+    def kind(self) -> EndpointKind:
+        """Hosting option."""
+        return self.config.type
+
+    @property
+    def price_per_hour_usd(self) -> float | None:
+        """On-demand price of one instance per hour; None for serverless."""
+        return self.host.price_per_hour_usd if self.host else None
+
+    @property
+    def monthly_usd_at_min(self) -> float | None:
+        """On-demand cost of a month at minimum capacity (730 h); None for serverless."""
+        price = self.price_per_hour_usd
+        return None if price is None else round(price * self.config.capacity.min * HOURS_PER_MONTH, 2)
+
+    @property
+    def monthly_usd_at_max(self) -> float | None:
+        """On-demand cost of a month at maximum capacity (730 h); None for serverless."""
+        price = self.price_per_hour_usd
+        return None if price is None else round(price * self.config.capacity.max * HOURS_PER_MONTH, 2)
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan entry (CONFIG.md "The plan")."""
+        host = self.host
+        cfg = self.config
+        if host is None:
+            memory = cfg.serverless.memory_mb if cfg.serverless else 2048
+            entry: dict[str, Any] = {
+                "name": self.name,
+                "type": self.kind.value,
+                "instance_type": None,
+                "accelerator": Accelerator.CPU.value,
+                "devices": 0,
+                "memory_required_gb": None,
+                "memory_available_gb": round(memory / 1024, 2),
+                "tensor_parallel_degree": 1,
+                "price_per_hour_usd": None,
+                "monthly_usd_at_min": None,
+                "monthly_usd_at_max": None,
+                "reason": "serverless: SageMaker provides CPU compute per request and bills per request duration "
+                "and memory, so there is no host to choose and no idle instance cost",
+                "rejected": [],
+            }
+        else:
+            entry = {
+                "name": self.name,
+                "type": self.kind.value,
+                "instance_type": host.instance.name,
+                "accelerator": host.accelerator.value,
+                "devices": host.devices,
+                "memory_required_gb": round(host.memory_required_gb, 2),
+                "memory_available_gb": round(host.memory_available_gb, 2),
+                "tensor_parallel_degree": host.tensor_parallel_degree,
+                "price_per_hour_usd": round(host.price_per_hour_usd, 4),
+                "monthly_usd_at_min": self.monthly_usd_at_min,
+                "monthly_usd_at_max": self.monthly_usd_at_max,
+                "reason": host.reason,
+                "rejected": [{"instance_type": r.instance_type, "reason": r.reason} for r in host.rejected],
+                "weights_gb": round(host.weights_gb, 2),
+                "kv_cache_gb": round(host.kv_cache_gb, 2),
+                "price_is_estimate": host.instance.price_is_estimate,
+            }
+            hint = host.quantization_hint
+            entry["quantization_hint"] = (
+                None
+                if hint is None
+                else {
+                    "dtype": hint.dtype.value,
+                    "instance_type": hint.instance_type,
+                    "price_per_hour_usd": hint.price_per_hour_usd,
+                    "saving_percent": hint.saving_percent,
+                    "caveat": hint.caveat,
+                }
+            )
+        entry["capacity"] = {"min": cfg.capacity.min, "max": cfg.capacity.max}
+        entry["warnings"] = list(self.warnings)
+        return entry
+
+
+@dataclass(frozen=True)
+class PlatformPlan:
+    """Every decision for one config: what the stacks build and what ``inference-plan.json`` holds."""
+
+    config: PlatformConfig
+    endpoints: tuple[EndpointPlan, ...]
+    catalog: Catalog
+    warnings: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def baseline_usd_per_hour(self) -> float:
+        """On-demand $/h of the always-on capacity (every endpoint at its minimum)."""
+        return round(sum((e.price_per_hour_usd or 0.0) * e.config.capacity.min for e in self.endpoints), 4)
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan document (CONFIG.md "The plan")."""
+        doc: dict[str, Any] = {
+            "name": self.config.name,
+            "prices_as_of": self.catalog.prices_as_of,
+            "prices_region": self.catalog.region,
+            "price_source": self.catalog.price_source,
+            "endpoints": [e.to_json() for e in self.endpoints],
+            "baseline_usd_per_hour": self.baseline_usd_per_hour,
+            "savings_plan": self.extra.get("savings_plan"),
+            "bedrock": self.extra.get("bedrock", []),
+            "warnings": list(self.warnings) + [w for e in self.endpoints for w in e.warnings],
+        }
+        return doc
+
+    def to_json_text(self) -> str:
+        """The plan document as deterministic, indented JSON."""
+        return json.dumps(self.to_json(), indent=2, sort_keys=False) + "\n"
+
+    def table(self) -> str:
+        """A short human-readable table of the endpoint decisions."""
+        head = (
+            "endpoint",
+            "type",
+            "host",
+            "accel",
+            "dev",
+            "TP",
+            "need GiB",
+            "have GiB",
+            "$/h",
+            "$/month min",
+            "$/month max",
+        )
+        rows = [head]
+        for e in self.endpoints:
+            j = e.to_json()
+            rows.append(
+                (
+                    e.name,
+                    e.kind.value,
+                    j["instance_type"] or "serverless",
+                    j["accelerator"],
+                    str(j["devices"]),
+                    str(j["tensor_parallel_degree"]),
+                    _num(j["memory_required_gb"]),
+                    _num(j["memory_available_gb"]),
+                    _num(j["price_per_hour_usd"], 3),
+                    _num(j["monthly_usd_at_min"], 0),
+                    _num(j["monthly_usd_at_max"], 0),
+                )
+            )
+        widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        footer = [
+            f"baseline on-demand: ${self.baseline_usd_per_hour:.3f}/h; prices {self.catalog.region} "
+            f"as of {self.catalog.prices_as_of}",
+        ]
+        sp = self.extra.get("savings_plan")
+        if isinstance(sp, dict) and sp.get("commitment_usd_per_hour") is not None:
+            footer.append(
+                f"savings plan: commit ${sp['commitment_usd_per_hour']}/h, "
+                f"saves ${sp.get('monthly_saving_usd', 0)}/month"
+            )
+        warnings = self.to_json()["warnings"]
+        footer.extend(f"warning: {w}" for w in warnings)
+        return "\n".join(lines + footer) + "\n"
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def plan_endpoint(index: int, endpoint: Endpoint, catalog: Catalog) -> EndpointPlan:
+    """Decide one endpoint's host (serverless endpoints get none). Raises InferenceConfigError."""
+    path = f"endpoints[{index}]"
+    model = model_spec(endpoint)
+    if endpoint.type is EndpointKind.SERVERLESS:
+        return EndpointPlan(index=index, config=endpoint, model=model, host=None)
+    explicit = None if endpoint.instance_type == "auto" else endpoint.instance_type
+    multi_model_gpu = endpoint.type is EndpointKind.MULTI_MODEL and endpoint.serving is Serving.TRITON
+    host = choose_host(
+        model,
+        serving=endpoint.serving,
+        accelerator=AcceleratorChoice(endpoint.accelerator),
+        instance_type=explicit,
+        catalog=catalog,
+        path=path,
+        max_devices=1 if multi_model_gpu else None,
+    )
+    return EndpointPlan(index=index, config=endpoint, model=model, host=host)
+
+
+def plan_platform(config: PlatformConfig, *, catalog: Catalog | None = None) -> PlatformPlan:
+    """Make every decision for ``config``.
+
+    Raises
+    ------
+    InferenceConfigError
+        Listing every problem found across all endpoints and profiles.
+    """
+    cat = catalog or load_catalog()
+    problems: list[str] = []
+    endpoints: list[EndpointPlan] = []
+    for index, endpoint in enumerate(config.endpoints):
+        try:
+            endpoints.append(plan_endpoint(index, endpoint, cat))
+        except InferenceConfigError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InferenceConfigError(problems)
+    return PlatformPlan(config=config, endpoints=tuple(endpoints), catalog=cat)
