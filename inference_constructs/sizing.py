@@ -8,7 +8,7 @@ Memory model (all sizes GiB = 2**30 bytes)::
     weights   = parameters x bytes_per_parameter(dtype)
     kv_cache  = 2 x layers x kv_heads x head_dim x kv_bytes x max_context_tokens x max_concurrent_sequences
                 (architecture given), else the same formula with an estimated shape (see
-                :func:`estimated_architecture`)
+                :func:`estimated_architecture`: 8 KV heads x 128, Llama 3 / Qwen 2.5 layer counts)
     required  = (weights + kv_cache) x (1 + RUNTIME_OVERHEAD_FRACTION) + RUNTIME_OVERHEAD_PER_SHARD_GIB x shards
     available = usable fraction x memory of each shard (a GPU, or a NeuronCore's share of its device) x shards
 
@@ -20,6 +20,7 @@ hour among the allowed accelerator kinds; ties go to fewer devices.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -40,6 +41,7 @@ from inference_constructs.spec import (
 __all__ = [
     "CLASSICAL_DEFAULT_FOOTPRINT_GIB",
     "CPU_USABLE_FRACTION",
+    "ESTIMATED_LAYERS",
     "GIB",
     "GPU_TP_DEGREES",
     "GPU_USABLE_FRACTION",
@@ -235,13 +237,40 @@ class HostDecision:
 # --------------------------------------------------------------------------------------------- memory model
 
 
+ESTIMATED_LAYERS: tuple[tuple[float, int], ...] = (
+    (1.0, 16),  # Llama 3.2 1B
+    (3.0, 28),  # Llama 3.2 3B
+    (8.0, 32),  # Llama 3.1 8B
+    (14.0, 48),  # Qwen 2.5 14B
+    (32.0, 64),  # Qwen 2.5 32B
+    (70.0, 80),  # Llama 3.1 70B
+    (405.0, 126),  # Llama 3.1 405B
+)
+"""(parameters in billions, layers) of grouped-query models with 8 KV heads x 128 dims, from their
+model cards: the envelope the KV-cache estimate follows when no architecture is given."""
+
+
 def estimated_architecture(parameters_billion: float) -> ModelArchitecture:
-    """Transformer shape assumed when none is given: grouped-query attention with 8 KV heads of 128 dims,
-    and ``layers = ceil(16 x P**0.35)`` (P in billions), which matches Llama 3 (1B: 16, 3B: 28, 8B: 32,
-    70B: 80, 405B: 126) within a few layers, rounding up. Multi-head-attention models (e.g. Llama 2 7B)
-    have up to 4x larger KV caches: give their ``architecture``."""
-    layers = max(1, math.ceil(16.0 * max(parameters_billion, 0.001) ** 0.35))
-    return ModelArchitecture(layers=layers, kv_heads=8, head_dim=_ESTIMATED_KV_WIDTH // 8)
+    """Transformer shape assumed when none is given.
+
+    Grouped-query attention with 8 KV heads of 128 dims (the widest common GQA shape: Llama 3,
+    Qwen 2.5 14B+) and the layer count of :data:`ESTIMATED_LAYERS`, interpolated linearly in
+    log(parameters) and rounded up (16 below 1B; extrapolated above 405B). Multi-head-attention
+    models (e.g. Llama 2 7B/13B) have up to 5x larger KV caches: give their ``architecture``.
+    """
+    p = max(parameters_billion, 1e-6)
+    points = ESTIMATED_LAYERS
+    if p <= points[0][0]:
+        layers = float(points[0][1])
+    else:
+        lo, hi = points[-2], points[-1]
+        for left, right in itertools.pairwise(points):
+            if p <= right[0]:
+                lo, hi = left, right
+                break
+        t = (math.log(p) - math.log(lo[0])) / (math.log(hi[0]) - math.log(lo[0]))
+        layers = lo[1] + t * (hi[1] - lo[1])
+    return ModelArchitecture(layers=max(1, math.ceil(layers - 1e-9)), kv_heads=8, head_dim=_ESTIMATED_KV_WIDTH // 8)
 
 
 def _kv_bytes(dtype: DType) -> float:

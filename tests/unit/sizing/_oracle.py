@@ -38,10 +38,22 @@ def need(model: ModelSpec, llm: bool) -> tuple[float, float]:
     if model.architecture is not None:
         layers, heads, dim = model.architecture.layers, model.architecture.kv_heads, model.architecture.head_dim
     else:
-        layers, heads, dim = math.ceil(16 * p**0.35), 8, 128
+        layers, heads, dim = _layers(p), 8, 128
     kv_bytes = 4.0 if model.dtype is DType.FP32 else 2.0
     kv = 2 * layers * heads * dim * kv_bytes * model.max_context_tokens * model.max_concurrent_sequences / 2**30
     return (weights + kv) * (1 + OVERHEAD_FRACTION), OVERHEAD_PER_SHARD
+
+
+# docs/sizing.md: Llama 3.x / Qwen 2.5 layer counts, interpolated in log(parameters), rounded up
+_KNOWN = [(1.0, 16), (3.0, 28), (8.0, 32), (14.0, 48), (32.0, 64), (70.0, 80), (405.0, 126)]
+
+
+def _layers(p: float) -> int:
+    if p <= 1.0:
+        return 16
+    i = next((k for k in range(1, len(_KNOWN)) if p <= _KNOWN[k][0]), len(_KNOWN) - 1)
+    (x0, y0), (x1, y1) = _KNOWN[i - 1], _KNOWN[i]
+    return math.ceil(y0 + (y1 - y0) * (math.log(p / x0) / math.log(x1 / x0)) - 1e-9)
 
 
 def weights_gib(model: ModelSpec) -> float:

@@ -58,14 +58,22 @@ def test_kv_cache_scales_with_tokens_times_sequences(context, sequences):
     assert memory_estimate(model).kv_cache_gb == pytest.approx(context * sequences * 131072 / GIB)
 
 
-@pytest.mark.parametrize(("billions", "llama3_layers"), [(1, 16), (3, 28), (8, 32), (70, 80), (405, 126)])
-def test_estimated_architecture_tracks_llama3_layer_counts(billions, llama3_layers):
-    # GIVEN a parameter count without an architecture
+@pytest.mark.parametrize(
+    ("billions", "layers"),
+    [(1, 16), (3, 28), (8, 32), (14, 48), (32, 64), (70, 80), (405, 126)],
+    ids=["llama3.2-1b", "llama3.2-3b", "llama3.1-8b", "qwen2.5-14b", "qwen2.5-32b", "llama3.1-70b", "llama3.1-405b"],
+)
+def test_estimated_architecture_equals_known_gqa_models_at_their_sizes(billions, layers):
+    # GIVEN the parameter count of a known grouped-query model (8 KV heads x 128)
     arch = estimated_architecture(billions)
-    # WHEN compared with Llama 3 of that size
-    # THEN it assumes 8 KV heads x 128 and a layer count within 20 % of the real one
-    assert (arch.kv_heads, arch.head_dim) == (8, 128)
-    assert arch.layers == pytest.approx(llama3_layers, rel=0.2)
+    # WHEN the shape is estimated / THEN it is that model's shape
+    assert (arch.layers, arch.kv_heads, arch.head_dim) == (layers, 8, 128)
+
+
+@pytest.mark.parametrize(("small", "large"), [(0.1, 0.9), (1.5, 2.5), (9, 13), (20, 30), (100, 300), (405, 1000)])
+def test_estimated_layers_never_decrease_with_size(small, large):
+    # GIVEN two sizes / WHEN estimated / THEN the larger never has fewer layers (between known points too)
+    assert estimated_architecture(small).layers <= estimated_architecture(large).layers
 
 
 def test_estimated_kv_is_marked_as_estimated():
