@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from inference_constructs.catalog import load_catalog
+from inference_constructs.catalog import Catalog, load_catalog
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.sizing import (
     GIB,
@@ -282,3 +284,33 @@ def test_explicit_host_bigger_than_needed_is_accepted_with_hint():
     # WHEN checked / THEN it is accepted with TP 1 and 4 model copies, and a cheaper quantized host is hinted
     assert decision.explicit and decision.tensor_parallel_degree == 1 and decision.model_copies == 4
     assert decision.quantization_hint is not None
+
+
+def _tie_catalog() -> Catalog:
+    base = CATALOG.get("ml.g5.12xlarge")
+    single = CATALOG.get("ml.g6e.xlarge")
+    assert base is not None and single is not None
+    same_price = 5.0
+    rows = (replace(base, price_per_hour_usd=same_price), replace(single, price_per_hour_usd=same_price))
+    return Catalog(rows, "test-region", "2026-11-30", "test prices")
+
+
+def test_price_tie_goes_to_fewer_devices():
+    # GIVEN a catalog where a 4-GPU and a 1-GPU host cost the same and both fit the model
+    catalog = _tie_catalog()
+    # WHEN a host is chosen
+    decision = choose_host(_model(8), serving=Serving.VLLM, catalog=catalog)
+    # THEN the single-GPU host wins
+    assert decision.instance.name == "ml.g6e.xlarge" and decision.devices == 1
+
+
+def test_choice_uses_the_given_catalog_prices():
+    # GIVEN a refreshed-region catalog where g6e is cheaper than every 24 GB GPU
+    rows = tuple(
+        replace(i, price_per_hour_usd=0.5) if i.family == "g6e" and i.devices == 1 else i for i in CATALOG.instances
+    )
+    catalog = Catalog(rows, "eu-west-1", "2026-11-30", "test prices")
+    # WHEN an 8B model is sized with it
+    decision = choose_host(_model(8), serving=Serving.VLLM, catalog=catalog)
+    # THEN the choice follows that catalog's prices
+    assert decision.instance.family == "g6e" and decision.price_per_hour_usd == 0.5
