@@ -1,0 +1,86 @@
+"""Bedrock application inference profiles: per-team cost and usage for shared models.
+
+Pure decision modules (no ``aws_cdk`` import): :mod:`.regions`, :mod:`.model_source`,
+:mod:`.guidance`, :mod:`.profiles`. The construct (:mod:`.inference_profile`) and the metric
+factories (:mod:`.metrics`) import aws_cdk lazily through this package's attribute access, so
+``from inference_constructs.bedrock import ProfileSpec`` does not load CDK.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from inference_constructs.bedrock.guidance import (
+    GUIDANCE_AS_OF,
+    cache_checkpoint_min_tokens,
+    output_burndown_rate,
+    token_guidance,
+)
+from inference_constructs.bedrock.model_source import (
+    ModelSource,
+    ModelSourceKind,
+    Residency,
+    check_description,
+    check_model,
+    check_name,
+    check_profile,
+    check_residency,
+    check_tags,
+)
+from inference_constructs.bedrock.profiles import (
+    ProfileSpec,
+    check_profile_specs,
+    plan_entries,
+    plan_entry,
+    validate_profile_specs,
+)
+from inference_constructs.bedrock.regions import GEOGRAPHIES, TABLE_AS_OF, Geography, geography_for_prefix
+
+if TYPE_CHECKING:
+    from inference_constructs.bedrock.inference_profile import INVOKE_ACTIONS, ApplicationInferenceProfile
+    from inference_constructs.bedrock.metrics import bedrock_metric, cache_tokens_total
+
+_LAZY = {
+    "ApplicationInferenceProfile": "inference_constructs.bedrock.inference_profile",
+    "INVOKE_ACTIONS": "inference_constructs.bedrock.inference_profile",
+    "bedrock_metric": "inference_constructs.bedrock.metrics",
+    "cache_tokens_total": "inference_constructs.bedrock.metrics",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "GEOGRAPHIES",
+    "GUIDANCE_AS_OF",
+    "INVOKE_ACTIONS",
+    "TABLE_AS_OF",
+    "ApplicationInferenceProfile",
+    "Geography",
+    "ModelSource",
+    "ModelSourceKind",
+    "ProfileSpec",
+    "Residency",
+    "bedrock_metric",
+    "cache_checkpoint_min_tokens",
+    "cache_tokens_total",
+    "check_description",
+    "check_model",
+    "check_name",
+    "check_profile",
+    "check_profile_specs",
+    "check_residency",
+    "check_tags",
+    "geography_for_prefix",
+    "output_burndown_rate",
+    "plan_entries",
+    "plan_entry",
+    "token_guidance",
+    "validate_profile_specs",
+]

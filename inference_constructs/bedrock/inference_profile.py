@@ -1,0 +1,272 @@
+"""``ApplicationInferenceProfile``: one tagged Bedrock application inference profile per team.
+
+Cost and usage of a shared Bedrock model split per team: each team invokes the model through its
+own application inference profile (tagged ``team: …``), so Cost Explorer and CloudWatch show every
+dollar and token per profile.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+
+from aws_cdk import Acknowledgment as _Acknowledgment
+from aws_cdk import Aws, CfnTag, Duration, Validations
+from aws_cdk import aws_bedrock as bedrock
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_iam as iam
+from constructs import Construct
+
+from inference_constructs._tokens import is_unresolved
+from inference_constructs.bedrock.metrics import bedrock_metric, cache_tokens_total
+from inference_constructs.bedrock.model_source import (
+    ModelSource,
+    Residency,
+    check_description,
+    check_model,
+    check_name,
+    check_residency,
+    check_tags,
+    raise_if_problems,
+)
+
+INVOKE_ACTIONS = ("bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream")
+"""What InvokeModel, InvokeModelWithResponseStream, Converse and ConverseStream are authorized by."""
+
+
+class ApplicationInferenceProfile(Construct):
+    """A Bedrock application inference profile copying a foundation model or a system profile.
+
+    The template is region-agnostic: a model *id* becomes a ``CopyFrom`` ARN in the deploy Region
+    (``Aws.PARTITION`` / ``Aws.REGION`` / ``Aws.ACCOUNT_ID``); a model *ARN* is used as given.
+
+    Parameters
+    ----------
+    scope:
+        Parent construct.
+    construct_id:
+        Construct id; the L1 child is ``Resource``.
+    name:
+        ``InferenceProfileName``: 1-64 characters, ``^([0-9a-zA-Z][ _-]?)+$``, unique per account
+        and Region. CloudFormation REPLACES the profile when it changes (new profile id and ARN,
+        callers must switch). A ``CfnParameter`` token is accepted unchecked.
+        https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-bedrock-applicationinferenceprofile.html
+    model:
+        Foundation model id or ARN, or system-defined cross-Region profile id or ARN
+        (``us.``, ``eu.``, ``apac.``, ``jp.``, ``au.``, ``ca.``, ``us-gov.``, ``global.``), or a
+        parsed :class:`ModelSource`. Changing it replaces the profile (``ModelSource`` is create-only).
+    tags:
+        Tags on the profile (team attribution: ``{"team": "team-a"}``); at most 200, key 1-128 and
+        value 0-256 characters of ``[a-zA-Z0-9 ._:/=+@-]``. Tags from ``Tags.of(scope)`` are added too.
+        Default: only tags applied by ``Tags.of`` aspects.
+    description:
+        ``Description``: 1-200 characters, ``^([0-9a-zA-Z:.][ _-]?)+$``; changing it replaces the
+        profile. Default: the profile has no description.
+    residency:
+        ``Residency.SINGLE_REGION`` rejects sources whose requests may leave the deploy Region
+        (cross-Region and global profiles). Default: ``Residency.ANY``, cross-Region allowed.
+    invoke_role_arns:
+        IAM roles (same account as the stack) given the :meth:`invoke_policy_statements` through one
+        customer-managed policy ``InvokePolicy`` attached to them (not an inline policy, which
+        NIST 800-53 and HIPAA packs reject). Default: no role is granted; call :meth:`grant_invoke`.
+
+    Raises
+    ------
+    InferenceConfigError
+        Listing every problem with ``name``, ``model``, ``tags``, ``description`` and ``residency``.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        name: str,
+        model: str | ModelSource,
+        tags: Mapping[str, str] | None = None,
+        description: str | None = None,
+        residency: Residency = Residency.ANY,
+        invoke_role_arns: Sequence[str] = (),
+    ) -> None:
+        super().__init__(scope, construct_id)
+        problems = check_name(name) + check_tags(tags) + check_description(description)
+        model_problems = [] if isinstance(model, ModelSource) else check_model(model)
+        problems += model_problems
+        source = model if isinstance(model, ModelSource) else None
+        if source is None and not model_problems:
+            source = ModelSource.parse(model)  # type: ignore[arg-type]
+        problems += check_residency(source, residency)
+        raise_if_problems(problems)
+        assert source is not None
+
+        self.model_source: ModelSource = source
+        """What the profile copies (kind, geography, destination Regions)."""
+        self.profile_name: str = name
+        self.resource = bedrock.CfnApplicationInferenceProfile(
+            self,
+            "Resource",
+            inference_profile_name=name,
+            description=description,
+            model_source=bedrock.CfnApplicationInferenceProfile.InferenceProfileModelSourceProperty(
+                copy_from=source.copy_from_arn(partition=Aws.PARTITION, region=Aws.REGION, account=Aws.ACCOUNT_ID)
+            ),
+            tags=[CfnTag(key=k, value=v) for k, v in sorted((tags or {}).items())] or None,
+        )
+        self.profile_arn: str = self.resource.attr_inference_profile_arn
+        """``arn:…:application-inference-profile/<id>``: pass it as ``modelId`` when invoking."""
+        self.profile_id: str = self.resource.attr_inference_profile_id
+        """The profile id (last ARN segment); the ``ModelId`` dimension of its metrics."""
+
+        self.invoke_policy: iam.ManagedPolicy | None = None
+        """Customer-managed policy granting invoke to ``invoke_role_arns``; None without roles."""
+        if invoke_role_arns:
+            roles = [
+                iam.Role.from_role_arn(self, f"InvokeRole{_stable_suffix(arn, i)}", arn, mutable=False)
+                for i, arn in enumerate(invoke_role_arns)
+            ]
+            # A managed policy, not an inline one: NIST.800.53.R5 / HIPAA IAMNoInlinePolicy.
+            self.invoke_policy = iam.ManagedPolicy(
+                self, "InvokePolicy", statements=self.invoke_policy_statements(), roles=roles
+            )
+            self._acknowledge_region_wildcard(self.invoke_policy)
+
+    # ------------------------------------------------------------------ grants
+    def grant_profile_usage(self, grantee: iam.IGrantable) -> iam.Grant:
+        """Permit ``grantee`` to invoke (incl. streaming and Converse) through this profile's ARN only.
+
+        Not enough on its own: Bedrock also authorizes the source model, see :meth:`grant_invoke`.
+        """
+        return iam.Grant.add_to_principal(
+            grantee=grantee, actions=list(INVOKE_ACTIONS), resource_arns=[self.profile_arn]
+        )
+
+    def grant_source_invoke(self, grantee: iam.IGrantable) -> iam.Grant:
+        """Permit ``grantee`` to invoke the source this profile copies.
+
+        Foundation model: its ARN in the deploy Region. Geographic profile: the system profile in the
+        deploy Region plus ``foundation-model/<id>`` in every destination Region of the geography
+        (library table ``regions.GEOGRAPHIES``). ``global.``: the system profile, the Region-less
+        global model ARN and ``foundation-model/<id>`` in Region ``*`` (all commercial Regions).
+        """
+        arns = self.model_source.invoke_resource_arns(
+            partition=Aws.PARTITION, region=Aws.REGION, account=Aws.ACCOUNT_ID
+        )
+        grant = iam.Grant.add_to_principal(grantee=grantee, actions=list(INVOKE_ACTIONS), resource_arns=list(arns))
+        if isinstance(grantee.grant_principal, Construct):
+            self._acknowledge_region_wildcard(grantee.grant_principal)
+        return grant
+
+    def invoke_policy_statements(self) -> list[iam.PolicyStatement]:
+        """The statements :meth:`grant_invoke` adds, for a policy you manage yourself.
+
+        One statement on the application profile ARN, one on the source ARNs
+        (:meth:`grant_source_invoke`), both ``bedrock:InvokeModel`` + ``InvokeModelWithResponseStream``.
+        """
+        source_arns = self.model_source.invoke_resource_arns(
+            partition=Aws.PARTITION, region=Aws.REGION, account=Aws.ACCOUNT_ID
+        )
+        return [
+            iam.PolicyStatement(actions=list(INVOKE_ACTIONS), resources=[self.profile_arn]),
+            iam.PolicyStatement(actions=list(INVOKE_ACTIONS), resources=list(source_arns)),
+        ]
+
+    def _acknowledge_region_wildcard(self, scope: Construct) -> None:
+        """Acknowledge AwsSolutions-IAM5 for ``foundation-model/<id>`` in Region ``*`` on ``scope``.
+
+        Only global (or unknown-geography) sources grant it; the model id stays fixed.
+        """
+        if not self.model_source.grants_any_region:
+            return
+        arns = self.model_source.invoke_resource_arns(
+            partition=Aws.PARTITION, region=Aws.REGION, account=Aws.ACCOUNT_ID
+        )
+        wildcard = next(a for a in arns if ":bedrock:*::" in a).replace(Aws.PARTITION, "<AWS::Partition>")
+        Validations.of(scope).acknowledge(
+            _Acknowledgment(
+                id=f"AwsSolutions::AwsSolutions-IAM5[Resource::{wildcard}]",
+                reason=(
+                    "a global (or unknown-geography) cross-Region profile may serve the request in any commercial "
+                    "Region, so foundation-model/<id> must be allowed in every Region; the model id is fixed, only "
+                    "the Region is a wildcard"
+                ),
+            )
+        )
+
+    def grant_invoke(self, grantee: iam.IGrantable) -> iam.Grant:
+        """Permit ``grantee`` InvokeModel and InvokeModelWithResponseStream through this profile
+        (what Converse and ConverseStream need): :meth:`grant_profile_usage` + :meth:`grant_source_invoke`."""
+        return self.grant_profile_usage(grantee).combine(self.grant_source_invoke(grantee))
+
+    # ------------------------------------------------------------------ metrics
+    def metric(self, metric_name: str, *, statistic: str = "Sum", period: Duration | None = None) -> cloudwatch.Metric:
+        """``AWS/Bedrock`` ``metric_name`` for ``ModelId=<profile id>``; Sum over 5 minutes by default."""
+        return bedrock_metric(metric_name, self.profile_id, statistic=statistic, period=period)
+
+    def metric_invocations(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+        """Successful requests (``Invocations``); sum over 5 minutes."""
+        return self.metric("Invocations", period=period)
+
+    def metric_invocation_latency(
+        self, *, statistic: str = "Average", period: Duration | None = None
+    ) -> cloudwatch.Metric:
+        """Time to the last token in ms (``InvocationLatency``); average over 5 minutes (use ``p99`` for tails)."""
+        return self.metric("InvocationLatency", statistic=statistic, period=period)
+
+    def metric_invocation_throttles(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+        """Throttled requests (``InvocationThrottles``, not counted as Invocations or errors); sum over 5 minutes."""
+        return self.metric("InvocationThrottles", period=period)
+
+    def metric_invocation_client_errors(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+        """Requests that failed with a client error (``InvocationClientErrors``); sum over 5 minutes."""
+        return self.metric("InvocationClientErrors", period=period)
+
+    def metric_invocation_server_errors(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+        """Requests that failed with a server error (``InvocationServerErrors``); sum over 5 minutes."""
+        return self.metric("InvocationServerErrors", period=period)
+
+    def metric_input_token_count(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+        """Input tokens (``InputTokenCount``); sum over 5 minutes."""
+        return self.metric("InputTokenCount", period=period)
+
+    def metric_output_token_count(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+        """Output tokens (``OutputTokenCount``); sum over 5 minutes."""
+        return self.metric("OutputTokenCount", period=period)
+
+    def metric_time_to_first_token(
+        self, *, statistic: str = "Average", period: Duration | None = None
+    ) -> cloudwatch.Metric:
+        """Time to first token in ms, streaming APIs only (``TimeToFirstToken``); average over 5 minutes."""
+        return self.metric("TimeToFirstToken", statistic=statistic, period=period)
+
+    def metric_cache_read_input_tokens(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+        """Prompt-cache read tokens under the runtime-metrics page name (``CacheReadInputTokens``); sum, 5 min."""
+        return self.metric("CacheReadInputTokens", period=period)
+
+    def metric_cache_write_input_tokens(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+        """Prompt-cache write tokens, runtime-metrics page name (``CacheWriteInputTokens``); sum, 5 min."""
+        return self.metric("CacheWriteInputTokens", period=period)
+
+    def metric_cache_read_input_token_count(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+        """Prompt-cache read tokens under the burndown-page name (``CacheReadInputTokenCount``); sum, 5 min."""
+        return self.metric("CacheReadInputTokenCount", period=period)
+
+    def metric_cache_write_input_token_count(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+        """Prompt-cache write tokens, burndown-page name (``CacheWriteInputTokenCount``); sum, 5 min."""
+        return self.metric("CacheWriteInputTokenCount", period=period)
+
+    def metric_cache_read_input_tokens_total(self, *, period: Duration | None = None) -> cloudwatch.MathExpression:
+        """Cache read tokens under either name: ``FILL(a, 0) + FILL(b, 0)``; sum over 5 minutes."""
+        return cache_tokens_total("read", self.profile_id, period=period)
+
+    def metric_cache_write_input_tokens_total(self, *, period: Duration | None = None) -> cloudwatch.MathExpression:
+        """Cache write tokens under either name: ``FILL(a, 0) + FILL(b, 0)``; sum over 5 minutes."""
+        return cache_tokens_total("write", self.profile_id, period=period)
+
+
+def _stable_suffix(arn: str, index: int) -> str:
+    """Construct-id suffix for an imported role: a hash of a literal ARN (stable when the list is
+    reordered), the position for a token."""
+    return f"T{index}" if is_unresolved(arn) else hashlib.sha256(arn.encode()).hexdigest()[:8]
+
+
+__all__ = ["INVOKE_ACTIONS", "ApplicationInferenceProfile"]

@@ -1,0 +1,122 @@
+"""The ``bedrock.profiles`` list: validation across profiles and plan entries.
+
+Pure Python (no ``aws_cdk`` import). The config layer converts each validated YAML entry into a
+:class:`ProfileSpec` and calls :func:`validate_profile_specs`; the plan calls :func:`plan_entries`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from inference_constructs._tokens import is_unresolved
+from inference_constructs.bedrock.guidance import (
+    cache_checkpoint_min_tokens,
+    output_burndown_rate,
+    token_guidance,
+)
+from inference_constructs.bedrock.model_source import (
+    ModelSource,
+    ModelSourceKind,
+    Residency,
+    check_profile,
+    raise_if_problems,
+)
+from inference_constructs.bedrock.regions import TABLE_AS_OF
+
+_ROLE_ARN_PATTERN = re.compile(r"^arn:aws(-[a-z-]+)?:iam::[0-9]{12}:role/[\w+=,.@/-]{1,512}$")
+
+
+@dataclass(frozen=True)
+class ProfileSpec:
+    """One entry of ``bedrock.profiles`` (CONFIG.md), already type-checked by the config schema."""
+
+    name: str
+    model: str
+    tags: Mapping[str, str] = field(default_factory=dict)
+    invoke_role_arns: tuple[str, ...] = ()
+    max_output_tokens: int | None = None
+    residency: Residency = Residency.ANY
+    description: str | None = None
+
+
+def check_profile_specs(specs: Sequence[ProfileSpec], *, path: str = "bedrock.profiles") -> list[str]:
+    """Every problem in ``specs``: each profile's rules, duplicate names, malformed role ARNs."""
+    problems: list[str] = []
+    first_index: dict[str, int] = {}
+    for i, spec in enumerate(specs):
+        item = f"{path}[{i}]"
+        problems += check_profile(
+            name=spec.name,
+            model=spec.model,
+            tags=spec.tags,
+            description=spec.description,
+            residency=spec.residency,
+            max_output_tokens=spec.max_output_tokens,
+            path=item,
+        )
+        if not is_unresolved(spec.name):
+            seen = first_index.setdefault(spec.name, i)
+            if seen != i:
+                problems.append(
+                    f"{item}.name: {spec.name!r} is already used by {path}[{seen}]; "
+                    "profile names are unique per account and Region, choose another"
+                )
+        for j, arn in enumerate(spec.invoke_role_arns):
+            if not is_unresolved(arn) and not _ROLE_ARN_PATTERN.match(arn):
+                problems.append(
+                    f"{item}.invoke_role_arns[{j}]: {arn!r} is not an IAM role ARN; "
+                    "use arn:aws:iam::<account>:role/<name>"
+                )
+    return problems
+
+
+def validate_profile_specs(specs: Sequence[ProfileSpec], *, path: str = "bedrock.profiles") -> None:
+    """Raise one :class:`InferenceConfigError` listing every problem in ``specs``."""
+    raise_if_problems(check_profile_specs(specs, path=path))
+
+
+def plan_entry(spec: ProfileSpec, *, deploy_region: str | None = None) -> dict[str, Any]:
+    """The plan document entry of one (valid) profile.
+
+    Keys: ``name``, ``model``, ``source_kind``, ``model_id``, ``geography``, ``destination_regions``
+    (null = any commercial Region, or the deploy Region when it is not known), ``leaves_region``,
+    ``residency``, ``max_output_tokens``, ``output_burndown_rate``, ``cache_checkpoint_min_tokens``,
+    ``regions_table_as_of``, ``guidance`` (sentences) and ``warnings`` (sentences).
+    """
+    source = ModelSource.parse(spec.model)
+    regions = source.destination_regions(deploy_region)
+    warnings: list[str] = []
+    if source.leaves_region:
+        if source.kind is ModelSourceKind.UNRESOLVED:
+            where = "an unresolved model token may name a cross-Region profile"
+        elif source.is_global:
+            where = "global profile: requests may be served in any commercial Region worldwide"
+        elif source.geography is None:
+            where = f"profile of unknown geography {source.geography_prefix!r}: destination Regions unknown"
+        else:
+            where = f"{source.geography_prefix} geography: requests may be served in {', '.join(regions or ())}"
+        warnings.append(f"bedrock profile {spec.name}: requests can leave the deploy Region ({where})")
+    return {
+        "name": spec.name,
+        "model": spec.model,
+        "source_kind": source.kind.value,
+        "model_id": source.model_id,
+        "geography": source.geography_prefix,
+        "destination_regions": list(regions) if regions is not None else None,
+        "leaves_region": source.leaves_region,
+        "residency": spec.residency.value,
+        "max_output_tokens": spec.max_output_tokens,
+        "output_burndown_rate": output_burndown_rate(source.model_id),
+        "cache_checkpoint_min_tokens": cache_checkpoint_min_tokens(source.model_id),
+        "regions_table_as_of": TABLE_AS_OF,
+        "guidance": token_guidance(source.model_id, spec.max_output_tokens),
+        "warnings": warnings,
+    }
+
+
+def plan_entries(specs: Sequence[ProfileSpec], *, deploy_region: str | None = None) -> list[dict[str, Any]]:
+    """Plan entries for ``specs`` in config order (call after :func:`validate_profile_specs`)."""
+    return [plan_entry(spec, deploy_region=deploy_region) for spec in specs]
