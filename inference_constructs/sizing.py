@@ -314,7 +314,6 @@ def memory_estimate(model: ModelSpec, *, llm: bool = True) -> MemoryEstimate:
 # --------------------------------------------------------------------------------------------- feasibility
 
 
-@lru_cache(maxsize=512)
 def _tp_degrees(inst: InstanceType) -> tuple[int, ...]:
     if inst.accelerator is Accelerator.GPU:
         return tuple(d for d in GPU_TP_DEGREES if d <= inst.devices)
@@ -398,6 +397,35 @@ class _Rules:
     allow_burstable: bool
     predicate: Callable[[InstanceType], bool] | None
 
+    @property
+    def screening_key(self) -> tuple[frozenset[Accelerator], int | None, bool]:
+        return self.allowed, self.max_devices, self.allow_burstable
+
+
+@dataclass(frozen=True, eq=False)
+class _Host:
+    """Per-instance constants of the fit test, precomputed once per catalog."""
+
+    inst: InstanceType
+    usable: float
+    degrees: tuple[int, ...]
+    ram_factor: float
+    is_cpu: bool
+
+
+@lru_cache(maxsize=32)
+def _hosts(cat: Catalog) -> tuple[_Host, ...]:
+    return tuple(
+        _Host(
+            i,
+            _shard_memory(i),
+            _tp_degrees(i),
+            HOST_RAM_WEIGHTS_FACTOR[i.accelerator],
+            i.accelerator is Accelerator.CPU,
+        )
+        for i in cat.by_price
+    )
+
 
 def _screen(inst: InstanceType, rules: _Rules, serving: Serving) -> Rejection | None:
     if inst.accelerator not in rules.allowed:
@@ -409,24 +437,14 @@ def _screen(inst: InstanceType, rules: _Rules, serving: Serving) -> Rejection | 
         return _reject(inst, RejectionKind.DEVICES, f"{inst.devices} devices; at most {rules.max_devices} allowed")
     if inst.burstable and not rules.allow_burstable:
         return _reject(inst, RejectionKind.BURSTABLE, "burstable ml.t* host; not chosen for autoscaled endpoints")
-    if rules.predicate is not None and not rules.predicate(inst):
-        return _reject(inst, RejectionKind.EXCLUDED, "excluded by the caller's instance filter")
     return None
 
 
+def _excluded(inst: InstanceType) -> Rejection:
+    return _reject(inst, RejectionKind.EXCLUDED, "excluded by the caller's instance filter")
+
+
 _REJECTIONS_PER_KIND = 3
-
-
-def _trim(rejections: Iterable[Rejection]) -> tuple[Rejection, ...]:
-    """Keep the cheapest few per reason class (input is cheapest first)."""
-    counts: dict[RejectionKind, int] = {}
-    out = []
-    for r in rejections:
-        n = counts.get(r.kind, 0)
-        if n < _REJECTIONS_PER_KIND:
-            out.append(r)
-            counts[r.kind] = n + 1
-    return tuple(out)
 
 
 def feasible_hosts(
@@ -444,9 +462,9 @@ def feasible_hosts(
     rules = _Rules(serving.accelerators(accelerator), max_devices, allow_burstable, predicate)
     est = memory_estimate(model, llm=_is_llm_sizing(model, serving))
     out = []
-    for inst, screened in _screened(cat, rules, serving):
-        if screened is None:
-            fit = evaluate_host(est, inst)
+    for host in _screened(cat, rules.screening_key, serving)[0]:
+        if predicate is None or predicate(host.inst):
+            fit = evaluate_host(est, host.inst)
             if fit.fits:
                 out.append(fit)
     return tuple(out)
@@ -556,30 +574,73 @@ def choose_host(
 def _cheapest(
     est: MemoryEstimate, cat: Catalog, rules: _Rules, serving: Serving
 ) -> tuple[Fit, tuple[Rejection, ...]] | None:
-    rejected: list[Rejection] = []
-    for inst, screened in _screened(cat, rules, serving):
-        if screened is not None:
-            rejected.append(screened)
+    """Scan the candidates cheapest first and stop at the first host that fits. Rejections are the
+    cheaper hosts passed over, at most a few per reason (messages are only built for those)."""
+    candidates, screened = _screened(cat, rules.screening_key, serving)
+    counts: dict[RejectionKind, int] = {}
+    passed_over: list[Rejection] = []
+
+    def keep(kind: RejectionKind) -> bool:
+        n = counts.get(kind, 0)
+        counts[kind] = n + 1
+        return n < _REJECTIONS_PER_KIND
+
+    predicate = rules.predicate
+    base, per_shard, weights = est.base_gb, est.per_shard_overhead_gb, est.weights_gb
+    for host in candidates:
+        if predicate is not None and not predicate(host.inst):
+            if keep(RejectionKind.EXCLUDED):
+                passed_over.append(_excluded(host.inst))
             continue
-        fit = evaluate_host(est, inst)
-        if fit.fits:
-            return fit, _trim(rejected)
-        assert fit.rejection is not None
-        rejected.append(fit.rejection)
+        room = host.usable - per_shard
+        tp = 0
+        if room > 0 and base <= room * host.degrees[-1] + 1e-9:
+            tp = next(d for d in host.degrees if base <= room * d + 1e-9)
+            if host.is_cpu or host.inst.memory_gib >= weights * host.ram_factor + HOST_RAM_RESERVE_GIB:
+                price = host.inst.price_per_hour_usd
+                early = _first_per_kind(r for r in screened if r.price_per_hour_usd <= price)
+                rejected = sorted((*early, *passed_over), key=lambda r: r.price_per_hour_usd)
+                return evaluate_host(est, host.inst), tuple(rejected)
+        if keep(RejectionKind.HOST_MEMORY if tp else RejectionKind.DEVICE_MEMORY):
+            fit = evaluate_host(est, host.inst)
+            assert fit.rejection is not None
+            passed_over.append(fit.rejection)
     return None
 
 
+def _first_per_kind(rejections: Iterable[Rejection]) -> list[Rejection]:
+    counts: dict[RejectionKind, int] = {}
+    out = []
+    for r in rejections:
+        n = counts.get(r.kind, 0)
+        if n < _REJECTIONS_PER_KIND:
+            out.append(r)
+            counts[r.kind] = n + 1
+    return out
+
+
 @lru_cache(maxsize=256)
-def _screened(cat: Catalog, rules: _Rules, serving: Serving) -> tuple[tuple[InstanceType, Rejection | None], ...]:
-    """The catalog cheapest first, each with its screening rejection (None = a candidate); cached per rule set."""
-    return tuple((inst, _screen(inst, rules, serving)) for inst in cat.by_price)
+def _screened(
+    cat: Catalog, key: tuple[frozenset[Accelerator], int | None, bool], serving: Serving
+) -> tuple[tuple[_Host, ...], tuple[Rejection, ...]]:
+    """(candidate hosts, screening rejections), both cheapest first; cached per rule set."""
+    rules = _Rules(key[0], key[1], key[2], None)
+    candidates: list[_Host] = []
+    rejected: list[Rejection] = []
+    for h in _hosts(cat):
+        why = _screen(h.inst, rules, serving)
+        if why is None:
+            candidates.append(h)
+        else:
+            rejected.append(why)
+    return tuple(candidates), tuple(rejected)
 
 
 def _no_fit_message(est: MemoryEstimate, cat: Catalog, rules: _Rules, serving: Serving, path: str) -> str:
     kinds = ", ".join(sorted(a.value for a in rules.allowed))
     biggest = 0.0
     for inst in cat.instances:
-        if _screen(inst, rules, serving) is None:
+        if _screen(inst, rules, serving) is None and (rules.predicate is None or rules.predicate(inst)):
             usable = _shard_memory(inst)
             biggest = max(biggest, usable * _tp_degrees(inst)[-1])
     return (
