@@ -1,0 +1,400 @@
+"""``InferenceDashboard``: one CloudWatch dashboard that answers "did the optimization work?".
+
+Fleet graphs are SEARCH expressions, so endpoints and Bedrock profiles created later appear without editing the
+dashboard. Endpoints and profiles the app knows get extra per-resource graphs (GPU utilization per GPU, tokens per
+invocation and cache-hit ratio per profile).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from aws_cdk import Aws, Duration
+from aws_cdk import aws_cloudwatch as cloudwatch
+from constructs import Construct
+
+from inference_constructs.errors import ProblemCollector
+from inference_constructs.observability import metrics
+from inference_constructs.observability.targets import (
+    MonitoredEndpoint,
+    MonitoredProfile,
+    key,
+    validate_account_ids,
+    validate_endpoints,
+    validate_profiles,
+)
+from inference_constructs.spec import EndpointKind
+
+MAX_WIDGETS = 500
+"""CloudWatch allows at most 500 widgets in one dashboard body."""
+MAX_SEARCH_LENGTH = 1024
+"""CloudWatch rejects a SEARCH query longer than 1024 characters."""
+
+_FULL = 24
+_THIRD = 8
+_QUARTER = 6
+_HEIGHT = 6
+
+BILLING_NOTE = (
+    "Estimated charges come from **AWS/Billing in us-east-1** and exist only once **Receive Billing Alerts** is "
+    "turned on in the billing preferences of the paying account; until then this graph stays empty."
+)
+
+
+def _axis(label: str, maximum: float | None = None) -> cloudwatch.YAxisProps:
+    return cloudwatch.YAxisProps(min=0, max=maximum, label=label, show_units=False)
+
+
+class InferenceDashboard(Construct):
+    """A CloudWatch dashboard for SageMaker endpoints and Bedrock application inference profiles.
+
+    Widgets, top to bottom:
+
+    * SageMaker fleet (SEARCH): invocations; OverheadLatency (ms); 4XX/5XX error rate (%); ModelLatency p50, p90 and
+      p99 (ms; the metric is microseconds); GPU utilization and GPU memory (summed over GPUs: 0–100 × GPU count);
+      CPU utilization (summed over vCPUs) and host memory; async backlog and age of the oldest request; serverless
+      ModelSetupTime (cold starts).
+    * Per known endpoint with GPUs: GPU utilization and GPU memory divided by that host's GPU count (0–100 %).
+    * Bedrock fleet (SEARCH, per ``ModelId``): invocations; InvocationLatency p99 (ms); throttles and errors; input
+      and output tokens; tokens per invocation; prompt-cache read and write tokens (both documented metric
+      spellings); cache-hit ratio ``100 * read / (read + write + input)``.
+    * Per known profile: tokens per invocation and cache-hit ratio.
+    * Cost: estimated charges in USD, us-east-1, one point per day over 30 days.
+
+    Parameters
+    ----------
+    scope, construct_id:
+        Where the dashboard is created.
+    endpoints:
+        Endpoints the app knows; each with GPUs gets a per-GPU widget. Default: only the fleet graphs, which still
+        show every endpoint in the account and Region.
+    profiles:
+        Bedrock application inference profiles the app knows; each gets a widget. Default: only the fleet graphs.
+    source_account_ids:
+        For a dashboard deployed in a CloudWatch cross-account observability **monitoring account**: every SEARCH
+        gets ``:aws.AccountId = ("111..." OR "222...")`` so the fleet graphs cover exactly these source accounts,
+        and the cost graph shows one line per account. The filter works only in a monitoring account linked to the
+        source accounts (see docs/observability.md). Default: the graphs read the dashboard's own account.
+    dashboard_name:
+        Name of the dashboard. Default: CloudFormation generates a unique name.
+    region:
+        Region the graphs read (except the cost graph, which always reads us-east-1). Default: the Region the stack
+        is deployed to (``AWS::Region``), so one template serves every Region.
+    period:
+        Aggregation period of the graphs (except cost: one day). Default: 5 minutes.
+
+    Raises
+    ------
+    InferenceConfigError
+        When an account id is not 12 digits, an endpoint or profile is malformed, the accounts make a SEARCH longer
+        than 1024 characters, or the dashboard would exceed 500 widgets.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        endpoints: Sequence[MonitoredEndpoint] = (),
+        profiles: Sequence[MonitoredProfile] = (),
+        source_account_ids: Sequence[str] = (),
+        dashboard_name: str | None = None,
+        region: str | None = None,
+        period: Duration = metrics.DEFAULT_PERIOD,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        check_dashboard_inputs(
+            endpoints=endpoints, profiles=profiles, source_account_ids=source_account_ids
+        ).raise_if_any()
+        self._accounts = tuple(source_account_ids)
+        self._region = region or Aws.REGION
+        self._period = period
+
+        rows: list[list[cloudwatch.IWidget]] = []
+        rows += self._sagemaker_rows()
+        rows += self._endpoint_rows(endpoints)
+        rows += self._bedrock_rows()
+        rows += self._profile_rows(profiles)
+        rows += self._cost_rows()
+
+        self.widgets: tuple[cloudwatch.IWidget, ...] = tuple(w for row in rows for w in row)
+        """Every widget, in dashboard order."""
+        if len(self.widgets) > MAX_WIDGETS:
+            problems = ProblemCollector()
+            problems.add(
+                "endpoints",
+                f"{len(endpoints)} endpoints and {len(profiles)} profiles need {len(self.widgets)} widgets; "
+                f"a dashboard holds at most {MAX_WIDGETS}",
+                "split them across several InferenceDashboard constructs (the fleet graphs already show all)",
+            )
+            problems.raise_if_any()
+
+        self.dashboard = cloudwatch.Dashboard(self, "Resource", dashboard_name=dashboard_name, widgets=rows)
+        """The ``cloudwatch.Dashboard``."""
+
+    @property
+    def dashboard_name(self) -> str:
+        """Name of the dashboard (a token when CloudFormation generates it)."""
+        return self.dashboard.dashboard_name
+
+    # ------------------------------------------------------------------------------------------ building blocks
+
+    def _graph(
+        self,
+        title: str,
+        left: Sequence[cloudwatch.IMetric],
+        *,
+        axis: str,
+        width: int = _THIRD,
+        right: Sequence[cloudwatch.IMetric] = (),
+        right_axis: str | None = None,
+        maximum: float | None = None,
+    ) -> cloudwatch.GraphWidget:
+        return cloudwatch.GraphWidget(
+            title=title,
+            left=list(left),
+            right=list(right) or None,
+            left_y_axis=_axis(axis, maximum),
+            right_y_axis=_axis(right_axis) if right_axis else None,
+            width=width,
+            height=_HEIGHT,
+            region=self._region,
+            period=self._period,
+        )
+
+    @staticmethod
+    def _header(markdown: str) -> list[cloudwatch.IWidget]:
+        return [cloudwatch.TextWidget(markdown=markdown, width=_FULL, height=2)]
+
+    # ------------------------------------------------------------------------------------------------ sections
+
+    def _sagemaker_rows(self) -> list[list[cloudwatch.IWidget]]:
+        acc, p = self._accounts, self._period
+        scope = f" (accounts {', '.join(acc)})" if acc else ""
+        return [
+            self._header(
+                f"## SageMaker endpoints{scope}\n"
+                "Every endpoint variant that reported data in the last 2 weeks (SEARCH). "
+                "Latencies are shown in ms (the metrics are µs)."
+            ),
+            [
+                self._graph("Invocations (sum)", [metrics.fleet_invocations(account_ids=acc, period=p)], axis="count"),
+                self._graph(
+                    "OverheadLatency (ms, average)",
+                    [metrics.fleet_overhead_latency_ms(account_ids=acc, period=p)],
+                    axis="ms",
+                ),
+                self._graph(
+                    "Invocation error rate (%): 100 × Average of 4XX / 5XX errors",
+                    [
+                        metrics.fleet_error_rate_percent("4XX", account_ids=acc, period=p),
+                        metrics.fleet_error_rate_percent("5XX", account_ids=acc, period=p),
+                    ],
+                    axis="%",
+                ),
+            ],
+            [
+                self._graph(
+                    f"ModelLatency {stat} (ms)",
+                    [metrics.fleet_model_latency_ms(stat, account_ids=acc, period=p)],
+                    axis="ms",
+                )
+                for stat in ("p50", "p90", "p99")
+            ],
+            [
+                self._graph(
+                    "GPUUtilization (%, summed over GPUs: 0–100 × GPU count)",
+                    [metrics.fleet_instance_metric("GPUUtilization", account_ids=acc, period=p)],
+                    axis="% × GPUs",
+                    width=_QUARTER,
+                ),
+                self._graph(
+                    "GPUMemoryUtilization (%, summed over GPUs: 0–100 × GPU count)",
+                    [metrics.fleet_instance_metric("GPUMemoryUtilization", account_ids=acc, period=p)],
+                    axis="% × GPUs",
+                    width=_QUARTER,
+                ),
+                self._graph(
+                    "CPUUtilization (%, summed over vCPUs: 0–100 × vCPU count)",
+                    [metrics.fleet_instance_metric("CPUUtilization", account_ids=acc, period=p)],
+                    axis="% × vCPUs",
+                    width=_QUARTER,
+                ),
+                self._graph(
+                    "MemoryUtilization (host RAM, %)",
+                    [metrics.fleet_instance_metric("MemoryUtilization", account_ids=acc, period=p)],
+                    axis="%",
+                    width=_QUARTER,
+                    maximum=100,
+                ),
+            ],
+            [
+                self._graph(
+                    "Async: ApproximateBacklogSize (requests, average)",
+                    [metrics.fleet_async_metric("ApproximateBacklogSize", "Average", account_ids=acc, period=p)],
+                    axis="requests",
+                    right=[
+                        metrics.fleet_async_metric("HasBacklogWithoutCapacity", "Maximum", account_ids=acc, period=p)
+                    ],
+                    right_axis="backlog without capacity (1/0)",
+                ),
+                self._graph(
+                    "Async: ApproximateAgeOfOldestRequest (s, maximum)",
+                    [metrics.fleet_async_metric("ApproximateAgeOfOldestRequest", "Maximum", account_ids=acc, period=p)],
+                    axis="s",
+                ),
+                self._graph(
+                    "Serverless: ModelSetupTime (cold start, ms, maximum)",
+                    [metrics.fleet_model_setup_time_ms("Maximum", account_ids=acc, period=p)],
+                    axis="ms",
+                    right=[metrics.fleet_cold_starts(account_ids=acc, period=p)],
+                    right_axis="cold starts",
+                ),
+            ],
+        ]
+
+    def _endpoint_rows(self, endpoints: Sequence[MonitoredEndpoint]) -> list[list[cloudwatch.IWidget]]:
+        gpu_endpoints = [e for e in endpoints if e.gpu_count > 0 and e.kind is not EndpointKind.SERVERLESS]
+        if not gpu_endpoints:
+            return []
+        widgets: list[cloudwatch.IWidget] = []
+        for endpoint in gpu_endpoints:
+            host = f" on {endpoint.instance_type}" if endpoint.instance_type else ""
+            widgets.append(
+                self._graph(
+                    f"{endpoint.name}/{endpoint.variant_name}: GPU per device (%, ÷ {endpoint.gpu_count} GPUs{host})",
+                    [
+                        metrics.endpoint_gpu_utilization_per_gpu(endpoint, period=self._period),
+                        metrics.endpoint_gpu_memory_utilization_per_gpu(endpoint, period=self._period),
+                    ],
+                    axis="% per GPU",
+                    width=_QUARTER,
+                    maximum=100,
+                )
+            )
+        header = self._header("## Endpoints of this app: GPU utilization and memory per GPU (0–100 %)")
+        return [header, *[widgets[i : i + 4] for i in range(0, len(widgets), 4)]]
+
+    def _bedrock_rows(self) -> list[list[cloudwatch.IWidget]]:
+        acc, p = self._accounts, self._period
+
+        def fleet(names: Sequence[str] | str, stat: str = "Sum") -> cloudwatch.MathExpression:
+            return metrics.fleet_bedrock_metric(names, stat, account_ids=acc, period=p)
+
+        return [
+            self._header(
+                "## Bedrock (per ModelId: model, system profile or application inference profile id)\n"
+                "Cache-hit ratio = 100 × cache read / (cache read + cache write + input) prompt tokens."
+            ),
+            [
+                self._graph("Invocations (sum)", [fleet("Invocations")], axis="count"),
+                self._graph(
+                    "InvocationLatency p99 (ms, to the last token)", [fleet("InvocationLatency", "p99")], axis="ms"
+                ),
+                self._graph(
+                    "Throttles and errors (sum)",
+                    [fleet("InvocationThrottles"), fleet("InvocationServerErrors"), fleet("InvocationClientErrors")],
+                    axis="count",
+                ),
+            ],
+            [
+                self._graph("InputTokenCount (sum)", [fleet("InputTokenCount")], axis="tokens"),
+                self._graph("OutputTokenCount (sum)", [fleet("OutputTokenCount")], axis="tokens"),
+                self._graph(
+                    "Tokens per invocation (all models)",
+                    [
+                        metrics.fleet_tokens_per_invocation("Input", account_ids=acc, period=p),
+                        metrics.fleet_tokens_per_invocation("Output", account_ids=acc, period=p),
+                    ],
+                    axis="tokens",
+                ),
+            ],
+            [
+                self._graph("Prompt cache read tokens (sum)", [fleet(metrics.CACHE_READ_METRIC_NAMES)], axis="tokens"),
+                self._graph(
+                    "Prompt cache write tokens (sum)", [fleet(metrics.CACHE_WRITE_METRIC_NAMES)], axis="tokens"
+                ),
+                self._graph(
+                    "Prompt cache-hit ratio (%, all models)",
+                    [metrics.fleet_cache_hit_ratio_percent(account_ids=acc, period=p)],
+                    axis="%",
+                    maximum=100,
+                ),
+            ],
+        ]
+
+    def _profile_rows(self, profiles: Sequence[MonitoredProfile]) -> list[list[cloudwatch.IWidget]]:
+        if not profiles:
+            return []
+        widgets: list[cloudwatch.IWidget] = []
+        for profile in profiles:
+            model = f" ({profile.model})" if profile.model else ""
+            widgets.append(
+                self._graph(
+                    f"{profile.name}{model}: tokens per invocation and cache-hit ratio",
+                    [
+                        metrics.profile_tokens_per_invocation(profile, "Input", period=self._period),
+                        metrics.profile_tokens_per_invocation(profile, "Output", period=self._period),
+                    ],
+                    axis="tokens",
+                    right=[metrics.profile_cache_hit_ratio_percent(profile, period=self._period)],
+                    right_axis="cache hit %",
+                    width=_QUARTER,
+                )
+            )
+        header = self._header("## Bedrock application inference profiles of this app")
+        return [header, *[widgets[i : i + 4] for i in range(0, len(widgets), 4)]]
+
+    def _cost_rows(self) -> list[list[cloudwatch.IWidget]]:
+        if self._accounts:
+            charges: list[cloudwatch.IMetric] = [
+                metrics.estimated_charges_in_usd(account_id=a, label=f"{a} estimated charges (USD)")
+                for a in self._accounts
+            ]
+        else:
+            charges = [metrics.estimated_charges_in_usd(label="estimated charges (USD)")]
+        graph = cloudwatch.GraphWidget(
+            title="Estimated charges (USD, month to date, us-east-1, daily)",
+            left=charges,
+            left_y_axis=_axis("USD"),
+            width=16,
+            height=_HEIGHT,
+            region=metrics.BILLING_REGION,
+            period=Duration.days(1),
+            start="-P30D",
+        )
+        note = cloudwatch.TextWidget(markdown=BILLING_NOTE, width=8, height=_HEIGHT)
+        return [self._header("## Cost"), [graph, note]]
+
+
+def check_dashboard_inputs(
+    *,
+    endpoints: Sequence[MonitoredEndpoint] = (),
+    profiles: Sequence[MonitoredProfile] = (),
+    source_account_ids: Sequence[str] = (),
+    path: str = "",
+) -> ProblemCollector:
+    """Collect every problem with the dashboard inputs (``path`` prefixes the key names, e.g. ``observability``)."""
+    problems = ProblemCollector()
+    problems.extend(validate_endpoints(endpoints, path=key(path, "endpoints")))
+    problems.extend(validate_profiles(profiles, path=key(path, "profiles")))
+    account_problems = validate_account_ids(source_account_ids, path=key(path, "source_account_ids"))
+    problems.extend(account_problems)
+    if not account_problems and source_account_ids:
+        longest = len(
+            metrics.search(
+                metrics.BEDROCK_NAMESPACE,
+                metrics.BEDROCK_DIMENSIONS,
+                metrics.CACHE_WRITE_METRIC_NAMES,
+                "SampleCount",
+                account_ids=source_account_ids,
+            )
+        )
+        if longest > MAX_SEARCH_LENGTH:
+            problems.add(
+                key(path, "source_account_ids"),
+                f"{len(source_account_ids)} accounts make a SEARCH expression {longest} characters long; "
+                f"the limit is {MAX_SEARCH_LENGTH}",
+                "list at most about 40 accounts per dashboard, or none to cover every linked account",
+            )
+    return problems

@@ -1,0 +1,541 @@
+"""Metric factories for inference observability: side-effect-free functions returning ``cloudwatch.Metric`` and
+``cloudwatch.MathExpression`` values (never constructs).
+
+Two families:
+
+* ``fleet_*``: SEARCH expressions over a whole namespace, so endpoints and profiles created later show up on the
+  dashboard without editing it. They are for graphs only: CloudWatch cannot alarm on SEARCH.
+* ``endpoint_*`` / ``profile_*``: plain metrics (and metric math over them) for one known endpoint or profile. Alarms
+  use these.
+
+Units, from the SageMaker and Bedrock metric references
+(https://docs.aws.amazon.com/sagemaker/latest/dg/monitoring-cloudwatch.html,
+https://docs.aws.amazon.com/bedrock/latest/userguide/monitoring.html):
+
+* ``ModelLatency``, ``OverheadLatency`` and ``ModelSetupTime`` are microseconds; the ``*_ms`` factories divide by 1000.
+* ``GPUUtilization``, ``GPUMemoryUtilization`` and ``CPUUtilization`` of ``/aws/sagemaker/Endpoints`` are summed over
+  devices (0–100 × device count); ``endpoint_gpu_*_per_gpu`` divide by the host's GPU count.
+* ``Invocation4XXErrors`` / ``Invocation5XXErrors`` emit 1 or 0 per request, so their Average is the error rate.
+* Bedrock ``InvocationLatency`` is milliseconds to the last token.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+from aws_cdk import Duration
+from aws_cdk import aws_cloudwatch as cloudwatch
+
+from inference_constructs._tokens import is_unresolved
+from inference_constructs.observability.targets import MonitoredEndpoint, MonitoredProfile
+
+SAGEMAKER_NAMESPACE = "AWS/SageMaker"
+"""Invocation metrics of endpoints (``EndpointName, VariantName``; async backlog metrics ``EndpointName`` only)."""
+ENDPOINT_INSTANCE_NAMESPACE = "/aws/sagemaker/Endpoints"
+"""Instance metrics of endpoints: CPU, memory, disk, GPU (``EndpointName, VariantName``)."""
+BEDROCK_NAMESPACE = "AWS/Bedrock"
+"""Bedrock runtime metrics (``ModelId``; an application inference profile's traffic carries the profile id)."""
+BILLING_NAMESPACE = "AWS/Billing"
+"""Estimated charges; published in us-east-1 only, once billing alerts are turned on."""
+
+ENDPOINT_DIMENSIONS = ("EndpointName", "VariantName")
+ASYNC_DIMENSIONS = ("EndpointName",)
+BEDROCK_DIMENSIONS = ("ModelId",)
+
+CACHE_READ_METRIC_NAMES = ("CacheReadInputTokens", "CacheReadInputTokenCount")
+"""Both spellings AWS documents for prompt-cache reads; SEARCH on a name that does not exist returns nothing."""
+CACHE_WRITE_METRIC_NAMES = ("CacheWriteInputTokens", "CacheWriteInputTokenCount")
+"""Both spellings AWS documents for prompt-cache writes."""
+
+BILLING_REGION = "us-east-1"
+DEFAULT_PERIOD = Duration.minutes(5)
+
+ErrorClass = Literal["4XX", "5XX"]
+
+
+# --------------------------------------------------------------------------------------------------------- SEARCH
+
+
+def _quote(value: str) -> str:
+    """Double-quote an exact-match value, escaping ``" \\ ( )`` as the SEARCH syntax requires (tokens pass as is)."""
+    if is_unresolved(value):
+        return f'"{value}"'
+    escaped = "".join("\\" + char if char in '"\\()' else char for char in value)
+    return f'"{escaped}"'
+
+
+def account_filter(account_ids: Sequence[str]) -> str:
+    """SEARCH term restricting results to ``account_ids`` (works only in a cross-account monitoring account).
+
+    ``:aws.AccountId = "111122223333"`` for one account, ``:aws.AccountId = ("1..." OR "2...")`` for several; an
+    empty string for none (search the dashboard's own account, or every linked account in a monitoring account).
+    """
+    if not account_ids:
+        return ""
+    if len(account_ids) == 1:
+        return f":aws.AccountId = {_quote(account_ids[0])}"
+    return ":aws.AccountId = (" + " OR ".join(_quote(a) for a in account_ids) + ")"
+
+
+def search(
+    namespace: str,
+    dimensions: Sequence[str],
+    metric_names: Sequence[str],
+    statistic: str,
+    *,
+    account_ids: Sequence[str] = (),
+    dimension_values: Mapping[str, str] | None = None,
+) -> str:
+    """Render ``SEARCH('{namespace,dims} MetricName="..." ...', 'statistic')``.
+
+    Parameters
+    ----------
+    namespace, dimensions:
+        The metric schema: only metrics with exactly these dimension names match.
+    metric_names:
+        One name, or several alternatives joined with ``OR`` (e.g. both cache-metric spellings).
+    statistic:
+        Any CloudWatch statistic: ``Sum``, ``Average``, ``p99``...
+    account_ids:
+        Source accounts to cover from a monitoring account. Default: no account filter.
+    dimension_values:
+        Exact dimension values to match, e.g. ``{"ModelId": profile_id}``. Default: every value.
+    """
+    schema = "{" + ",".join([namespace, *dimensions]) + "}"
+    names = [f"MetricName={_quote(n)}" for n in metric_names]
+    terms = [names[0] if len(names) == 1 else "(" + " OR ".join(names) + ")"]
+    terms += [f"{dim}={_quote(value)}" for dim, value in (dimension_values or {}).items()]
+    accounts = account_filter(account_ids)
+    if accounts:
+        terms.append(accounts)
+    return f"SEARCH('{schema} {' '.join(terms)}', '{statistic}')"
+
+
+def search_expression(
+    namespace: str,
+    dimensions: Sequence[str],
+    metric_names: Sequence[str],
+    statistic: str,
+    *,
+    account_ids: Sequence[str] = (),
+    scale: str = "",
+    label: str | None = None,
+    period: Duration = DEFAULT_PERIOD,
+) -> cloudwatch.MathExpression:
+    """A SEARCH as a ``MathExpression``, optionally scaled (``scale="/1000"`` or ``"100*"``) for display units.
+
+    Default label: empty, so each series keeps its own label (the endpoint or model it belongs to) instead of the
+    whole expression text, which CDK would otherwise use for every series.
+    """
+    query = search(namespace, dimensions, metric_names, statistic, account_ids=account_ids)
+    if scale.startswith(("/", "*")):
+        expression = f"{query}{scale}"
+    elif scale:
+        expression = f"{scale}{query}"
+    else:
+        expression = query
+    return cloudwatch.MathExpression(
+        expression=expression, using_metrics={}, label="" if label is None else label, period=period
+    )
+
+
+# ------------------------------------------------------------------------------------------ SageMaker (fleet)
+
+
+def fleet_invocations(
+    *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
+) -> cloudwatch.MathExpression:
+    """Invocations per endpoint variant, sum over ``period`` (async endpoints do not publish it)."""
+    return search_expression(
+        SAGEMAKER_NAMESPACE, ENDPOINT_DIMENSIONS, ["Invocations"], "Sum", account_ids=account_ids, period=period
+    )
+
+
+def fleet_model_latency_ms(
+    statistic: str = "p99", *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
+) -> cloudwatch.MathExpression:
+    """ModelLatency per endpoint variant in milliseconds (the metric is microseconds), ``statistic`` over ``period``."""
+    return search_expression(
+        SAGEMAKER_NAMESPACE,
+        ENDPOINT_DIMENSIONS,
+        ["ModelLatency"],
+        statistic,
+        account_ids=account_ids,
+        scale="/1000",
+        period=period,
+    )
+
+
+def fleet_overhead_latency_ms(
+    *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
+) -> cloudwatch.MathExpression:
+    """OverheadLatency per endpoint variant in milliseconds, average over ``period`` (percentiles are not published)."""
+    return search_expression(
+        SAGEMAKER_NAMESPACE,
+        ENDPOINT_DIMENSIONS,
+        ["OverheadLatency"],
+        "Average",
+        account_ids=account_ids,
+        scale="/1000",
+        period=period,
+    )
+
+
+def fleet_error_rate_percent(
+    error_class: ErrorClass, *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
+) -> cloudwatch.MathExpression:
+    """Invocation 4XX or 5XX error rate per endpoint variant in percent: ``100*`` the Average of the 1/0 metric."""
+    return search_expression(
+        SAGEMAKER_NAMESPACE,
+        ENDPOINT_DIMENSIONS,
+        [f"Invocation{error_class}Errors"],
+        "Average",
+        account_ids=account_ids,
+        scale="100*",
+        period=period,
+    )
+
+
+def fleet_instance_metric(
+    metric_name: str, *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
+) -> cloudwatch.MathExpression:
+    """An ``/aws/sagemaker/Endpoints`` instance metric per endpoint variant, average over ``period``.
+
+    GPU and CPU utilization there are sums over devices (0–100 × device count): a fleet graph cannot divide by
+    each endpoint's device count, so say so where it is shown.
+    """
+    return search_expression(
+        ENDPOINT_INSTANCE_NAMESPACE,
+        ENDPOINT_DIMENSIONS,
+        [metric_name],
+        "Average",
+        account_ids=account_ids,
+        period=period,
+    )
+
+
+def fleet_async_metric(
+    metric_name: str, statistic: str, *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
+) -> cloudwatch.MathExpression:
+    """An async-endpoint queue metric (``EndpointName`` dimension only) per endpoint."""
+    return search_expression(
+        SAGEMAKER_NAMESPACE, ASYNC_DIMENSIONS, [metric_name], statistic, account_ids=account_ids, period=period
+    )
+
+
+def fleet_model_setup_time_ms(
+    statistic: str = "Maximum", *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
+) -> cloudwatch.MathExpression:
+    """Serverless cold-start time (ModelSetupTime) per endpoint variant in milliseconds."""
+    return search_expression(
+        SAGEMAKER_NAMESPACE,
+        ENDPOINT_DIMENSIONS,
+        ["ModelSetupTime"],
+        statistic,
+        account_ids=account_ids,
+        scale="/1000",
+        period=period,
+    )
+
+
+def fleet_cold_starts(
+    *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
+) -> cloudwatch.MathExpression:
+    """Serverless cold starts per endpoint variant: the SampleCount of ModelSetupTime over ``period``."""
+    return search_expression(
+        SAGEMAKER_NAMESPACE,
+        ENDPOINT_DIMENSIONS,
+        ["ModelSetupTime"],
+        "SampleCount",
+        account_ids=account_ids,
+        period=period,
+    )
+
+
+# -------------------------------------------------------------------------------------------- Bedrock (fleet)
+
+
+def fleet_bedrock_metric(
+    metric_names: Sequence[str] | str,
+    statistic: str = "Sum",
+    *,
+    account_ids: Sequence[str] = (),
+    period: Duration = DEFAULT_PERIOD,
+) -> cloudwatch.MathExpression:
+    """An ``AWS/Bedrock`` metric per ``ModelId`` (model, system profile or application profile id)."""
+    names = [metric_names] if isinstance(metric_names, str) else list(metric_names)
+    return search_expression(
+        BEDROCK_NAMESPACE, BEDROCK_DIMENSIONS, names, statistic, account_ids=account_ids, period=period
+    )
+
+
+def fleet_tokens_per_invocation(
+    direction: Literal["Input", "Output"], *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
+) -> cloudwatch.MathExpression:
+    """Fleet-wide input or output tokens per Bedrock invocation: ``SUM(tokens)/SUM(invocations)``.
+
+    SEARCH results cannot be paired series by series, so this is the fleet ratio; per-profile ratios come from
+    :func:`profile_tokens_per_invocation`.
+    """
+    tokens = fleet_bedrock_metric(f"{direction}TokenCount", account_ids=account_ids, period=period)
+    invocations = fleet_bedrock_metric("Invocations", account_ids=account_ids, period=period)
+    tokens_id = f"{direction.lower()}tokens"
+    return cloudwatch.MathExpression(
+        expression=f"SUM({tokens_id})/SUM(invocations)",
+        using_metrics={tokens_id: tokens, "invocations": invocations},
+        label=f"{direction.lower()} tokens per invocation",
+        period=period,
+    )
+
+
+def cache_hit_ratio_expression(
+    read: cloudwatch.IMetric, write: cloudwatch.IMetric, uncached: cloudwatch.IMetric, *, period: Duration, label: str
+) -> cloudwatch.MathExpression:
+    """Prompt-cache hit ratio in percent: ``100 * read / (read + write + input)``.
+
+    Definition: the share of all prompt tokens that were served from the cache. Bedrock reports the three kinds of
+    prompt tokens separately (``InputTokenCount`` excludes cached tokens), so their sum is every prompt token.
+    Writes are in the denominator because a write is a prompt that missed the cache (and costs more than input).
+    """
+    return cloudwatch.MathExpression(
+        expression="100*SUM(cacheread)/(SUM(cacheread)+SUM(cachewrite)+SUM(uncached))",
+        using_metrics={"cacheread": read, "cachewrite": write, "uncached": uncached},
+        label=label,
+        period=period,
+    )
+
+
+def fleet_cache_hit_ratio_percent(
+    *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
+) -> cloudwatch.MathExpression:
+    """Fleet-wide prompt-cache hit ratio in percent (see :func:`cache_hit_ratio_expression`)."""
+    return cache_hit_ratio_expression(
+        fleet_bedrock_metric(CACHE_READ_METRIC_NAMES, account_ids=account_ids, period=period),
+        fleet_bedrock_metric(CACHE_WRITE_METRIC_NAMES, account_ids=account_ids, period=period),
+        fleet_bedrock_metric("InputTokenCount", account_ids=account_ids, period=period),
+        period=period,
+        label="cache hit ratio (%)",
+    )
+
+
+# ------------------------------------------------------------------------------------------ one endpoint
+
+
+def endpoint_metric(
+    endpoint: MonitoredEndpoint,
+    metric_name: str,
+    statistic: str,
+    *,
+    namespace: str = SAGEMAKER_NAMESPACE,
+    label: str | None = None,
+    period: Duration = DEFAULT_PERIOD,
+) -> cloudwatch.Metric:
+    """One metric of one endpoint variant (``EndpointName, VariantName``)."""
+    return cloudwatch.Metric(
+        namespace=namespace,
+        metric_name=metric_name,
+        dimensions_map={"EndpointName": endpoint.name, "VariantName": endpoint.variant_name},
+        statistic=statistic,
+        period=period,
+        label=label,
+        account=endpoint.account_id,
+    )
+
+
+def endpoint_model_latency(
+    endpoint: MonitoredEndpoint, statistic: str = "p99", *, period: Duration = DEFAULT_PERIOD
+) -> cloudwatch.Metric:
+    """ModelLatency of one endpoint variant in microseconds, ``statistic`` (default p99) over 5 minutes."""
+    return endpoint_metric(endpoint, "ModelLatency", statistic, period=period)
+
+
+def endpoint_model_latency_ms(
+    endpoint: MonitoredEndpoint, statistic: str = "p99", *, period: Duration = DEFAULT_PERIOD
+) -> cloudwatch.MathExpression:
+    """ModelLatency of one endpoint variant in milliseconds (``latency/1000``), p99 over 5 minutes by default."""
+    latency_id = f"latency{statistic.lower().replace('.', '_')}"
+    return cloudwatch.MathExpression(
+        expression=f"{latency_id}/1000",
+        using_metrics={latency_id: endpoint_model_latency(endpoint, statistic, period=period)},
+        label=f"ModelLatency {statistic} (ms)",
+        period=period,
+    )
+
+
+def endpoint_invocations(endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD) -> cloudwatch.Metric:
+    """Invocations of one endpoint variant, sum over 5 minutes (not published by async endpoints)."""
+    return endpoint_metric(endpoint, "Invocations", "Sum", period=period)
+
+
+def endpoint_error_rate_percent(
+    endpoint: MonitoredEndpoint, error_class: ErrorClass = "5XX", *, period: Duration = DEFAULT_PERIOD
+) -> cloudwatch.MathExpression:
+    """Invocation error rate of one endpoint variant in percent: ``100*errors/invocations``, sums over 5 minutes."""
+    errors_id = f"errors{error_class.lower()}"
+    return cloudwatch.MathExpression(
+        expression=f"100*{errors_id}/invocations",
+        using_metrics={
+            errors_id: endpoint_metric(endpoint, f"Invocation{error_class}Errors", "Sum", period=period),
+            "invocations": endpoint_invocations(endpoint, period=period),
+        },
+        label=f"{error_class} error rate (%)",
+        period=period,
+    )
+
+
+def endpoint_per_gpu(
+    endpoint: MonitoredEndpoint, metric_name: str, *, period: Duration = DEFAULT_PERIOD
+) -> cloudwatch.MathExpression:
+    """A ``/aws/sagemaker/Endpoints`` GPU metric divided by the host's GPU count: 0–100 % per GPU, average."""
+    gpus = max(endpoint.gpu_count, 1)
+    metric_id = metric_name.lower()
+    return cloudwatch.MathExpression(
+        expression=f"{metric_id}/{gpus}",
+        using_metrics={
+            metric_id: endpoint_metric(
+                endpoint, metric_name, "Average", namespace=ENDPOINT_INSTANCE_NAMESPACE, period=period
+            )
+        },
+        label=f"{metric_name} per GPU (%), {gpus} GPU" + ("s" if gpus > 1 else ""),
+        period=period,
+    )
+
+
+def endpoint_gpu_utilization_per_gpu(
+    endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD
+) -> cloudwatch.MathExpression:
+    """GPUUtilization ÷ GPU count of one endpoint variant (0–100 %), average over 5 minutes."""
+    return endpoint_per_gpu(endpoint, "GPUUtilization", period=period)
+
+
+def endpoint_gpu_memory_utilization_per_gpu(
+    endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD
+) -> cloudwatch.MathExpression:
+    """GPUMemoryUtilization ÷ GPU count of one endpoint variant (0–100 %), average over 5 minutes."""
+    return endpoint_per_gpu(endpoint, "GPUMemoryUtilization", period=period)
+
+
+def endpoint_async_metric(
+    endpoint: MonitoredEndpoint, metric_name: str, statistic: str, *, period: Duration = DEFAULT_PERIOD
+) -> cloudwatch.Metric:
+    """An async queue metric of one endpoint (dimension ``EndpointName`` only)."""
+    return cloudwatch.Metric(
+        namespace=SAGEMAKER_NAMESPACE,
+        metric_name=metric_name,
+        dimensions_map={"EndpointName": endpoint.name},
+        statistic=statistic,
+        period=period,
+        account=endpoint.account_id,
+    )
+
+
+ONE_MINUTE = Duration.minutes(1)
+
+
+def endpoint_has_backlog_without_capacity(
+    endpoint: MonitoredEndpoint, *, period: Duration = ONE_MINUTE
+) -> cloudwatch.Metric:
+    """HasBacklogWithoutCapacity of one async endpoint (1: requests wait and no instance runs), average per minute."""
+    return endpoint_async_metric(endpoint, "HasBacklogWithoutCapacity", "Average", period=period)
+
+
+def endpoint_oldest_request_age(endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD) -> cloudwatch.Metric:
+    """ApproximateAgeOfOldestRequest of one async endpoint in seconds, maximum over 5 minutes."""
+    return endpoint_async_metric(endpoint, "ApproximateAgeOfOldestRequest", "Maximum", period=period)
+
+
+def endpoint_model_setup_time(endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD) -> cloudwatch.Metric:
+    """ModelSetupTime (serverless cold start) of one endpoint variant in microseconds, maximum over 5 minutes."""
+    return endpoint_metric(endpoint, "ModelSetupTime", "Maximum", period=period)
+
+
+# ------------------------------------------------------------------------------------------- one profile
+
+
+def profile_metric(
+    profile: MonitoredProfile,
+    metric_name: str,
+    statistic: str = "Sum",
+    *,
+    label: str | None = None,
+    period: Duration = DEFAULT_PERIOD,
+) -> cloudwatch.Metric:
+    """One ``AWS/Bedrock`` metric of one application inference profile (``ModelId`` = the profile id)."""
+    return cloudwatch.Metric(
+        namespace=BEDROCK_NAMESPACE,
+        metric_name=metric_name,
+        dimensions_map={"ModelId": profile.profile_id},
+        statistic=statistic,
+        period=period,
+        label=label,
+        account=profile.account_id,
+    )
+
+
+def profile_output_tokens(profile: MonitoredProfile, *, period: Duration = DEFAULT_PERIOD) -> cloudwatch.Metric:
+    """OutputTokenCount through one profile, sum over 5 minutes."""
+    return profile_metric(profile, "OutputTokenCount", "Sum", period=period)
+
+
+def profile_tokens_per_invocation(
+    profile: MonitoredProfile, direction: Literal["Input", "Output"], *, period: Duration = DEFAULT_PERIOD
+) -> cloudwatch.MathExpression:
+    """Input or output tokens per invocation through one profile: ``tokens/invocations``, sums over 5 minutes."""
+    tokens_id = f"{direction.lower()}tokens"
+    return cloudwatch.MathExpression(
+        expression=f"{tokens_id}/invocations",
+        using_metrics={
+            tokens_id: profile_metric(profile, f"{direction}TokenCount", period=period),
+            "invocations": profile_metric(profile, "Invocations", period=period),
+        },
+        label=f"{direction.lower()} tokens per invocation",
+        period=period,
+    )
+
+
+def profile_cache_hit_ratio_percent(
+    profile: MonitoredProfile, *, period: Duration = DEFAULT_PERIOD
+) -> cloudwatch.MathExpression:
+    """Prompt-cache hit ratio through one profile in percent (see :func:`cache_hit_ratio_expression`).
+
+    The cache reads and writes are SEARCHes for the profile's exact ``ModelId`` over both documented metric
+    spellings, so this is for graphs only (no alarm).
+    """
+    accounts = [profile.account_id] if profile.account_id else []
+    values = {"ModelId": profile.profile_id}
+
+    def _search(names: Sequence[str]) -> cloudwatch.MathExpression:
+        query = search(
+            BEDROCK_NAMESPACE, BEDROCK_DIMENSIONS, names, "Sum", account_ids=accounts, dimension_values=values
+        )
+        return cloudwatch.MathExpression(expression=query, using_metrics={}, label="", period=period)
+
+    return cache_hit_ratio_expression(
+        _search(CACHE_READ_METRIC_NAMES),
+        _search(CACHE_WRITE_METRIC_NAMES),
+        profile_metric(profile, "InputTokenCount", period=period),
+        period=period,
+        label="cache hit ratio (%)",
+    )
+
+
+# -------------------------------------------------------------------------------------------------- billing
+
+
+def estimated_charges_in_usd(*, account_id: str | None = None, label: str | None = None) -> cloudwatch.Metric:
+    """AWS/Billing EstimatedCharges (``Currency=USD``) in us-east-1, maximum per day.
+
+    Billing metrics exist only once "Receive Billing Alerts" is turned on in the billing preferences of the
+    (payer) account; until then the graph is empty.
+    """
+    return cloudwatch.Metric(
+        namespace=BILLING_NAMESPACE,
+        metric_name="EstimatedCharges",
+        dimensions_map={"Currency": "USD"},
+        statistic="Maximum",
+        period=Duration.days(1),
+        region=BILLING_REGION,
+        account=account_id,
+        label=label,
+    )

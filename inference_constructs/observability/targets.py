@@ -1,0 +1,140 @@
+"""What the dashboard and alarms watch: small value objects, independent of the hosting and Bedrock constructs.
+
+The hosting and Bedrock constructs (or the app) convert their own objects into these, so observability does not
+depend on how an endpoint or a profile was built.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from inference_constructs._tokens import is_unresolved
+from inference_constructs.errors import ProblemCollector
+from inference_constructs.spec import EndpointKind
+
+_ACCOUNT_ID = re.compile(r"^\d{12}$")
+
+
+def key(path: str, name: str) -> str:
+    """Join a key path prefix and a key: ``key("observability", "x")`` is ``observability.x``."""
+    if not path:
+        return name
+    if name.startswith("["):
+        return f"{path}{name}"
+    return f"{path}.{name}"
+
+
+@dataclass(frozen=True)
+class MonitoredEndpoint:
+    """A SageMaker endpoint variant the app knows about.
+
+    Parameters
+    ----------
+    name:
+        Endpoint name (may be a token, e.g. ``endpoint.attr_endpoint_name``).
+    variant_name:
+        Production variant name (dimension ``VariantName``).
+    kind:
+        Hosting option; decides which metrics exist (async endpoints publish no ``Invocations``, serverless ones
+        publish ``ModelSetupTime`` and no instance metrics).
+    gpu_count:
+        GPUs on one host. GPU metrics of ``/aws/sagemaker/Endpoints`` run 0–100 × this count, so per-endpoint
+        widgets divide by it. Default: 0, the host has no GPU and gets no GPU widget.
+    instance_type:
+        ``ml.*`` instance type, shown in widget titles. Default: not shown (serverless endpoints have none).
+    account_id:
+        Account that hosts the endpoint, for a dashboard in a monitoring account. Default: the metrics are read
+        from the account the dashboard is deployed in.
+    """
+
+    name: str
+    variant_name: str = "AllTraffic"
+    kind: EndpointKind = EndpointKind.REALTIME
+    gpu_count: int = 0
+    instance_type: str | None = None
+    account_id: str | None = None
+
+
+@dataclass(frozen=True)
+class MonitoredProfile:
+    """A Bedrock application inference profile the app knows about.
+
+    Parameters
+    ----------
+    name:
+        Human-readable name used in widget titles and alarm descriptions.
+    profile_id:
+        Inference profile id (may be a token: ``Ref`` of ``AWS::Bedrock::ApplicationInferenceProfile``). Traffic
+        through the profile carries it as the ``ModelId`` dimension of ``AWS/Bedrock``.
+    model:
+        The model or system profile the application profile copies, shown in widget titles. Default: not shown.
+    account_id:
+        Account that owns the profile, for a dashboard in a monitoring account. Default: the metrics are read from
+        the account the dashboard is deployed in.
+    """
+
+    name: str
+    profile_id: str
+    model: str = ""
+    account_id: str | None = None
+
+
+def validate_endpoints(endpoints: Sequence[MonitoredEndpoint], *, path: str = "endpoints") -> list[str]:
+    """Problems with the monitored endpoints, one ``<key path>: <what>; <fix>`` line each (empty when valid)."""
+    problems = ProblemCollector()
+    seen: set[tuple[str, str]] = set()
+    for index, endpoint in enumerate(endpoints):
+        where = key(path, f"[{index}]")
+        if not is_unresolved(endpoint.name) and not endpoint.name:
+            problems.add(key(where, "name"), "is empty", "give the endpoint name")
+        if not is_unresolved(endpoint.variant_name) and not endpoint.variant_name:
+            problems.add(key(where, "variant_name"), "is empty", "give the production variant name, e.g. AllTraffic")
+        if endpoint.gpu_count < 0:
+            problems.add(key(where, "gpu_count"), f"{endpoint.gpu_count} is negative", "use 0 for hosts without gpus")
+        if endpoint.kind is EndpointKind.SERVERLESS and endpoint.gpu_count > 0:
+            problems.add(
+                key(where, "gpu_count"),
+                f"{endpoint.gpu_count} gpus on a serverless endpoint",
+                "serverless endpoints run on cpu only; use 0",
+            )
+        if endpoint.account_id is not None and not _ACCOUNT_ID.match(endpoint.account_id):
+            problems.add(key(where, "account_id"), f"{endpoint.account_id!r} is not an aws account id", "use 12 digits")
+        if not is_unresolved(endpoint.name):
+            pair = (endpoint.name, endpoint.variant_name)
+            if pair in seen:
+                problems.add(
+                    key(where, "name"), f"{endpoint.name}/{endpoint.variant_name} is listed twice", "list it once"
+                )
+            seen.add(pair)
+    return problems.problems
+
+
+def validate_profiles(profiles: Sequence[MonitoredProfile], *, path: str = "profiles") -> list[str]:
+    """Problems with the monitored Bedrock profiles (empty when valid)."""
+    problems = ProblemCollector()
+    for index, profile in enumerate(profiles):
+        where = key(path, f"[{index}]")
+        if not profile.name:
+            problems.add(key(where, "name"), "is empty", "give the profile a name")
+        if not is_unresolved(profile.profile_id) and not profile.profile_id:
+            problems.add(key(where, "profile_id"), "is empty", "pass the inference profile id (Ref of the profile)")
+        if profile.account_id is not None and not _ACCOUNT_ID.match(profile.account_id):
+            problems.add(key(where, "account_id"), f"{profile.account_id!r} is not an aws account id", "use 12 digits")
+    return problems.problems
+
+
+def validate_account_ids(account_ids: Iterable[str], *, path: str = "source_account_ids") -> list[str]:
+    """Problems with source account ids: each must be 12 digits, as a string, listed once."""
+    problems = ProblemCollector()
+    seen: set[str] = set()
+    for index, account in enumerate(account_ids):
+        where = key(path, f"[{index}]")
+        if not isinstance(account, str) or not _ACCOUNT_ID.match(account):
+            problems.add(where, f"{account!r} is not an aws account id", "use 12 digits as a quoted string")
+        elif account in seen:
+            problems.add(where, f"{account} is listed twice", "list each account once")
+        else:
+            seen.add(account)
+    return problems.problems
