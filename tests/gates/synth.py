@@ -1,0 +1,80 @@
+"""Shared helpers for the gate tests: synthesize a config in-process, read what the assembly holds,
+and run cfn-lint on a template."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aws_cdk import App
+
+from stacks.platform import PLAN_FILE, synthesize
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIGS = [ROOT / "config" / "default.yaml", *sorted((ROOT / "config" / "examples").glob("*.yaml"))]
+#: Regions each region-agnostic template is linted for (instance types and services must exist there).
+LINT_REGIONS = ["us-east-1", "us-west-2"]
+#: cfn-lint findings a project cannot fix: CDK's own provider singletons put a DependsOn next to a GetAtt.
+LINT_IGNORED = {"W3005"}
+
+
+@dataclass
+class Assembly:
+    """One synthesized cloud assembly on disk."""
+
+    outdir: Path
+    error: str | None = None
+    templates: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def files(self) -> dict[str, bytes]:
+        """Every file of the assembly by relative path (for byte comparison)."""
+        return {str(p.relative_to(self.outdir)): p.read_bytes() for p in sorted(self.outdir.rglob("*")) if p.is_file()}
+
+    @property
+    def report(self) -> dict[str, Any]:
+        """The policy validation report (cdk-nag packs), or an empty one when no plugin reported."""
+        path = self.outdir / "validation-report.json"
+        return json.loads(path.read_text()) if path.exists() else {"pluginReports": []}
+
+    @property
+    def plan(self) -> dict[str, Any]:
+        """The plan document written beside the templates."""
+        return dict(json.loads((self.outdir / PLAN_FILE).read_text()))
+
+
+def synth_config(config: Path, outdir: Path) -> Assembly:
+    """Synthesize ``config`` into ``outdir`` as the app does; a failed gate is recorded, not raised."""
+    result = Assembly(outdir=outdir)
+    try:
+        synthesize(App(outdir=str(outdir)), config)
+    except RuntimeError as exc:  # cdk-nag findings: ValidationFailed
+        result.error = str(exc)
+    for path in sorted(outdir.glob("*.template.json")):
+        result.templates[path.name.removesuffix(".template.json")] = json.loads(path.read_text())
+    return result
+
+
+def violations(report: dict[str, Any]) -> list[str]:
+    """``<plugin>: <rule> at <construct path>`` for every violation in a validation report."""
+    found = []
+    for plugin in report.get("pluginReports", []):
+        for v in plugin.get("violations", []):
+            for c in v.get("violatingConstructs", []):
+                found.append(f"{plugin['pluginName']}: {v['ruleName']} at {c.get('constructPath')}")
+    return found
+
+
+def lint(template: dict[str, Any], regions: list[str] | None = None) -> list[str]:
+    """cfn-lint errors and warnings (not informational) for ``template``, as ``<rule> <path>: <message>``."""
+    from cfnlint.api import ManualArgs
+    from cfnlint.api import lint as cfn_lint
+
+    matches = cfn_lint(json.dumps(template), config=ManualArgs(regions=regions or LINT_REGIONS))
+    return [
+        f"{m.rule.id} {'/'.join(str(p) for p in m.path or [])}: {m.message}"
+        for m in matches
+        if m.rule.id[0] in "EW" and m.rule.id not in LINT_IGNORED
+    ]

@@ -1,0 +1,44 @@
+"""The gates every synthesized config must pass: zero cdk-nag violations (AwsSolutions, NIST 800-53 R5,
+HIPAA Security), zero cfn-lint errors and warnings, byte-identical output from two synths, and a plan
+document beside the templates."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.gates.conftest import config_ids
+from tests.gates.synth import Assembly, lint, violations
+
+CONFIG_IDS = config_ids()
+
+
+@pytest.mark.parametrize("config", CONFIG_IDS)
+def test_no_nag_violations(assemblies: dict[str, tuple[Assembly, Assembly]], config: str) -> None:
+    # GIVEN the config synthesized with the three packs as validation plugins
+    first, _ = assemblies[config]
+    # THEN synth did not fail and the report lists no violation
+    assert violations(first.report) == []
+    assert first.error is None
+
+
+@pytest.mark.parametrize("config", CONFIG_IDS)
+def test_every_template_lints_clean(assemblies: dict[str, tuple[Assembly, Assembly]], config: str) -> None:
+    first, _ = assemblies[config]
+    assert first.templates, "the config synthesized no template"
+    problems = {name: lint(template) for name, template in first.templates.items()}
+    assert {name: found for name, found in problems.items() if found} == {}
+
+
+@pytest.mark.parametrize("config", CONFIG_IDS)
+def test_two_synths_are_byte_identical(assemblies: dict[str, tuple[Assembly, Assembly]], config: str) -> None:
+    first, second = assemblies[config]
+    a, b = first.files, second.files
+    assert sorted(a) == sorted(b)
+    assert [name for name in a if a[name] != b[name]] == []
+
+
+@pytest.mark.parametrize("config", CONFIG_IDS)
+def test_plan_is_written_beside_the_templates(assemblies: dict[str, tuple[Assembly, Assembly]], config: str) -> None:
+    first, _ = assemblies[config]
+    plan = first.plan
+    assert {"endpoints", "prices_as_of", "baseline_usd_per_hour", "savings_plan", "warnings"} <= set(plan)
