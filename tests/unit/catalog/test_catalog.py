@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import importlib.util
 import json
 from pathlib import Path
 
@@ -112,9 +113,9 @@ def test_neuron_core_counts_match_fact_sheet(name, cores):
 
 
 def _sdk_gpu_rows() -> list[tuple[str, int, float]]:
-    from sagemaker import core
-
-    path = Path(core.__file__).parent / "image_uri_config" / "instance_gpu_info.json"
+    spec = importlib.util.find_spec("sagemaker.core")  # locate the package's data without importing it (slow)
+    assert spec is not None and spec.submodule_search_locations
+    path = Path(next(iter(spec.submodule_search_locations))) / "image_uri_config" / "instance_gpu_info.json"
     table = json.loads(path.read_text())["us-east-1"]
     return [(n, v["Count"], v["TotalGpuMemoryInMiB"] / 1024) for n, v in sorted(table.items()) if CATALOG.get(n)]
 
