@@ -108,7 +108,7 @@ class ModelSource:
             return None
         if value.startswith("arn:"):
             return cls._parse_arn(value, path, problems)
-        return cls._parse_id(value, value, None, path, problems)
+        return cls._parse_id(value, path, problems)
 
     @classmethod
     def _parse_arn(cls, value: str, path: str, problems: ProblemCollector) -> ModelSource | None:
@@ -146,9 +146,7 @@ class ModelSource:
         )
 
     @classmethod
-    def _parse_id(
-        cls, value: str, name: str, arn: str | None, path: str, problems: ProblemCollector
-    ) -> ModelSource | None:
+    def _parse_id(cls, name: str, path: str, problems: ProblemCollector) -> ModelSource | None:
         prefix, _, rest = name.partition(".")
         geography = geography_for_prefix(prefix)
         if geography is not None:
@@ -156,17 +154,16 @@ class ModelSource:
                 problems.add(path, f"{rest!r} after {prefix!r}. is not a foundation model id", _MODEL_FIX)
                 return None
             return cls(
-                value=value,
+                value=name,
                 kind=ModelSourceKind.CROSS_REGION_PROFILE,
                 model_id=rest,
                 profile_id=name,
                 geography=geography,
-                arn=arn,
             )
         if not FOUNDATION_MODEL_ID_PATTERN.match(name):
             problems.add(path, f"{name!r} is not a foundation model id or system profile id", _MODEL_FIX)
             return None
-        return cls(value=value, kind=ModelSourceKind.FOUNDATION_MODEL, model_id=name, arn=arn)
+        return cls(value=name, kind=ModelSourceKind.FOUNDATION_MODEL, model_id=name)
 
     # ------------------------------------------------------------------ decisions
     @property
@@ -312,7 +309,8 @@ def check_tags(tags: Mapping[str, str] | None, *, path: str = "tags") -> list[st
     if len(tags) > MAX_TAGS:
         problems.add(path, f"{len(tags)} tags", f"use at most {MAX_TAGS}")
     allowed = "use letters, digits, spaces and . _ : / = + @ -"
-    for key, value in tags.items():
+    for raw_key, value in tags.items():
+        key = str(raw_key)
         if not is_unresolved(key):
             if not key or len(key) > TAG_KEY_MAX_LENGTH:
                 problems.add(f"{path}.{key}", f"key is {len(key)} characters long", "use 1-128 characters")

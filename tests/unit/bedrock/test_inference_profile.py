@@ -209,3 +209,23 @@ def test_stack_passes_nag_packs_and_cfn_lint() -> None:
     matches = lint(json.dumps(template), config=ManualArgs(regions=["us-east-1", "eu-west-1"]))
     # THEN cfn-lint reports nothing
     assert [str(m) for m in matches] == []
+
+
+def test_model_from_cfn_parameter_is_the_copy_from_arn_and_flagged_as_leaving() -> None:
+    # GIVEN a model ARN from a CfnParameter
+    stack = new_stack()
+    model = CfnParameter(stack, "ModelArn").value_as_string
+    profile = ApplicationInferenceProfile(stack, "Profile", name="team-a", model=model)
+    # WHEN synthesized THEN CopyFrom is the parameter and residency treats it as able to leave
+    Template.from_stack(stack).has_resource_properties(
+        "AWS::Bedrock::ApplicationInferenceProfile", {"ModelSource": {"CopyFrom": {"Ref": "ModelArn"}}}
+    )
+    assert profile.model_source.leaves_region
+
+
+def test_fails_on_token_model_with_single_region_residency() -> None:
+    # GIVEN a token model and single-region residency WHEN created THEN residency cannot be verified
+    stack = new_stack()
+    model = CfnParameter(stack, "ModelArn").value_as_string
+    with pytest.raises(InferenceConfigError, match="residency: the model is an unresolved token"):
+        ApplicationInferenceProfile(stack, "Profile", name="a", model=model, residency=Residency.SINGLE_REGION)
