@@ -1,0 +1,38 @@
+"""Auto scaling on the real bottleneck: concurrency, GPU memory, queue backlog, schedules, scale to zero.
+
+Decisions (pure Python) live in :mod:`inference_constructs.scaling.decisions`; the constructs
+translate them into Application Auto Scaling resources. See ``docs/scaling.md``.
+"""
+
+from __future__ import annotations
+
+from inference_constructs.scaling.autoscaling import EndpointAutoScaling, ServerlessProvisionedConcurrencyScaling
+from inference_constructs.scaling.decisions import (
+    COOLDOWNS,
+    HostFacts,
+    ScalableDimension,
+    ScalingIntent,
+    ScalingPlan,
+    ScheduledFloor,
+    ServerlessFacts,
+    TargetTrackingPolicy,
+    WakeUpPolicy,
+    bottleneck_intent,
+    plan_scaling,
+)
+
+__all__ = [
+    "COOLDOWNS",
+    "EndpointAutoScaling",
+    "HostFacts",
+    "ScalableDimension",
+    "ScalingIntent",
+    "ScalingPlan",
+    "ScheduledFloor",
+    "ServerlessFacts",
+    "ServerlessProvisionedConcurrencyScaling",
+    "TargetTrackingPolicy",
+    "WakeUpPolicy",
+    "bottleneck_intent",
+    "plan_scaling",
+]

@@ -1,0 +1,505 @@
+"""Instance-count auto scaling of a SageMaker endpoint variant, expressed as intent.
+
+::
+
+    scaling = EndpointAutoScaling(self, "Scaling", endpoint_name=name, min_capacity=1, max_capacity=8, gpu_count=4)
+    scaling.scale_on_concurrency(per_instance=8)
+    scaling.scale_on_gpu_memory(percent_per_gpu=80)  # target 320 on a 4-GPU host
+    scaling.scale_on_schedule(cron="cron(0 7 ? * MON-FRI *)", min_capacity=2)
+
+Serverless provisioned concurrency is scaled by :class:`ServerlessProvisionedConcurrencyScaling`;
+real-time scale to zero by :mod:`inference_constructs.scaling.inference_component`.
+"""
+
+from __future__ import annotations
+
+import jsii
+from aws_cdk import Duration
+from aws_cdk import aws_applicationautoscaling as appscaling
+from aws_cdk import aws_cloudwatch as cloudwatch
+from constructs import Construct, IValidation
+
+from inference_constructs._tokens import is_unresolved
+from inference_constructs.errors import InferenceConfigError, ProblemCollector
+from inference_constructs.scaling import _render
+from inference_constructs.scaling.decisions import (
+    DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION,
+    Dimension,
+    ScalableDimension,
+    ScalingPlan,
+    ScheduledFloor,
+    TargetTrackingPolicy,
+    async_wake_up_policy,
+    backlog_policy,
+    check_capacity,
+    check_provisioned_concurrency_bounds,
+    concurrency_policy,
+    gpu_memory_policy,
+    invocations_policy,
+    provisioned_concurrency_policy,
+    schedule_floors,
+)
+from inference_constructs.spec import EndpointKind
+
+DEFAULT_VARIANT_NAME = "AllTraffic"
+
+
+def _seconds(duration: Duration | None) -> int | None:
+    return None if duration is None else int(duration.to_seconds())
+
+
+@jsii.implements(IValidation)
+class _AsyncZeroNeedsBacklog:
+    """Synth-time check: an async endpoint with minimum 0 must call ``scale_on_backlog``."""
+
+    def __init__(self, owner: EndpointAutoScaling) -> None:
+        self._owner = owner
+
+    def validate(self) -> list[str]:
+        if self._owner.wake_up_alarm is None:
+            return [
+                "capacity.min: 0 on an async endpoint needs scale_on_backlog(per_instance=...) to leave and return to "
+                "zero; call it, or use min_capacity 1"
+            ]
+        return []
+
+
+class EndpointAutoScaling(Construct):
+    """Application Auto Scaling of a SageMaker variant's instance count, with intent-level policies.
+
+    Creates one ``AWS::ApplicationAutoScaling::ScalableTarget`` (id ``Target``) on
+    ``sagemaker:variant:DesiredInstanceCount`` of ``endpoint/<endpoint_name>/variant/<variant_name>``,
+    using Application Auto Scaling's service-linked role (no IAM role is created). Each
+    ``scale_on_*`` call adds one policy; several may coexist, and Application Auto Scaling then
+    takes the largest capacity any of them asks for.
+
+    Parameters
+    ----------
+    scope:
+        Parent construct.
+    construct_id:
+        Construct id.
+    endpoint_name:
+        Name of the endpoint. Pass the endpoint resource's name attribute (a token) so the scalable
+        target is created after the endpoint.
+    variant_name:
+        Production variant to scale. Default: ``AllTraffic``, the variant name the hosting constructs use.
+    kind:
+        Endpoint kind; decides which policies are allowed (backlog for async, concurrency and
+        invocations for real-time and multi-model). Default: real-time.
+    min_capacity:
+        Fewest instances. 0 only for async endpoints (real-time scale to zero goes through an
+        inference component). Default: 1 instance stays in service.
+    max_capacity:
+        Most instances, 1..1000.
+    gpu_count:
+        GPUs on the host; GPU-memory targets are multiplied by it. Default: 0, a host without
+        GPUs, on which GPU-memory scaling is refused.
+    burstable:
+        True for a burstable (``ml.t*``) host, which cannot be scaled. Default: not burstable.
+    instance_type:
+        Host instance type, for error messages. Default: messages say "the host".
+
+    Raises
+    ------
+    InferenceConfigError
+        min > max, min 0 on a kind that cannot scale to zero, max out of range, or a burstable host.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        endpoint_name: str,
+        max_capacity: int,
+        variant_name: str = DEFAULT_VARIANT_NAME,
+        kind: EndpointKind = EndpointKind.REALTIME,
+        min_capacity: int = 1,
+        gpu_count: int = 0,
+        burstable: bool = False,
+        instance_type: str | None = None,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self._path = self.node.path
+        problems = ProblemCollector()
+        if kind is EndpointKind.SERVERLESS:
+            problems.add(
+                f"{self._path}.kind",
+                "a serverless endpoint has no instances to scale",
+                "use ServerlessProvisionedConcurrencyScaling",
+            )
+        if not (is_unresolved(min_capacity) or is_unresolved(max_capacity)):
+            check_capacity(
+                problems,
+                self._path,
+                kind=kind,
+                min_capacity=min_capacity,
+                max_capacity=max_capacity,
+                burstable=burstable,
+                instance_type=instance_type,
+                inference_component_allowed=False,
+            )
+        problems.raise_if_any()
+        self.kind = kind
+        self.min_capacity = min_capacity
+        self.max_capacity = max_capacity
+        self.gpu_count = gpu_count
+        self.instance_type = instance_type
+        self._dimensions = {Dimension.ENDPOINT_NAME: endpoint_name, Dimension.VARIANT_NAME: variant_name}
+        self._schedules: list[ScheduledFloor] = []
+        self.target = _render.scalable_target(
+            self,
+            resource_id=f"endpoint/{endpoint_name}/variant/{variant_name}",
+            dimension=ScalableDimension.VARIANT_INSTANCES,
+            min_capacity=min_capacity,
+            max_capacity=max_capacity,
+        )
+        """The ``ScalableTarget`` L2 (construct id ``Target``)."""
+        self.wake_up_alarm: cloudwatch.Alarm | None = None
+        """The ``HasBacklogWithoutCapacity`` alarm, once ``scale_on_backlog`` ran with minimum 0."""
+        self.wake_up_policy: appscaling.StepScalingAction | None = None
+        """The scale-from-zero step policy, once ``scale_on_backlog`` ran with minimum 0."""
+        if kind is EndpointKind.ASYNC and min_capacity == 0:
+            self.node.add_validation(_AsyncZeroNeedsBacklog(self))
+
+    @classmethod
+    def from_plan(
+        cls,
+        scope: Construct,
+        construct_id: str,
+        *,
+        endpoint_name: str,
+        plan: ScalingPlan,
+        variant_name: str = DEFAULT_VARIANT_NAME,
+    ) -> EndpointAutoScaling:
+        """Create the scaling a :class:`ScalingPlan` (from ``plan_scaling``) describes for instance scaling.
+
+        Raises
+        ------
+        InferenceConfigError
+            The plan scales something other than variant instances.
+        """
+        if plan.dimension is not ScalableDimension.VARIANT_INSTANCES:
+            raise InferenceConfigError(
+                f"{construct_id}: the plan scales {plan.dimension.value}, not variant instances; use "
+                "ServerlessProvisionedConcurrencyScaling or InferenceComponentScaling"
+            )
+        scaling = cls(
+            scope,
+            construct_id,
+            endpoint_name=endpoint_name,
+            variant_name=variant_name,
+            kind=plan.kind,
+            min_capacity=plan.min_capacity,
+            max_capacity=plan.max_capacity,
+        )
+        for policy in plan.target_tracking:
+            scaling._add_policy(policy)
+        if plan.wake_up is not None:
+            scaling._add_wake_up()
+        for floor in plan.schedules:
+            scaling._add_floor(floor)
+        return scaling
+
+    # ---------------------------------------------------------------- policies
+
+    def scale_on_concurrency(
+        self,
+        *,
+        per_instance: float,
+        scale_out_cooldown: Duration | None = None,
+        scale_in_cooldown: Duration | None = None,
+    ) -> appscaling.TargetTrackingScalingPolicy:
+        """Keep in-flight requests per instance near ``per_instance`` (``ConcurrentRequestsPerModel``, high resolution).
+
+        The bottleneck of a batching LLM server is how many sequences it has in flight; the metric
+        arrives every 10 s, so scale-out reacts within a minute.
+
+        Parameters
+        ----------
+        per_instance:
+            Target concurrent requests per instance, > 0 (e.g. 75% of the server's batch size).
+        scale_out_cooldown:
+            Wait after a scale-out. Default: 60 s.
+        scale_in_cooldown:
+            Wait after a scale-in. Default: 600 s, since a removed LLM instance takes 5–10 minutes to come back.
+        """
+        problems = ProblemCollector()
+        policy = concurrency_policy(
+            problems,
+            self._path,
+            kind=self.kind,
+            per_instance=per_instance,
+            scale_out_cooldown_seconds=_seconds(scale_out_cooldown),
+            scale_in_cooldown_seconds=_seconds(scale_in_cooldown),
+        )
+        return self._add_checked(problems, policy)
+
+    def scale_on_invocations(
+        self,
+        *,
+        per_instance_per_minute: float,
+        scale_out_cooldown: Duration | None = None,
+        scale_in_cooldown: Duration | None = None,
+    ) -> appscaling.TargetTrackingScalingPolicy:
+        """Keep ``InvocationsPerInstance`` near ``per_instance_per_minute``.
+
+        Uses the predefined metric ``SageMakerVariantInvocationsPerInstance``.
+
+        Suits short, uniform requests (classical models); for LLMs prefer concurrency.
+
+        Parameters
+        ----------
+        per_instance_per_minute:
+            Target invocations per instance per minute, > 0.
+        scale_out_cooldown:
+            Wait after a scale-out. Default: 120 s (two one-minute data points).
+        scale_in_cooldown:
+            Wait after a scale-in. Default: 600 s.
+        """
+        problems = ProblemCollector()
+        policy = invocations_policy(
+            problems,
+            self._path,
+            kind=self.kind,
+            per_instance_per_minute=per_instance_per_minute,
+            scale_out_cooldown_seconds=_seconds(scale_out_cooldown),
+            scale_in_cooldown_seconds=_seconds(scale_in_cooldown),
+        )
+        return self._add_checked(problems, policy)
+
+    def scale_on_gpu_memory(
+        self,
+        *,
+        percent_per_gpu: float,
+        scale_out_cooldown: Duration | None = None,
+        scale_in_cooldown: Duration | None = None,
+    ) -> appscaling.TargetTrackingScalingPolicy:
+        """Keep GPU memory use near ``percent_per_gpu`` on every GPU.
+
+        Tracks ``GPUMemoryUtilization`` (``/aws/sagemaker/Endpoints``, dimensions ``EndpointName``,
+        ``VariantName``, Average), which runs 0–100 × the number of GPUs: the target is
+        ``percent_per_gpu × gpu_count`` (80% on a 4-GPU host is 320).
+
+        Parameters
+        ----------
+        percent_per_gpu:
+            Target percent per GPU, 0 < value <= 100.
+        scale_out_cooldown:
+            Wait after a scale-out. Default: 120 s.
+        scale_in_cooldown:
+            Wait after a scale-in. Default: 600 s.
+        """
+        problems = ProblemCollector()
+        policy = gpu_memory_policy(
+            problems,
+            self._path,
+            kind=self.kind,
+            percent_per_gpu=percent_per_gpu,
+            gpu_count=self.gpu_count,
+            instance_type=self.instance_type,
+            scale_out_cooldown_seconds=_seconds(scale_out_cooldown),
+            scale_in_cooldown_seconds=_seconds(scale_in_cooldown),
+        )
+        return self._add_checked(problems, policy)
+
+    def scale_on_backlog(
+        self,
+        *,
+        per_instance: float,
+        scale_out_cooldown: Duration | None = None,
+        scale_in_cooldown: Duration | None = None,
+    ) -> appscaling.TargetTrackingScalingPolicy:
+        """Async only: keep ``ApproximateBacklogSizePerInstance`` near ``per_instance``.
+
+        A customized metric (``AWS/SageMaker``, dimension ``EndpointName`` only, as async endpoints
+        publish it, Average). With ``min_capacity`` 0 this also adds the scale-from-zero step policy
+        (+1 instance) and its alarm on ``HasBacklogWithoutCapacity >= 1``.
+
+        Parameters
+        ----------
+        per_instance:
+            Target queued requests per instance, > 0.
+        scale_out_cooldown:
+            Wait after a scale-out. Default: 120 s.
+        scale_in_cooldown:
+            Wait after a scale-in. Default: 600 s.
+        """
+        problems = ProblemCollector()
+        policy = backlog_policy(
+            problems,
+            self._path,
+            kind=self.kind,
+            per_instance=per_instance,
+            scale_out_cooldown_seconds=_seconds(scale_out_cooldown),
+            scale_in_cooldown_seconds=_seconds(scale_in_cooldown),
+        )
+        result = self._add_checked(problems, policy)
+        if self.min_capacity == 0:
+            self._add_wake_up()
+        return result
+
+    def scale_on_schedule(self, *, cron: str, min_capacity: int, max_capacity: int | None = None) -> None:
+        """Set the minimum (and optionally maximum) capacity on a schedule: a capacity floor.
+
+        The trade-off: capacity is paid for from the scheduled time, slightly before it is busy,
+        in exchange for not waiting 5–10 minutes for instances when traffic arrives. Pair each
+        floor that raises the minimum with one that lowers it again.
+
+        Parameters
+        ----------
+        cron:
+            ``cron(minutes hours day-of-month month day-of-week year)`` in UTC, with exactly one of
+            day-of-month and day-of-week ``?``; e.g. ``cron(0 7 ? * MON-FRI *)``.
+        min_capacity:
+            Minimum from that time on, 0..max (0 only for async endpoints).
+        max_capacity:
+            Maximum from that time on. Default: the maximum is left unchanged.
+        """
+        problems = ProblemCollector()
+        floors = schedule_floors(
+            problems,
+            self._path,
+            kind=self.kind,
+            schedule=[ScheduledFloor(cron=cron, min_capacity=min_capacity, max_capacity=max_capacity)],
+            max_capacity=self.max_capacity,
+            zero_allowed=self.kind is EndpointKind.ASYNC,
+            start_index=len(self._schedules),
+        )
+        problems.raise_if_any()
+        for floor in floors:
+            self._add_floor(floor)
+
+    # ---------------------------------------------------------------- internals
+
+    def _add_checked(
+        self, problems: ProblemCollector, policy: TargetTrackingPolicy | None
+    ) -> appscaling.TargetTrackingScalingPolicy:
+        problems.raise_if_any()
+        assert policy is not None  # no problems means a policy was decided
+        return self._add_policy(policy)
+
+    def _add_policy(self, policy: TargetTrackingPolicy) -> appscaling.TargetTrackingScalingPolicy:
+        return _render.add_target_tracking(self, self.target, policy, self._dimensions)
+
+    def _add_wake_up(self) -> None:
+        if self.wake_up_alarm is not None:
+            return
+        self.wake_up_policy, self.wake_up_alarm = _render.add_wake_up(
+            self, self.target, async_wake_up_policy(), self._dimensions
+        )
+
+    def _add_floor(self, floor: ScheduledFloor) -> None:
+        self._schedules.append(floor)
+        _render.add_schedule(self.target, floor, f"Floor{len(self._schedules)}")
+
+
+class ServerlessProvisionedConcurrencyScaling(Construct):
+    """Scale a serverless endpoint's provisioned concurrency on its utilization.
+
+    Creates a scalable target (id ``Target``) on ``sagemaker:variant:DesiredProvisionedConcurrency``
+    using the service-linked role, and a target-tracking policy (id
+    ``ProvisionedConcurrencyUtilization``) on the predefined
+    ``SageMakerVariantProvisionedConcurrencyUtilization`` (``ServerlessProvisionedConcurrencyUtilization``).
+    Only useful when the endpoint config sets provisioned concurrency.
+
+    Parameters
+    ----------
+    scope:
+        Parent construct.
+    construct_id:
+        Construct id.
+    endpoint_name:
+        Name of the serverless endpoint (pass the endpoint's name attribute).
+    max_provisioned_concurrency:
+        Most provisioned concurrency, 1..200 and no more than the variant's ``MaxConcurrency``.
+    min_provisioned_concurrency:
+        Least provisioned concurrency. Default: 1, one warm slot is always kept.
+    variant_name:
+        Variant to scale. Default: ``AllTraffic``.
+    target_utilization:
+        Target share of provisioned concurrency in use, 0 < value <= 1. Default: 0.7, so 30% warm headroom.
+    scale_out_cooldown:
+        Wait after a scale-out. Default: 60 s.
+    scale_in_cooldown:
+        Wait after a scale-in. Default: 300 s.
+
+    Raises
+    ------
+    InferenceConfigError
+        Bounds out of range or min > max, or a target outside (0, 1].
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        endpoint_name: str,
+        max_provisioned_concurrency: int,
+        min_provisioned_concurrency: int = 1,
+        variant_name: str = DEFAULT_VARIANT_NAME,
+        target_utilization: float = DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION,
+        scale_out_cooldown: Duration | None = None,
+        scale_in_cooldown: Duration | None = None,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        path = self.node.path
+        problems = ProblemCollector()
+        check_provisioned_concurrency_bounds(
+            problems, path, min_capacity=min_provisioned_concurrency, max_capacity=max_provisioned_concurrency
+        )
+        policy = provisioned_concurrency_policy(
+            problems,
+            path,
+            target_utilization=target_utilization,
+            scale_out_cooldown_seconds=_seconds(scale_out_cooldown),
+            scale_in_cooldown_seconds=_seconds(scale_in_cooldown),
+        )
+        problems.raise_if_any()
+        assert policy is not None
+        self.target = _render.scalable_target(
+            self,
+            resource_id=f"endpoint/{endpoint_name}/variant/{variant_name}",
+            dimension=ScalableDimension.PROVISIONED_CONCURRENCY,
+            min_capacity=min_provisioned_concurrency,
+            max_capacity=max_provisioned_concurrency,
+        )
+        """The ``ScalableTarget`` L2 (construct id ``Target``)."""
+        self.policy = _render.add_target_tracking(
+            self,
+            self.target,
+            policy,
+            {Dimension.ENDPOINT_NAME: endpoint_name, Dimension.VARIANT_NAME: variant_name},
+        )
+        """The utilization target-tracking policy."""
+
+    @classmethod
+    def from_plan(
+        cls,
+        scope: Construct,
+        construct_id: str,
+        *,
+        endpoint_name: str,
+        plan: ScalingPlan,
+        variant_name: str = DEFAULT_VARIANT_NAME,
+    ) -> ServerlessProvisionedConcurrencyScaling:
+        """Create the provisioned-concurrency scaling a serverless :class:`ScalingPlan` describes."""
+        if plan.dimension is not ScalableDimension.PROVISIONED_CONCURRENCY or not plan.target_tracking:
+            raise InferenceConfigError(
+                f"{construct_id}: the plan does not scale provisioned concurrency; set "
+                "serverless.provisioned_concurrency above 0"
+            )
+        policy = plan.target_tracking[0]
+        return cls(
+            scope,
+            construct_id,
+            endpoint_name=endpoint_name,
+            variant_name=variant_name,
+            min_provisioned_concurrency=plan.min_capacity,
+            max_provisioned_concurrency=plan.max_capacity,
+            target_utilization=policy.target_value,
+            scale_out_cooldown=Duration.seconds(policy.scale_out_cooldown_seconds),
+            scale_in_cooldown=Duration.seconds(policy.scale_in_cooldown_seconds),
+        )

@@ -1,0 +1,951 @@
+"""Scaling decisions: validate scaling intent against the endpoint kind and host, and compute targets.
+
+Pure Python (no ``aws_cdk`` import). :func:`plan_scaling` turns the ``capacity:`` and ``scaling:``
+keys of one endpoint (CONFIG.md) into a :class:`ScalingPlan` that the constructs in
+:mod:`inference_constructs.scaling` translate into resources and that the plan document shows.
+The per-policy functions (``concurrency_policy`` ...) are what the constructs' ``scale_on_*``
+methods call, so a Python user and a config file get the same rules and the same messages.
+
+Metric facts (``/work/shared/facts/aws-inference-facts.md`` §1–3):
+
+- ``ConcurrentRequestsPerModel`` is high resolution (10 s); its predefined metric is
+  ``SageMakerVariantConcurrentRequestsPerModelHighResolution``.
+- ``GPUMemoryUtilization`` in ``/aws/sagemaker/Endpoints`` runs 0–100 × the host's GPU count, so a
+  per-GPU percent is multiplied by the GPU count.
+- Async backlog metrics carry the ``EndpointName`` dimension only; scale from zero needs a step
+  policy driven by ``HasBacklogWithoutCapacity >= 1``.
+- Real-time scale to zero needs an inference component with managed instance scaling, a copy-count
+  target and a step policy driven by ``NoCapacityInvocationFailures >= 1``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from inference_constructs.errors import ProblemCollector
+from inference_constructs.spec import EndpointKind
+
+# --------------------------------------------------------------------------------------------
+# Vocabulary
+# --------------------------------------------------------------------------------------------
+
+SAGEMAKER_NAMESPACE = "AWS/SageMaker"
+"""CloudWatch namespace of invocation, async and inference-component metrics."""
+
+ENDPOINT_INSTANCE_NAMESPACE = "/aws/sagemaker/Endpoints"
+"""CloudWatch namespace of host metrics (CPU, memory, GPU)."""
+
+GREATER_THAN_OR_EQUAL = "GreaterThanOrEqualToThreshold"
+
+
+class ScalableDimension(StrEnum):
+    """What a scalable target scales (Application Auto Scaling ``ScalableDimension``)."""
+
+    VARIANT_INSTANCES = "sagemaker:variant:DesiredInstanceCount"
+    PROVISIONED_CONCURRENCY = "sagemaker:variant:DesiredProvisionedConcurrency"
+    INFERENCE_COMPONENT_COPIES = "sagemaker:inference-component:DesiredCopyCount"
+
+
+class Dimension(StrEnum):
+    """CloudWatch dimension names; the construct binds their values."""
+
+    ENDPOINT_NAME = "EndpointName"
+    VARIANT_NAME = "VariantName"
+    INFERENCE_COMPONENT_NAME = "InferenceComponentName"
+
+
+@dataclass(frozen=True)
+class MetricRef:
+    """A CloudWatch metric by namespace, name, dimension names and statistic."""
+
+    namespace: str
+    metric_name: str
+    dimensions: tuple[Dimension, ...]
+    statistic: str
+
+
+@dataclass(frozen=True)
+class TargetTrackingPolicy:
+    """One target-tracking policy: keep ``metric`` at ``target_value``.
+
+    Exactly one of ``predefined_metric`` (an Application Auto Scaling ``PredefinedMetricType``) and
+    ``custom_metric`` is set. ``construct_id`` is the stable PascalCase id of the policy.
+    """
+
+    construct_id: str
+    target_value: float
+    scale_out_cooldown_seconds: int
+    scale_in_cooldown_seconds: int
+    reason: str
+    predefined_metric: str | None = None
+    custom_metric: MetricRef | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able form for the plan document."""
+        metric = self.predefined_metric or (self.custom_metric.metric_name if self.custom_metric else None)
+        return {
+            "policy": self.construct_id,
+            "type": "target-tracking",
+            "metric": metric,
+            "namespace": self.custom_metric.namespace if self.custom_metric else None,
+            "target_value": self.target_value,
+            "scale_out_cooldown_seconds": self.scale_out_cooldown_seconds,
+            "scale_in_cooldown_seconds": self.scale_in_cooldown_seconds,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class WakeUpPolicy:
+    """A step policy that adds capacity when an alarm on ``alarm_metric`` reaches ``threshold``.
+
+    Used to leave zero capacity: target tracking alone cannot, because its metric has no
+    per-instance value while there are no instances.
+    """
+
+    construct_id: str
+    alarm_metric: MetricRef
+    period_seconds: int
+    evaluation_periods: int
+    datapoints_to_alarm: int
+    metric_aggregation: str
+    cooldown_seconds: int
+    reason: str
+    threshold: float = 1.0
+    comparison_operator: str = GREATER_THAN_OR_EQUAL
+    adjustment: int = 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able form for the plan document."""
+        return {
+            "policy": self.construct_id,
+            "type": "step",
+            "alarm_metric": self.alarm_metric.metric_name,
+            "threshold": self.threshold,
+            "comparison_operator": self.comparison_operator,
+            "adjustment": self.adjustment,
+            "cooldown_seconds": self.cooldown_seconds,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class ScheduledFloor:
+    """A scheduled change of the minimum (and optionally maximum) capacity.
+
+    Parameters
+    ----------
+    cron:
+        Application Auto Scaling cron in UTC, ``cron(minutes hours day-of-month month day-of-week year)``
+        with exactly one of day-of-month and day-of-week set to ``?``.
+    min_capacity:
+        Minimum capacity from that time on.
+    max_capacity:
+        Maximum capacity from that time on. Default: the maximum is left unchanged.
+    """
+
+    cron: str
+    min_capacity: int
+    max_capacity: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able form for the plan document."""
+        return {"cron": self.cron, "min": self.min_capacity, "max": self.max_capacity}
+
+
+@dataclass(frozen=True)
+class ScalingIntent:
+    """The ``scaling:`` keys of one endpoint; each value that is set becomes its own policy.
+
+    Parameters
+    ----------
+    concurrency_per_instance:
+        Target in-flight requests per instance (``ConcurrentRequestsPerModel``, high resolution).
+        Default: no concurrency policy.
+    invocations_per_instance_per_minute:
+        Target ``InvocationsPerInstance`` per minute. Default: no invocations policy.
+    gpu_memory_percent:
+        Target GPU memory use per GPU, 0–100; multiplied by the host's GPU count.
+        Default: no GPU-memory policy.
+    backlog_per_instance:
+        Async only: target ``ApproximateBacklogSizePerInstance``. Default: no backlog policy.
+    schedule:
+        Scheduled capacity floors. Default: no scheduled actions.
+    """
+
+    concurrency_per_instance: float | None = None
+    invocations_per_instance_per_minute: float | None = None
+    gpu_memory_percent: float | None = None
+    backlog_per_instance: float | None = None
+    schedule: tuple[ScheduledFloor, ...] = ()
+
+    @property
+    def has_policies(self) -> bool:
+        """True when any target-tracking key or schedule is set."""
+        return bool(
+            self.concurrency_per_instance is not None
+            or self.invocations_per_instance_per_minute is not None
+            or self.gpu_memory_percent is not None
+            or self.backlog_per_instance is not None
+            or self.schedule
+        )
+
+
+@dataclass(frozen=True)
+class ScalingPlan:
+    """Everything the scaling constructs create for one endpoint, with the reasons.
+
+    ``dimension`` says what is scaled: instances of a variant, serverless provisioned concurrency,
+    or inference-component copies (real-time scale to zero). ``enabled`` is False when nothing
+    scales (fixed capacity and no policies); then no scalable target is created.
+    ``managed_instance_max`` is set only for inference-component hosting: the endpoint config's
+    ``ManagedInstanceScaling.MaxInstanceCount``.
+    """
+
+    kind: EndpointKind
+    dimension: ScalableDimension
+    min_capacity: int
+    max_capacity: int
+    target_tracking: tuple[TargetTrackingPolicy, ...] = ()
+    wake_up: WakeUpPolicy | None = None
+    schedules: tuple[ScheduledFloor, ...] = ()
+    warnings: tuple[str, ...] = ()
+    managed_instance_max: int | None = None
+    enabled: bool = True
+
+    @property
+    def uses_inference_component(self) -> bool:
+        """True when the endpoint must be hosted through an inference component (real-time scale to zero)."""
+        return self.dimension is ScalableDimension.INFERENCE_COMPONENT_COPIES
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able form for the plan document."""
+        return {
+            "enabled": self.enabled,
+            "scalable_dimension": self.dimension.value,
+            "min_capacity": self.min_capacity,
+            "max_capacity": self.max_capacity,
+            "inference_component": self.uses_inference_component,
+            "managed_instance_max": self.managed_instance_max,
+            "policies": [p.to_dict() for p in self.target_tracking]
+            + ([self.wake_up.to_dict()] if self.wake_up else []),
+            "schedules": [s.to_dict() for s in self.schedules],
+            "warnings": list(self.warnings),
+        }
+
+
+# --------------------------------------------------------------------------------------------
+# Defaults (documented in docs/scaling.md)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cooldowns:
+    """Scale-out and scale-in cooldowns, in seconds."""
+
+    scale_out_seconds: int
+    scale_in_seconds: int
+
+
+COOLDOWNS: dict[str, Cooldowns] = {
+    # ConcurrentRequestsPerModel arrives every 10 s: react fast; capacity already being added
+    # counts towards the next decision during the scale-out cooldown, so a short one does not
+    # overshoot.
+    "concurrency": Cooldowns(scale_out_seconds=60, scale_in_seconds=600),
+    # One-minute metrics: wait for two data points before adding more.
+    "invocations": Cooldowns(scale_out_seconds=120, scale_in_seconds=600),
+    "gpu_memory": Cooldowns(scale_out_seconds=120, scale_in_seconds=600),
+    "backlog": Cooldowns(scale_out_seconds=120, scale_in_seconds=600),
+    # Provisioned concurrency warms in seconds to minutes, not an instance start.
+    "provisioned_concurrency": Cooldowns(scale_out_seconds=60, scale_in_seconds=300),
+}
+"""Default cooldowns per policy. Scale-in waits 10 minutes everywhere an instance is removed,
+because an LLM instance takes 5–10 minutes to come back (instance start, image pull, weight
+download and load), twice Application Auto Scaling's own 300 s default for SageMaker variants."""
+
+ASYNC_WAKE_UP_COOLDOWN_SECONDS = 300
+"""Cooldown of the async scale-from-zero step policy (SageMaker async auto scaling guide)."""
+
+INFERENCE_COMPONENT_WAKE_UP_COOLDOWN_SECONDS = 60
+"""Cooldown of the inference-component wake-up step policy (SageMaker scale-to-zero guide)."""
+
+DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION = 0.7
+"""Default target of ``SageMakerVariantProvisionedConcurrencyUtilization`` (a 0–1 ratio)."""
+
+DEFAULT_BACKLOG_PER_INSTANCE = 5.0
+"""Default async backlog per instance (the value in the SageMaker async auto scaling guide)."""
+
+MAX_CONCURRENCY_TARGET = 10_000.0
+MAX_INVOCATIONS_TARGET = 1_000_000.0
+MAX_BACKLOG_TARGET = 100_000.0
+MAX_CAPACITY = 1000
+
+SCALE_TO_ZERO_WARNING = (
+    "scales to zero instances through an inference component: after idle, the first requests fail "
+    "(NoCapacityInvocationFailures) while an instance starts, which takes several minutes"
+)
+ASYNC_ZERO_WARNING = (
+    "scales to zero instances: after idle, queued requests wait while an instance starts, which takes several minutes"
+)
+
+# --------------------------------------------------------------------------------------------
+# Validation helpers
+# --------------------------------------------------------------------------------------------
+
+
+def _key(path: str, sub: str) -> str:
+    return f"{path}.{sub}" if path else sub
+
+
+def _a(kind: EndpointKind) -> str:
+    return f"an {kind.value}" if kind is EndpointKind.ASYNC else f"a {kind.value}"
+
+
+def _fmt(value: float) -> str:
+    return f"{value:g}"
+
+
+_CRON = re.compile(r"^cron\((.*)\)$")
+
+
+def cron_problem(cron: str) -> str | None:
+    """Return why ``cron`` is not an Application Auto Scaling cron expression, or None when it is.
+
+    The form is ``cron(minutes hours day-of-month month day-of-week year)`` (6 fields), with
+    exactly one of day-of-month and day-of-week set to ``?``.
+    """
+    match = _CRON.match(cron.strip())
+    if not match:
+        return f"{cron!r} is not a cron expression; use cron(minutes hours day-of-month month day-of-week year)"
+    fields = match.group(1).split()
+    if len(fields) != 6:
+        return (
+            f"{cron!r} has {len(fields)} fields; use 6: cron(minutes hours day-of-month month day-of-week year), "
+            "e.g. cron(0 7 ? * MON-FRI *)"
+        )
+    day_of_month, day_of_week = fields[2], fields[4]
+    if (day_of_month == "?") == (day_of_week == "?"):
+        return f"{cron!r} must set exactly one of day-of-month and day-of-week to '?', e.g. cron(0 7 ? * MON-FRI *)"
+    return None
+
+
+def check_capacity(
+    problems: ProblemCollector,
+    path: str,
+    *,
+    kind: EndpointKind,
+    min_capacity: int,
+    max_capacity: int,
+    burstable: bool = False,
+    instance_type: str | None = None,
+    scales: bool = True,
+    inference_component_allowed: bool = True,
+) -> None:
+    """Check instance-count bounds for ``kind`` (rules: min <= max, min 0 only where possible, no burstable).
+
+    ``scales`` is False when the endpoint has fixed capacity and no policies (then a burstable host
+    is fine). ``inference_component_allowed`` is False when the caller scales variant instances
+    directly (``EndpointAutoScaling``), where real-time min 0 is impossible.
+    """
+    min_key, max_key = _key(path, "capacity.min"), _key(path, "capacity.max")
+    if min_capacity < 0:
+        problems.add(min_key, f"{min_capacity} is negative", "use 0 or more")
+    if max_capacity < 1 or max_capacity > MAX_CAPACITY:
+        problems.add(max_key, f"{max_capacity} is out of range", f"use 1..{MAX_CAPACITY}")
+    if min_capacity > max_capacity:
+        problems.add(min_key, f"{min_capacity} is greater than capacity.max {max_capacity}", "set min <= max")
+    if min_capacity == 0:
+        if kind is EndpointKind.MULTI_MODEL:
+            problems.add(
+                min_key,
+                "0 is not allowed on a multi-model endpoint (only inference components and async endpoints scale "
+                "to zero)",
+                "use 1 or more",
+            )
+        elif kind is EndpointKind.REALTIME and not inference_component_allowed:
+            problems.add(
+                min_key,
+                "0 is not allowed when scaling real-time variant instances (real-time scale to zero needs an "
+                "inference component)",
+                "use 1 or more, or host the model through an inference component (InferenceComponentScaling)",
+            )
+    if burstable and scales:
+        problems.add(
+            _key(path, "instance_type"),
+            f"{instance_type or 'the host'} is a burstable instance type and cannot be auto scaled",
+            "choose a non-burstable instance type (e.g. ml.m5 or ml.c5), or set capacity.min equal to capacity.max "
+            "and remove the scaling keys",
+        )
+
+
+def _check_range(
+    problems: ProblemCollector, key: str, value: float, low: float, high: float, *, low_inclusive: bool = False
+) -> bool:
+    too_low = value < low if low_inclusive else value <= low
+    if too_low or value > high:
+        bound = f"{_fmt(low)} <= value" if low_inclusive else f"{_fmt(low)} < value"
+        problems.add(key, f"{_fmt(value)} is out of range", f"use {bound} <= {_fmt(high)}")
+        return False
+    return True
+
+
+def _cooldowns(name: str, scale_out: int | None, scale_in: int | None) -> tuple[int, int]:
+    default = COOLDOWNS[name]
+    return (
+        default.scale_out_seconds if scale_out is None else scale_out,
+        default.scale_in_seconds if scale_in is None else scale_in,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Per-policy decisions (also called by the constructs' scale_on_* methods)
+# --------------------------------------------------------------------------------------------
+
+
+def concurrency_policy(
+    problems: ProblemCollector,
+    path: str,
+    *,
+    kind: EndpointKind,
+    per_instance: float,
+    inference_component: bool = False,
+    scale_out_cooldown_seconds: int | None = None,
+    scale_in_cooldown_seconds: int | None = None,
+) -> TargetTrackingPolicy | None:
+    """Target tracking on in-flight requests per instance (or per copy for an inference component)."""
+    key = _key(path, "scaling.concurrency_per_instance")
+    ok = _check_range(problems, key, per_instance, 0, MAX_CONCURRENCY_TARGET)
+    if kind in (EndpointKind.ASYNC, EndpointKind.SERVERLESS):
+        fix = "use scaling.backlog_per_instance" if kind is EndpointKind.ASYNC else "remove it"
+        problems.add(key, f"concurrency scaling is not available on {_a(kind)} endpoint", fix)
+        return None
+    if not ok:
+        return None
+    out_s, in_s = _cooldowns("concurrency", scale_out_cooldown_seconds, scale_in_cooldown_seconds)
+    if inference_component:
+        return TargetTrackingPolicy(
+            construct_id="ConcurrencyPerCopy",
+            predefined_metric="SageMakerInferenceComponentConcurrentRequestsPerCopyHighResolution",
+            target_value=per_instance,
+            scale_out_cooldown_seconds=out_s,
+            scale_in_cooldown_seconds=in_s,
+            reason=(
+                f"keeps {_fmt(per_instance)} in-flight requests per copy (ConcurrentRequestsPerCopy, 10 s resolution); "
+                "one copy fills one instance"
+            ),
+        )
+    return TargetTrackingPolicy(
+        construct_id="Concurrency",
+        predefined_metric="SageMakerVariantConcurrentRequestsPerModelHighResolution",
+        target_value=per_instance,
+        scale_out_cooldown_seconds=out_s,
+        scale_in_cooldown_seconds=in_s,
+        reason=(
+            f"keeps {_fmt(per_instance)} in-flight requests per instance (ConcurrentRequestsPerModel, "
+            "10 s resolution), the bottleneck of a batching model server"
+        ),
+    )
+
+
+def invocations_policy(
+    problems: ProblemCollector,
+    path: str,
+    *,
+    kind: EndpointKind,
+    per_instance_per_minute: float,
+    inference_component: bool = False,
+    scale_out_cooldown_seconds: int | None = None,
+    scale_in_cooldown_seconds: int | None = None,
+) -> TargetTrackingPolicy | None:
+    """Target tracking on invocations per instance per minute (or per copy for an inference component)."""
+    key = _key(path, "scaling.invocations_per_instance_per_minute")
+    ok = _check_range(problems, key, per_instance_per_minute, 0, MAX_INVOCATIONS_TARGET)
+    if kind in (EndpointKind.ASYNC, EndpointKind.SERVERLESS):
+        fix = (
+            "async endpoints do not publish InvocationsPerInstance; use scaling.backlog_per_instance"
+            if kind is EndpointKind.ASYNC
+            else "remove it"
+        )
+        problems.add(key, f"invocation scaling is not available on {_a(kind)} endpoint", fix)
+        return None
+    if not ok:
+        return None
+    out_s, in_s = _cooldowns("invocations", scale_out_cooldown_seconds, scale_in_cooldown_seconds)
+    if inference_component:
+        return TargetTrackingPolicy(
+            construct_id="InvocationsPerCopy",
+            predefined_metric="SageMakerInferenceComponentInvocationsPerCopy",
+            target_value=per_instance_per_minute,
+            scale_out_cooldown_seconds=out_s,
+            scale_in_cooldown_seconds=in_s,
+            reason=f"keeps {_fmt(per_instance_per_minute)} invocations per copy per minute (InvocationsPerCopy)",
+        )
+    return TargetTrackingPolicy(
+        construct_id="Invocations",
+        predefined_metric="SageMakerVariantInvocationsPerInstance",
+        target_value=per_instance_per_minute,
+        scale_out_cooldown_seconds=out_s,
+        scale_in_cooldown_seconds=in_s,
+        reason=f"keeps {_fmt(per_instance_per_minute)} invocations per instance per minute (InvocationsPerInstance)",
+    )
+
+
+def gpu_memory_policy(
+    problems: ProblemCollector,
+    path: str,
+    *,
+    kind: EndpointKind,
+    percent_per_gpu: float,
+    gpu_count: int,
+    instance_type: str | None = None,
+    inference_component: bool = False,
+    scale_out_cooldown_seconds: int | None = None,
+    scale_in_cooldown_seconds: int | None = None,
+) -> TargetTrackingPolicy | None:
+    """Target tracking on ``GPUMemoryUtilization``; the target is ``percent_per_gpu × gpu_count``."""
+    key = _key(path, "scaling.gpu_memory_percent")
+    ok = _check_range(problems, key, percent_per_gpu, 0, 100)
+    if kind is EndpointKind.SERVERLESS:
+        problems.add(key, "gpu memory scaling is not available on a serverless endpoint (cpu only)", "remove it")
+        return None
+    if gpu_count < 1:
+        problems.add(
+            key,
+            f"{instance_type or 'the host'} has no gpu, so GPUMemoryUtilization is never published",
+            "choose a gpu instance type, or use scaling.concurrency_per_instance",
+        )
+        return None
+    if inference_component:
+        problems.add(
+            key,
+            "gpu memory scaling is not available with capacity.min 0 (an inference component scales copies, "
+            "not instances)",
+            "use scaling.concurrency_per_instance or scaling.invocations_per_instance_per_minute",
+        )
+        return None
+    if not ok:
+        return None
+    out_s, in_s = _cooldowns("gpu_memory", scale_out_cooldown_seconds, scale_in_cooldown_seconds)
+    target = percent_per_gpu * gpu_count
+    return TargetTrackingPolicy(
+        construct_id="GpuMemory",
+        custom_metric=MetricRef(
+            namespace=ENDPOINT_INSTANCE_NAMESPACE,
+            metric_name="GPUMemoryUtilization",
+            dimensions=(Dimension.ENDPOINT_NAME, Dimension.VARIANT_NAME),
+            statistic="Average",
+        ),
+        target_value=target,
+        scale_out_cooldown_seconds=out_s,
+        scale_in_cooldown_seconds=in_s,
+        reason=(
+            f"keeps GPU memory at {_fmt(percent_per_gpu)}% per GPU; GPUMemoryUtilization runs 0-100 x {gpu_count} "
+            f"GPUs, so the target is {_fmt(target)}"
+        ),
+    )
+
+
+def backlog_policy(
+    problems: ProblemCollector,
+    path: str,
+    *,
+    kind: EndpointKind,
+    per_instance: float,
+    scale_out_cooldown_seconds: int | None = None,
+    scale_in_cooldown_seconds: int | None = None,
+) -> TargetTrackingPolicy | None:
+    """Async only: target tracking on ``ApproximateBacklogSizePerInstance`` (dimension ``EndpointName`` only)."""
+    key = _key(path, "scaling.backlog_per_instance")
+    ok = _check_range(problems, key, per_instance, 0, MAX_BACKLOG_TARGET)
+    if kind is not EndpointKind.ASYNC:
+        problems.add(
+            key,
+            f"backlog scaling needs an async endpoint, this one is {kind.value}",
+            "remove it, or set type: async",
+        )
+        return None
+    if not ok:
+        return None
+    out_s, in_s = _cooldowns("backlog", scale_out_cooldown_seconds, scale_in_cooldown_seconds)
+    return TargetTrackingPolicy(
+        construct_id="Backlog",
+        custom_metric=MetricRef(
+            namespace=SAGEMAKER_NAMESPACE,
+            metric_name="ApproximateBacklogSizePerInstance",
+            dimensions=(Dimension.ENDPOINT_NAME,),
+            statistic="Average",
+        ),
+        target_value=per_instance,
+        scale_out_cooldown_seconds=out_s,
+        scale_in_cooldown_seconds=in_s,
+        reason=f"keeps the queue at {_fmt(per_instance)} requests per instance (ApproximateBacklogSizePerInstance)",
+    )
+
+
+def async_wake_up_policy() -> WakeUpPolicy:
+    """Step policy +1 instance on ``HasBacklogWithoutCapacity >= 1`` (2 of 2 one-minute periods)."""
+    return WakeUpPolicy(
+        construct_id="ScaleOutFromZero",
+        alarm_metric=MetricRef(
+            namespace=SAGEMAKER_NAMESPACE,
+            metric_name="HasBacklogWithoutCapacity",
+            dimensions=(Dimension.ENDPOINT_NAME,),
+            statistic="Average",
+        ),
+        period_seconds=60,
+        evaluation_periods=2,
+        datapoints_to_alarm=2,
+        metric_aggregation="Average",
+        cooldown_seconds=ASYNC_WAKE_UP_COOLDOWN_SECONDS,
+        reason=(
+            "target tracking cannot leave zero instances; HasBacklogWithoutCapacity is 1 when requests wait and no "
+            "instance runs, and adds one instance"
+        ),
+    )
+
+
+def inference_component_wake_up_policy() -> WakeUpPolicy:
+    """Step policy +1 copy on ``NoCapacityInvocationFailures >= 1`` in one minute."""
+    return WakeUpPolicy(
+        construct_id="ScaleOutFromZero",
+        alarm_metric=MetricRef(
+            namespace=SAGEMAKER_NAMESPACE,
+            metric_name="NoCapacityInvocationFailures",
+            dimensions=(Dimension.INFERENCE_COMPONENT_NAME,),
+            statistic="Sum",
+        ),
+        period_seconds=60,
+        evaluation_periods=1,
+        datapoints_to_alarm=1,
+        metric_aggregation="Maximum",
+        cooldown_seconds=INFERENCE_COMPONENT_WAKE_UP_COOLDOWN_SECONDS,
+        reason=(
+            "target tracking cannot leave zero copies; the first request that finds no capacity fails, raises "
+            "NoCapacityInvocationFailures and adds one copy (and its instance)"
+        ),
+    )
+
+
+def provisioned_concurrency_policy(
+    problems: ProblemCollector,
+    path: str,
+    *,
+    target_utilization: float = DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION,
+    scale_out_cooldown_seconds: int | None = None,
+    scale_in_cooldown_seconds: int | None = None,
+) -> TargetTrackingPolicy | None:
+    """Serverless: target tracking on provisioned-concurrency utilization (a 0–1 ratio)."""
+    key = _key(path, "serverless.provisioned_concurrency_utilization")
+    if not _check_range(problems, key, target_utilization, 0, 1):
+        return None
+    out_s, in_s = _cooldowns("provisioned_concurrency", scale_out_cooldown_seconds, scale_in_cooldown_seconds)
+    return TargetTrackingPolicy(
+        construct_id="ProvisionedConcurrencyUtilization",
+        predefined_metric="SageMakerVariantProvisionedConcurrencyUtilization",
+        target_value=target_utilization,
+        scale_out_cooldown_seconds=out_s,
+        scale_in_cooldown_seconds=in_s,
+        reason=(
+            f"keeps provisioned concurrency {_fmt(target_utilization * 100)}% used "
+            "(ServerlessProvisionedConcurrencyUtilization), so warm capacity follows traffic"
+        ),
+    )
+
+
+def check_provisioned_concurrency_bounds(
+    problems: ProblemCollector, path: str, *, min_capacity: int, max_capacity: int
+) -> None:
+    """Serverless provisioned concurrency: 0 <= min <= max, 1 <= max <= 200."""
+    if min_capacity < 0:
+        problems.add(_key(path, "serverless.provisioned_concurrency"), f"{min_capacity} is negative", "use 0..200")
+    if max_capacity < 1 or max_capacity > 200:
+        problems.add(_key(path, "serverless.max_concurrency"), f"{max_capacity} is out of range", "use 1..200")
+    if min_capacity > max_capacity:
+        problems.add(
+            _key(path, "serverless.provisioned_concurrency"),
+            f"{min_capacity} is greater than serverless.max_concurrency {max_capacity}",
+            "set provisioned_concurrency <= max_concurrency",
+        )
+
+
+def schedule_floors(
+    problems: ProblemCollector,
+    path: str,
+    *,
+    kind: EndpointKind,
+    schedule: Sequence[ScheduledFloor],
+    max_capacity: int,
+    zero_allowed: bool,
+    start_index: int = 0,
+) -> tuple[ScheduledFloor, ...]:
+    """Validate scheduled floors: cron syntax, 0 <= min <= max, and min 0 only where capacity can be 0."""
+    valid: list[ScheduledFloor] = []
+    for offset, floor in enumerate(schedule):
+        base = _key(path, f"scaling.schedule[{start_index + offset}]")
+        before = len(problems.problems)
+        if kind is EndpointKind.SERVERLESS:
+            problems.add(base, "scheduled floors are not available on a serverless endpoint", "remove it")
+            continue
+        problem = cron_problem(floor.cron)
+        if problem:
+            problems.add(f"{base}.cron", problem)
+        effective_max = floor.max_capacity if floor.max_capacity is not None else max_capacity
+        if floor.min_capacity < 0:
+            problems.add(f"{base}.min", f"{floor.min_capacity} is negative", "use 0 or more")
+        elif floor.min_capacity == 0 and not zero_allowed:
+            problems.add(
+                f"{base}.min",
+                f"0 is not allowed on this {kind.value} endpoint (it cannot scale to zero)",
+                "use 1 or more",
+            )
+        if floor.max_capacity is not None and (floor.max_capacity < 1 or floor.max_capacity > MAX_CAPACITY):
+            problems.add(f"{base}.max", f"{floor.max_capacity} is out of range", f"use 1..{MAX_CAPACITY}")
+        if floor.min_capacity > effective_max:
+            problems.add(
+                f"{base}.min",
+                f"{floor.min_capacity} is greater than the maximum {effective_max}",
+                "set min <= max (capacity.max, or this entry's max)",
+            )
+        if len(problems.problems) == before:
+            valid.append(floor)
+    return tuple(valid)
+
+
+# --------------------------------------------------------------------------------------------
+# The whole plan for one endpoint
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HostFacts:
+    """What scaling needs to know about the chosen host.
+
+    Parameters
+    ----------
+    gpu_count:
+        GPUs on the host (0 for CPU, Inferentia and Trainium hosts).
+    burstable:
+        True for ``ml.t*`` burstable types, which Application Auto Scaling cannot scale.
+    instance_type:
+        Instance type name for messages. Default: messages say "the host".
+    """
+
+    gpu_count: int = 0
+    burstable: bool = False
+    instance_type: str | None = None
+
+
+@dataclass(frozen=True)
+class ServerlessFacts:
+    """Serverless settings that bound provisioned-concurrency scaling."""
+
+    max_concurrency: int = 20
+    provisioned_concurrency: int = 0
+    target_utilization: float = DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION
+
+
+def plan_scaling(
+    path: str,
+    *,
+    kind: EndpointKind,
+    min_capacity: int,
+    max_capacity: int,
+    intent: ScalingIntent,
+    host: HostFacts | None = None,
+    serverless: ServerlessFacts | None = None,
+) -> ScalingPlan:
+    """Decide how one endpoint scales; raise one ``InferenceConfigError`` listing every problem.
+
+    Parameters
+    ----------
+    path:
+        Key path prefix for messages, e.g. ``endpoints[0]``.
+    kind:
+        Endpoint kind.
+    min_capacity, max_capacity:
+        ``capacity.min`` and ``capacity.max`` (instances). Ignored for serverless endpoints, which
+        have no instances: there the bounds are ``serverless.provisioned_concurrency`` and
+        ``serverless.max_concurrency``.
+    intent:
+        The ``scaling:`` keys.
+    host:
+        GPU count and burstability of the chosen host. Default: a CPU host that is not burstable.
+    serverless:
+        Serverless settings. Default: no provisioned concurrency, so nothing scales.
+
+    Returns
+    -------
+    ScalingPlan
+        ``enabled`` False when nothing scales.
+
+    Raises
+    ------
+    InferenceConfigError
+        Every rule broken, one line each.
+    """
+    host = host or HostFacts()
+    problems = ProblemCollector()
+    if kind is EndpointKind.SERVERLESS:
+        return _plan_serverless(problems, path, intent=intent, serverless=serverless or ServerlessFacts())
+
+    via_component = kind is EndpointKind.REALTIME and min_capacity == 0
+    scales = min_capacity != max_capacity or intent.has_policies
+    check_capacity(
+        problems,
+        path,
+        kind=kind,
+        min_capacity=min_capacity,
+        max_capacity=max_capacity,
+        burstable=host.burstable,
+        instance_type=host.instance_type,
+        scales=scales,
+    )
+    policies: list[TargetTrackingPolicy | None] = []
+    if intent.concurrency_per_instance is not None:
+        policies.append(
+            concurrency_policy(
+                problems,
+                path,
+                kind=kind,
+                per_instance=intent.concurrency_per_instance,
+                inference_component=via_component,
+            )
+        )
+    if intent.invocations_per_instance_per_minute is not None:
+        policies.append(
+            invocations_policy(
+                problems,
+                path,
+                kind=kind,
+                per_instance_per_minute=intent.invocations_per_instance_per_minute,
+                inference_component=via_component,
+            )
+        )
+    if intent.gpu_memory_percent is not None:
+        policies.append(
+            gpu_memory_policy(
+                problems,
+                path,
+                kind=kind,
+                percent_per_gpu=intent.gpu_memory_percent,
+                gpu_count=host.gpu_count,
+                instance_type=host.instance_type,
+                inference_component=via_component,
+            )
+        )
+    if intent.backlog_per_instance is not None:
+        policies.append(backlog_policy(problems, path, kind=kind, per_instance=intent.backlog_per_instance))
+    zero_allowed = kind is EndpointKind.ASYNC or via_component
+    floors = schedule_floors(
+        problems, path, kind=kind, schedule=intent.schedule, max_capacity=max_capacity, zero_allowed=zero_allowed
+    )
+
+    warnings: list[str] = []
+    wake_up: WakeUpPolicy | None = None
+    if min_capacity == 0 and kind is EndpointKind.ASYNC:
+        if intent.backlog_per_instance is None:
+            problems.add(
+                _key(path, "capacity.min"),
+                "0 on an async endpoint needs backlog scaling to leave and return to zero",
+                f"set scaling.backlog_per_instance (e.g. {_fmt(DEFAULT_BACKLOG_PER_INSTANCE)})",
+            )
+        wake_up = async_wake_up_policy()
+        warnings.append(_warning(path, ASYNC_ZERO_WARNING))
+    if via_component:
+        if intent.concurrency_per_instance is None and intent.invocations_per_instance_per_minute is None:
+            problems.add(
+                _key(path, "capacity.min"),
+                "0 on a real-time endpoint needs copy scaling to return to zero",
+                "set scaling.concurrency_per_instance or scaling.invocations_per_instance_per_minute",
+            )
+        wake_up = inference_component_wake_up_policy()
+        warnings.append(_warning(path, SCALE_TO_ZERO_WARNING))
+    if any(f.min_capacity > min_capacity for f in floors) and not any(f.min_capacity <= min_capacity for f in floors):
+        warnings.append(
+            _warning(
+                path,
+                f"scheduled floors only raise the minimum above capacity.min {min_capacity}; add an entry that "
+                "lowers it again, or the raised floor stays",
+            )
+        )
+    problems.raise_if_any()
+
+    tracking = tuple(p for p in policies if p is not None)
+    if scales and min_capacity == max_capacity and not floors:
+        warnings.append(
+            _warning(path, f"capacity.min equals capacity.max ({min_capacity}): scaling policies cannot change it")
+        )
+    return ScalingPlan(
+        kind=kind,
+        dimension=(
+            ScalableDimension.INFERENCE_COMPONENT_COPIES if via_component else ScalableDimension.VARIANT_INSTANCES
+        ),
+        min_capacity=min_capacity,
+        max_capacity=max_capacity,
+        target_tracking=tracking,
+        wake_up=wake_up,
+        schedules=floors,
+        warnings=tuple(warnings),
+        managed_instance_max=max_capacity if via_component else None,
+        enabled=scales,
+    )
+
+
+def _plan_serverless(
+    problems: ProblemCollector, path: str, *, intent: ScalingIntent, serverless: ServerlessFacts
+) -> ScalingPlan:
+    kind = EndpointKind.SERVERLESS
+    for key, value in (
+        ("concurrency_per_instance", intent.concurrency_per_instance),
+        ("invocations_per_instance_per_minute", intent.invocations_per_instance_per_minute),
+        ("gpu_memory_percent", intent.gpu_memory_percent),
+        ("backlog_per_instance", intent.backlog_per_instance),
+    ):
+        if value is not None:
+            problems.add(
+                _key(path, f"scaling.{key}"),
+                "not available on a serverless endpoint (it scales itself; only provisioned concurrency is scaled)",
+                "remove it, and set serverless.provisioned_concurrency to keep warm capacity",
+            )
+    schedule_floors(problems, path, kind=kind, schedule=intent.schedule, max_capacity=1, zero_allowed=False)
+    provisioned = serverless.provisioned_concurrency
+    policy: TargetTrackingPolicy | None = None
+    if provisioned > 0:
+        check_provisioned_concurrency_bounds(
+            problems, path, min_capacity=provisioned, max_capacity=serverless.max_concurrency
+        )
+        policy = provisioned_concurrency_policy(problems, path, target_utilization=serverless.target_utilization)
+    problems.raise_if_any()
+    return ScalingPlan(
+        kind=kind,
+        dimension=ScalableDimension.PROVISIONED_CONCURRENCY,
+        min_capacity=provisioned,
+        max_capacity=serverless.max_concurrency,
+        target_tracking=(policy,) if policy else (),
+        enabled=provisioned > 0,
+    )
+
+
+def _warning(path: str, text: str) -> str:
+    return f"{path}: {text}" if path else text
+
+
+def bottleneck_intent(kind: EndpointKind, *, max_concurrent_sequences: int = 8, llm: bool = True) -> ScalingIntent:
+    """A default scaling intent that targets the endpoint's real bottleneck, for endpoints with no ``scaling:`` keys.
+
+    - real-time and multi-model: in-flight requests per instance at 75% of the batch the server keeps in
+      flight (``max_concurrent_sequences``), so instances are added before requests queue; for classical
+      (non-LLM) servers, 4 in-flight requests per instance;
+    - async: a backlog of 5 requests per instance;
+    - serverless: nothing (provisioned concurrency, when configured, is scaled on its utilization).
+    """
+    if kind is EndpointKind.ASYNC:
+        return ScalingIntent(backlog_per_instance=DEFAULT_BACKLOG_PER_INSTANCE)
+    if kind is EndpointKind.SERVERLESS:
+        return ScalingIntent()
+    per_instance = max(1.0, float(round(0.75 * max_concurrent_sequences))) if llm else 4.0
+    return ScalingIntent(concurrency_per_instance=per_instance)
