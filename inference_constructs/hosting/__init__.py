@@ -1,0 +1,71 @@
+"""SageMaker hosting constructs (real-time, async, serverless, multi-model) and their pure decisions."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from inference_constructs.hosting.decisions import (
+    DEFAULT_VARIANT_NAME,
+    AsyncOptions,
+    Capacity,
+    DataCaptureOptions,
+    DeploymentOptions,
+    DeploymentStrategy,
+    EndpointPlan,
+    EndpointRequest,
+    ModelData,
+    ModelDataKind,
+    MultiModelOptions,
+    ServerlessOptions,
+    VpcOptions,
+    plan_endpoint,
+    startup_timeouts,
+)
+from inference_constructs._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from inference_constructs.hosting.endpoint import (
+        InferenceEndpoint,
+        MultiModelEndpoint,
+        RealtimeEndpoint,
+        ServerlessEndpoint,
+        endpoint_from_request,
+    )
+
+# The constructs load aws_cdk on first use, so the pure decisions import without it (the plan needs that).
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        name: "inference_constructs.hosting.endpoint"
+        for name in (
+            "InferenceEndpoint",
+            "MultiModelEndpoint",
+            "RealtimeEndpoint",
+            "ServerlessEndpoint",
+            "endpoint_from_request",
+        )
+    },
+)
+
+__all__ = [
+    "DEFAULT_VARIANT_NAME",
+    "AsyncOptions",
+    "Capacity",
+    "DataCaptureOptions",
+    "DeploymentOptions",
+    "DeploymentStrategy",
+    "EndpointPlan",
+    "EndpointRequest",
+    "InferenceEndpoint",
+    "ModelData",
+    "ModelDataKind",
+    "MultiModelEndpoint",
+    "MultiModelOptions",
+    "RealtimeEndpoint",
+    "ServerlessEndpoint",
+    "ServerlessOptions",
+    "VpcOptions",
+    "endpoint_from_request",
+    "plan_endpoint",
+    "startup_timeouts",
+]
