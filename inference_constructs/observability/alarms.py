@@ -1,0 +1,345 @@
+"""``InferenceAlarms``: anomaly-detection and static alarms for inference endpoints and Bedrock profiles, all sent to
+one KMS-encrypted, SSL-only SNS topic.
+
+Every alarm watches one plain metric or metric math over plain metrics of a known endpoint or profile: CloudWatch
+cannot alarm on SEARCH, so resources created outside the app are graphed by the dashboard but not alarmed.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from aws_cdk import ArnFormat, Aws, Duration, Stack
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_cloudwatch_actions as cloudwatch_actions
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_sns as sns
+from aws_cdk import aws_sns_subscriptions as subscriptions
+from constructs import Construct
+
+from inference_constructs._tokens import is_unresolved
+from inference_constructs.errors import ProblemCollector
+from inference_constructs.observability import metrics
+from inference_constructs.observability.targets import (
+    MonitoredEndpoint,
+    MonitoredProfile,
+    key,
+    validate_endpoints,
+    validate_profiles,
+)
+from inference_constructs.spec import EndpointKind
+
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+_ANOMALY_PERIOD = Duration.minutes(5)
+_ANOMALY_EVALUATIONS = 3
+_MAX_ALARM_WINDOW_MINUTES = 1440  # period x evaluation periods may not exceed one day
+
+
+class InferenceAlarms(Construct):
+    """Alarms that say when an optimization made things worse, on one encrypted SNS topic.
+
+    Per endpoint (from :class:`MonitoredEndpoint`):
+
+    * anomaly on ``ModelLatency`` p99 (above the band): latency regressed against its own history;
+    * anomaly on ``Invocations`` (outside the band; not async, which does not publish it): traffic surge or drop;
+    * static ``100 * Invocation5XXErrors / Invocations`` above ``error_rate_percent`` (not async);
+    * async: ``HasBacklogWithoutCapacity`` ≥ 1 for ``backlog_without_capacity_minutes`` (scale-from-zero is not
+      working) and ``ApproximateAgeOfOldestRequest`` above ``oldest_request_age_seconds``;
+    * serverless: ``ModelSetupTime`` (cold start) above ``cold_start_seconds``.
+
+    Per Bedrock profile: anomaly on ``OutputTokenCount`` (above the band), the token spend of a workload.
+
+    Anomaly alarms use 5-minute periods, three of three breaching, band width ``anomaly_std_devs``; a new model
+    needs up to 3 hours before it has a band and about two weeks to learn weekly patterns. Missing data (no
+    traffic) never breaches. Anomaly-detection alarms cannot drive auto scaling; these only notify.
+
+    Parameters
+    ----------
+    scope, construct_id:
+        Where the alarms are created.
+    endpoints:
+        Endpoints to alarm on. Default: no endpoint alarms.
+    profiles:
+        Bedrock application inference profiles to alarm on. Default: no profile alarms.
+    anomaly_std_devs:
+        Width of the anomaly-detection band in standard deviations (``ANOMALY_DETECTION_BAND(m, n)``); wider means
+        fewer alarms. Default: 2, the CloudWatch default.
+    alarm_email:
+        Address subscribed to the topic (it must confirm the subscription). Default: no subscription; subscribe
+        a pager or chat integration to :attr:`topic` yourself.
+    error_rate_percent:
+        5XX error rate that breaches, 0–100. Default: 5 %, in two of three 5-minute periods.
+    oldest_request_age_seconds:
+        Age of the oldest queued async request that breaches. Default: 900 s (15 minutes), three 5-minute periods.
+    backlog_without_capacity_minutes:
+        Minutes an async endpoint may hold a backlog with zero instances before alarming (1–1440); scale-from-zero
+        normally takes a few minutes. Default: 15.
+    cold_start_seconds:
+        Serverless ``ModelSetupTime`` that breaches; SageMaker fails a cold start after 3 minutes. Default: 60 s.
+
+    Raises
+    ------
+    InferenceConfigError
+        When a setting is out of range, the email is malformed, or an endpoint or profile is malformed.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        endpoints: Sequence[MonitoredEndpoint] = (),
+        profiles: Sequence[MonitoredProfile] = (),
+        anomaly_std_devs: float = 2.0,
+        alarm_email: str | None = None,
+        error_rate_percent: float = 5.0,
+        oldest_request_age_seconds: int = 900,
+        backlog_without_capacity_minutes: int = 15,
+        cold_start_seconds: float = 60.0,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        problems = check_alarm_settings(
+            anomaly_std_devs=anomaly_std_devs,
+            alarm_email=alarm_email,
+            error_rate_percent=error_rate_percent,
+            oldest_request_age_seconds=oldest_request_age_seconds,
+            backlog_without_capacity_minutes=backlog_without_capacity_minutes,
+            cold_start_seconds=cold_start_seconds,
+        )
+        problems.extend(validate_endpoints(endpoints))
+        problems.extend(validate_profiles(profiles))
+        problems.raise_if_any()
+        self._std_devs = anomaly_std_devs
+
+        self.key = kms.Key(
+            self,
+            "TopicKey",
+            description="Encrypts the inference alarm topic; CloudWatch alarms may use it to publish",
+            enable_key_rotation=True,
+        )
+        """Customer-managed KMS key of the topic (rotation on)."""
+        self.key.add_to_resource_policy(
+            iam.PolicyStatement(
+                sid="AllowCloudWatchAlarmsToPublishToEncryptedTopic",
+                principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
+                actions=["kms:Decrypt", "kms:GenerateDataKey*"],
+                resources=["*"],
+            )
+        )
+        self.topic = sns.Topic(
+            self,
+            "Topic",
+            display_name="Inference alarms",
+            master_key=self.key,
+            enforce_ssl=True,
+        )
+        """The SNS topic every alarm notifies (alarm and OK)."""
+        alarm_arns = Stack.of(self).format_arn(
+            service="cloudwatch", resource="alarm", resource_name="*", arn_format=ArnFormat.COLON_RESOURCE_NAME
+        )
+        self.topic.add_to_resource_policy(
+            iam.PolicyStatement(
+                sid="AllowCloudWatchAlarmsOfThisAccount",
+                principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
+                actions=["sns:Publish"],
+                resources=[self.topic.topic_arn],
+                conditions={
+                    "ArnLike": {"aws:SourceArn": alarm_arns},
+                    "StringEquals": {"aws:SourceAccount": Aws.ACCOUNT_ID},
+                },
+            )
+        )
+        if alarm_email:
+            self.topic.add_subscription(subscriptions.EmailSubscription(alarm_email))
+        self._action = cloudwatch_actions.SnsAction(self.topic)
+
+        self.alarms: dict[str, cloudwatch.AlarmBase] = {}
+        """Every alarm by construct id."""
+        for index, endpoint in enumerate(endpoints):
+            self._endpoint_alarms(
+                _endpoint_id(endpoint, index),
+                endpoint,
+                error_rate_percent=error_rate_percent,
+                oldest_request_age_seconds=oldest_request_age_seconds,
+                backlog_without_capacity_minutes=backlog_without_capacity_minutes,
+                cold_start_seconds=cold_start_seconds,
+            )
+        for profile in profiles:
+            prefix = _pascal(profile.name)
+            self._anomaly(
+                f"{prefix}OutputTokensAnomaly",
+                metrics.profile_output_tokens(profile, period=_ANOMALY_PERIOD),
+                cloudwatch.ComparisonOperator.GREATER_THAN_UPPER_THRESHOLD,
+                f"Bedrock profile {profile.name}: OutputTokenCount (sum per 5 min) above its anomaly band for 15 "
+                "minutes; a workload is spending more tokens than usual (prompt change, retry loop, abuse)",
+            )
+
+    # ------------------------------------------------------------------------------------------------ helpers
+
+    def _register(self, construct_id: str, alarm: cloudwatch.AlarmBase) -> None:
+        alarm.add_alarm_action(self._action)
+        alarm.add_ok_action(self._action)
+        self.alarms[construct_id] = alarm
+
+    def _anomaly(
+        self,
+        construct_id: str,
+        metric: cloudwatch.IMetric,
+        operator: cloudwatch.ComparisonOperator,
+        description: str,
+    ) -> None:
+        alarm = cloudwatch.AnomalyDetectionAlarm(
+            self,
+            construct_id,
+            metric=metric,
+            std_devs=self._std_devs,
+            evaluation_periods=_ANOMALY_EVALUATIONS,
+            datapoints_to_alarm=_ANOMALY_EVALUATIONS,
+            comparison_operator=operator,
+            treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+            alarm_description=description,
+        )
+        self._register(construct_id, alarm)
+
+    def _static(
+        self,
+        construct_id: str,
+        metric: cloudwatch.IMetric,
+        *,
+        threshold: float,
+        operator: cloudwatch.ComparisonOperator,
+        evaluation_periods: int,
+        datapoints_to_alarm: int,
+        description: str,
+    ) -> None:
+        alarm = cloudwatch.Alarm(
+            self,
+            construct_id,
+            metric=metric,
+            threshold=threshold,
+            comparison_operator=operator,
+            evaluation_periods=evaluation_periods,
+            datapoints_to_alarm=datapoints_to_alarm,
+            treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+            alarm_description=description,
+        )
+        self._register(construct_id, alarm)
+
+    def _endpoint_alarms(
+        self,
+        prefix: str,
+        endpoint: MonitoredEndpoint,
+        *,
+        error_rate_percent: float,
+        oldest_request_age_seconds: int,
+        backlog_without_capacity_minutes: int,
+        cold_start_seconds: float,
+    ) -> None:
+        label = "endpoint" if is_unresolved(endpoint.name) else f"endpoint {endpoint.name}"
+        self._anomaly(
+            f"{prefix}ModelLatencyP99Anomaly",
+            metrics.endpoint_model_latency(endpoint, "p99", period=_ANOMALY_PERIOD),
+            cloudwatch.ComparisonOperator.GREATER_THAN_UPPER_THRESHOLD,
+            f"SageMaker {label}: ModelLatency p99 above its anomaly band for 15 minutes; latency regressed",
+        )
+        if endpoint.kind is not EndpointKind.ASYNC:
+            self._anomaly(
+                f"{prefix}InvocationsAnomaly",
+                metrics.endpoint_invocations(endpoint, period=_ANOMALY_PERIOD),
+                cloudwatch.ComparisonOperator.LESS_THAN_LOWER_OR_GREATER_THAN_UPPER_THRESHOLD,
+                f"SageMaker {label}: Invocations outside its anomaly band for 15 minutes; traffic surged or dropped",
+            )
+            self._static(
+                f"{prefix}5xxErrorRate",
+                metrics.endpoint_error_rate_percent(endpoint, "5XX"),
+                threshold=error_rate_percent,
+                operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+                evaluation_periods=3,
+                datapoints_to_alarm=2,
+                description=f"SageMaker {label}: more than {error_rate_percent:g} % of invocations returned 5XX in "
+                "two of three 5-minute periods",
+            )
+        if endpoint.kind is EndpointKind.ASYNC:
+            self._static(
+                f"{prefix}BacklogWithoutCapacity",
+                metrics.endpoint_has_backlog_without_capacity(endpoint),
+                threshold=1,
+                operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+                evaluation_periods=backlog_without_capacity_minutes,
+                datapoints_to_alarm=backlog_without_capacity_minutes,
+                description=f"SageMaker async {label}: requests queued with zero instances for "
+                f"{backlog_without_capacity_minutes} minutes; scale-from-zero is not working",
+            )
+            self._static(
+                f"{prefix}OldestRequestAge",
+                metrics.endpoint_oldest_request_age(endpoint),
+                threshold=oldest_request_age_seconds,
+                operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+                evaluation_periods=3,
+                datapoints_to_alarm=3,
+                description=f"SageMaker async {label}: the oldest queued request is older than "
+                f"{oldest_request_age_seconds} s for 15 minutes; the queue is not draining",
+            )
+        if endpoint.kind is EndpointKind.SERVERLESS:
+            self._static(
+                f"{prefix}ColdStart",
+                metrics.endpoint_model_setup_time(endpoint),
+                threshold=cold_start_seconds * 1_000_000,
+                operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+                evaluation_periods=1,
+                datapoints_to_alarm=1,
+                description=f"SageMaker serverless {label}: a cold start (ModelSetupTime, microseconds) took longer "
+                f"than {cold_start_seconds:g} s; consider provisioned concurrency or a smaller image",
+            )
+
+
+def _pascal(name: str) -> str:
+    """``team-a_sonnet`` → ``TeamASonnet`` (a stable construct id from a resource name)."""
+    return "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]+", name) if part) or "Unnamed"
+
+
+def _endpoint_id(endpoint: MonitoredEndpoint, index: int) -> str:
+    """Construct-id prefix of an endpoint's alarms: its name (and variant unless AllTraffic), or its index when the
+    name is a token."""
+    base = f"Endpoint{index}" if is_unresolved(endpoint.name) else _pascal(endpoint.name)
+    if endpoint.variant_name != "AllTraffic" and not is_unresolved(endpoint.variant_name):
+        base += _pascal(endpoint.variant_name)
+    return base
+
+
+def check_alarm_settings(
+    *,
+    anomaly_std_devs: float = 2.0,
+    alarm_email: str | None = None,
+    error_rate_percent: float = 5.0,
+    oldest_request_age_seconds: int = 900,
+    backlog_without_capacity_minutes: int = 15,
+    cold_start_seconds: float = 60.0,
+    path: str = "",
+) -> ProblemCollector:
+    """Collect every problem with the alarm settings (``path`` prefixes key names, e.g. ``observability``)."""
+    problems = ProblemCollector()
+    if isinstance(anomaly_std_devs, bool) or not math.isfinite(anomaly_std_devs) or anomaly_std_devs <= 0:
+        problems.add(
+            key(path, "anomaly_std_devs"), f"{anomaly_std_devs} is not allowed", "use a number above 0, e.g. 2"
+        )
+    if alarm_email is not None and not is_unresolved(alarm_email) and not _EMAIL.match(alarm_email):
+        problems.add(key(path, "alarm_email"), f"{alarm_email!r} is not an email address", "use name@example.com")
+    if not 0 < error_rate_percent <= 100:
+        problems.add(key(path, "error_rate_percent"), f"{error_rate_percent} is not allowed", "use 0 < percent <= 100")
+    if oldest_request_age_seconds <= 0:
+        problems.add(
+            key(path, "oldest_request_age_seconds"), f"{oldest_request_age_seconds} is not allowed", "use seconds > 0"
+        )
+    if not 1 <= backlog_without_capacity_minutes <= _MAX_ALARM_WINDOW_MINUTES:
+        problems.add(
+            key(path, "backlog_without_capacity_minutes"),
+            f"{backlog_without_capacity_minutes} is not allowed",
+            f"use 1..{_MAX_ALARM_WINDOW_MINUTES} (an alarm looks back at most one day)",
+        )
+    if cold_start_seconds <= 0:
+        problems.add(key(path, "cold_start_seconds"), f"{cold_start_seconds} is not allowed", "use seconds > 0")
+    return problems
