@@ -11,10 +11,25 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from inference_constructs.bedrock.model_source import Residency
+from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_specs, plan_entries
 from inference_constructs.catalog import Catalog, load_catalog
 from inference_constructs.config.schema import Endpoint, PlatformConfig
 from inference_constructs.errors import InferenceConfigError
-from inference_constructs.sizing import HostDecision, choose_host
+from inference_constructs.hosting.decisions import (
+    AsyncOptions,
+    Capacity,
+    DataCaptureOptions,
+    DeploymentOptions,
+    DeploymentStrategy,
+    EndpointPlan,
+    EndpointRequest,
+    MultiModelOptions,
+    ServerlessOptions,
+    VpcOptions,
+    plan_endpoint,
+)
+from inference_constructs.sizing import HostDecision
 from inference_constructs.spec import (
     Accelerator,
     AcceleratorChoice,
@@ -22,7 +37,6 @@ from inference_constructs.spec import (
     ModelArchitecture,
     ModelSourceKind,
     ModelSpec,
-    Serving,
 )
 
 #: Hours in a billing month (AWS convention: 365 × 24 / 12).
@@ -45,9 +59,65 @@ def model_spec(endpoint: Endpoint) -> ModelSpec:
     )
 
 
+def endpoint_request(endpoint: Endpoint) -> EndpointRequest:
+    """The hosting request (construct props) that a config endpoint describes."""
+    e = endpoint
+    return EndpointRequest(
+        kind=e.type,
+        model=model_spec(e),
+        serving=e.serving,
+        image=e.image,
+        accelerator=AcceleratorChoice(e.accelerator),
+        instance_type=None if e.instance_type == "auto" else e.instance_type,
+        capacity=Capacity(min=e.capacity.min, max=e.capacity.max),
+        serverless=(
+            ServerlessOptions(
+                e.serverless.memory_mb, e.serverless.max_concurrency, e.serverless.provisioned_concurrency
+            )
+            if e.serverless
+            else None
+        ),
+        async_inference=(
+            AsyncOptions(
+                output_s3_uri=e.async_.output_s3_uri,
+                max_concurrent_invocations_per_instance=e.async_.max_concurrent_invocations_per_instance,
+            )
+            if e.async_
+            else None
+        ),
+        multi_model=MultiModelOptions(e.multi_model.model_data_prefix, e.multi_model.cache) if e.multi_model else None,
+        kms_key_arn=e.kms_key_arn,
+        vpc=VpcOptions(tuple(e.vpc.subnet_ids), tuple(e.vpc.security_group_ids)) if e.vpc.subnet_ids else None,
+        network_isolation=e.network_isolation,
+        data_capture=(
+            DataCaptureOptions(sampling_percent=e.data_capture.sampling_percent, s3_uri=e.data_capture.s3_uri)
+            if e.data_capture.sampling_percent
+            else None
+        ),
+        deployment=DeploymentOptions(
+            strategy=DeploymentStrategy(e.deployment.strategy), rollback_on_alarms=e.deployment.rollback_on_alarms
+        ),
+    )
+
+
+def profile_specs(config: PlatformConfig) -> list[ProfileSpec]:
+    """The Bedrock profile specs of a config, in config order."""
+    return [
+        ProfileSpec(
+            name=p.name,
+            model=p.model,
+            tags=dict(p.tags),
+            invoke_role_arns=tuple(p.invoke_role_arns),
+            max_output_tokens=p.max_output_tokens,
+            residency=Residency(p.residency),
+        )
+        for p in config.bedrock.profiles
+    ]
+
+
 @dataclass(frozen=True)
-class EndpointPlan:
-    """Decisions for one endpoint.
+class EndpointDecisions:
+    """Every decision for one config endpoint: hosting (host, image, environment, timeouts, update policy).
 
     ``host`` is None for serverless endpoints (SageMaker picks the compute; billing is per request).
     """
@@ -55,8 +125,13 @@ class EndpointPlan:
     index: int
     config: Endpoint
     model: ModelSpec
-    host: HostDecision | None
+    hosting: EndpointPlan
     warnings: tuple[str, ...] = ()
+
+    @property
+    def host(self) -> HostDecision | None:
+        """The host decision, None for serverless."""
+        return self.hosting.host
 
     @property
     def path(self) -> str:
@@ -95,7 +170,7 @@ class EndpointPlan:
         host = self.host
         cfg = self.config
         if host is None:
-            memory = cfg.serverless.memory_mb if cfg.serverless else 2048
+            memory = self.hosting.serverless.memory_mb if self.hosting.serverless else None
             entry: dict[str, Any] = {
                 "name": self.name,
                 "type": self.kind.value,
@@ -103,7 +178,7 @@ class EndpointPlan:
                 "accelerator": Accelerator.CPU.value,
                 "devices": 0,
                 "memory_required_gb": None,
-                "memory_available_gb": round(memory / 1024, 2),
+                "memory_available_gb": round(memory / 1024, 2) if memory else None,
                 "tensor_parallel_degree": 1,
                 "price_per_hour_usd": None,
                 "monthly_usd_at_min": None,
@@ -144,6 +219,15 @@ class EndpointPlan:
                 }
             )
         entry["capacity"] = {"min": cfg.capacity.min, "max": cfg.capacity.max}
+        h = self.hosting
+        entry["container"] = {
+            "image": h.image.key if h.image else h.custom_image,
+            "environment": dict(h.environment),
+            "model_data_download_timeout_seconds": h.model_data_download_timeout_seconds,
+            "container_startup_health_check_timeout_seconds": h.container_startup_health_check_timeout_seconds,
+            "routing_strategy": h.routing_strategy,
+        }
+        entry["decisions"] = list(self.hosting.reasons)
         entry["warnings"] = list(self.warnings)
         return entry
 
@@ -153,7 +237,7 @@ class PlatformPlan:
     """Every decision for one config: what the stacks build and what ``inference-plan.json`` holds."""
 
     config: PlatformConfig
-    endpoints: tuple[EndpointPlan, ...]
+    endpoints: tuple[EndpointDecisions, ...]
     catalog: Catalog
     warnings: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
@@ -237,24 +321,11 @@ def _num(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def plan_endpoint(index: int, endpoint: Endpoint, catalog: Catalog) -> EndpointPlan:
-    """Decide one endpoint's host (serverless endpoints get none). Raises InferenceConfigError."""
+def decide_endpoint(index: int, endpoint: Endpoint, catalog: Catalog) -> EndpointDecisions:
+    """Every decision for one config endpoint. Raises InferenceConfigError listing its problems."""
     path = f"endpoints[{index}]"
-    model = model_spec(endpoint)
-    if endpoint.type is EndpointKind.SERVERLESS:
-        return EndpointPlan(index=index, config=endpoint, model=model, host=None)
-    explicit = None if endpoint.instance_type == "auto" else endpoint.instance_type
-    multi_model_gpu = endpoint.type is EndpointKind.MULTI_MODEL and endpoint.serving is Serving.TRITON
-    host = choose_host(
-        model,
-        serving=endpoint.serving,
-        accelerator=AcceleratorChoice(endpoint.accelerator),
-        instance_type=explicit,
-        catalog=catalog,
-        path=path,
-        max_devices=1 if multi_model_gpu else None,
-    )
-    return EndpointPlan(index=index, config=endpoint, model=model, host=host)
+    hosting = plan_endpoint(endpoint_request(endpoint), catalog=catalog, path=path)
+    return EndpointDecisions(index=index, config=endpoint, model=model_spec(endpoint), hosting=hosting)
 
 
 def plan_platform(config: PlatformConfig, *, catalog: Catalog | None = None) -> PlatformPlan:
@@ -267,12 +338,18 @@ def plan_platform(config: PlatformConfig, *, catalog: Catalog | None = None) -> 
     """
     cat = catalog or load_catalog()
     problems: list[str] = []
-    endpoints: list[EndpointPlan] = []
+    endpoints: list[EndpointDecisions] = []
     for index, endpoint in enumerate(config.endpoints):
         try:
-            endpoints.append(plan_endpoint(index, endpoint, cat))
+            endpoints.append(decide_endpoint(index, endpoint, cat))
         except InferenceConfigError as exc:
             problems.extend(exc.problems)
+    specs = profile_specs(config)
+    problems.extend(check_profile_specs(specs))
     if problems:
         raise InferenceConfigError(problems)
-    return PlatformPlan(config=config, endpoints=tuple(endpoints), catalog=cat)
+    bedrock = plan_entries(specs, deploy_region=config.region)
+    warnings = tuple(w for entry in bedrock for w in entry.get("warnings", []))
+    return PlatformPlan(
+        config=config, endpoints=tuple(endpoints), catalog=cat, warnings=warnings, extra={"bedrock": bedrock}
+    )

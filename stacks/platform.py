@@ -9,7 +9,9 @@ from aws_cdk import App, Environment, Tags, cx_api
 
 from inference_constructs.compliance import add_compliance_gates
 from inference_constructs.config import load_config
-from inference_constructs.plan import PlatformPlan, plan_platform
+from inference_constructs.plan import PlatformPlan, plan_platform, profile_specs
+from stacks.bedrock import BedrockStack
+from stacks.hosting import HostingStack
 
 PLAN_FILE = "inference-plan.json"
 
@@ -18,7 +20,10 @@ def build_platform(app: App, plan: PlatformPlan) -> None:
     """Add every stack the plan needs to ``app`` and tag every taggable resource."""
     config = plan.config
     env = Environment(account=config.account, region=config.region) if config.account or config.region else None
-    _ = env
+    if plan.endpoints:
+        HostingStack(app, f"{config.name}-hosting-1", platform=config.name, endpoints=plan.endpoints, env=env)
+    if config.bedrock.profiles:
+        BedrockStack(app, f"{config.name}-bedrock", profiles=profile_specs(config), env=env)
     Tags.of(app).add("inference:platform", config.name)
     for key, value in sorted(config.tags.items()):
         Tags.of(app).add(key, value)

@@ -74,9 +74,9 @@ class Scaling(_Model):
 
 
 class Serverless(_Model):
-    """Serverless inference settings (CPU only)."""
+    """Serverless inference settings (CPU only). ``memory_mb`` null: sized from the model's footprint."""
 
-    memory_mb: int = Field(default=2048, ge=1024, le=6144, multiple_of=1024)
+    memory_mb: int | None = Field(default=None, ge=1024, le=6144, multiple_of=1024)
     max_concurrency: int = Field(default=20, ge=1, le=200)
     provisioned_concurrency: int = Field(default=0, ge=0, le=200)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from inference_constructs._lazy import lazy_exports
 from inference_constructs.hosting.decisions import (
     DEFAULT_VARIANT_NAME,
     AsyncOptions,
@@ -21,7 +22,6 @@ from inference_constructs.hosting.decisions import (
     plan_endpoint,
     startup_timeouts,
 )
-from inference_constructs._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from inference_constructs.hosting.endpoint import (
@@ -35,16 +35,10 @@ if TYPE_CHECKING:
 # The constructs load aws_cdk on first use, so the pure decisions import without it (the plan needs that).
 __getattr__, __dir__ = lazy_exports(
     __name__,
-    {
-        name: "inference_constructs.hosting.endpoint"
-        for name in (
-            "InferenceEndpoint",
-            "MultiModelEndpoint",
-            "RealtimeEndpoint",
-            "ServerlessEndpoint",
-            "endpoint_from_request",
-        )
-    },
+    dict.fromkeys(
+        ("InferenceEndpoint", "MultiModelEndpoint", "RealtimeEndpoint", "ServerlessEndpoint", "endpoint_from_request"),
+        "inference_constructs.hosting.endpoint",
+    ),
 )
 
 __all__ = [

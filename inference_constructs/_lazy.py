@@ -1,0 +1,30 @@
+"""Lazy re-exports (PEP 562) for package ``__init__`` modules (private).
+
+Pure decision modules (sizing, plan, commitment, model-source parsing) must import without loading
+aws_cdk, so a package whose public API also holds constructs resolves each name on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+
+def lazy_exports(package: str, exports: Mapping[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """``__getattr__`` and ``__dir__`` for ``package`` resolving ``name -> submodule`` on first access.
+
+    ``exports`` maps each public name to the module (relative to ``package``, e.g. ``".sizing"``)
+    that defines it.
+    """
+
+    def __getattr__(name: str) -> Any:  # noqa: N807 - module-level __getattr__ (PEP 562)
+        module = exports.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        return getattr(importlib.import_module(module, package), name)
+
+    def __dir__() -> list[str]:  # noqa: N807 - module-level __dir__ (PEP 562)
+        return sorted(exports)
+
+    return __getattr__, __dir__
