@@ -20,11 +20,19 @@ from inference_constructs.scaling.decisions import (
     bottleneck_intent,
     plan_scaling,
 )
+from inference_constructs.scaling.inference_component import (
+    InferenceComponentScaling,
+    ModelInferenceComponent,
+    managed_instance_scaling,
+    scale_to_zero_variant,
+)
 
 __all__ = [
     "COOLDOWNS",
     "EndpointAutoScaling",
     "HostFacts",
+    "InferenceComponentScaling",
+    "ModelInferenceComponent",
     "ScalableDimension",
     "ScalingIntent",
     "ScalingPlan",
@@ -34,5 +42,7 @@ __all__ = [
     "TargetTrackingPolicy",
     "WakeUpPolicy",
     "bottleneck_intent",
+    "managed_instance_scaling",
     "plan_scaling",
+    "scale_to_zero_variant",
 ]

@@ -1,0 +1,447 @@
+"""Real-time scale to zero: an inference component on a managed-instance-scaling variant, and its copy scaling.
+
+A real-time endpoint scales to zero instances only when its model is hosted through an
+inference component (SageMaker "Scale an endpoint to zero instances"). The pieces:
+
+1. the endpoint config's variant has no ``ModelName`` and has
+   ``ManagedInstanceScaling{Status: ENABLED, MinInstanceCount: 0, MaxInstanceCount: n}``
+   (:func:`scale_to_zero_variant`); the endpoint config then needs an ``ExecutionRoleArn``;
+2. the model is placed by an ``AWS::SageMaker::InferenceComponent`` that reserves the host's
+   accelerators and memory (:class:`ModelInferenceComponent`);
+3. the component's copy count is scaled between 0 and n (:class:`InferenceComponentScaling`):
+   target tracking per copy, plus a step policy (+1 copy) driven by an alarm on
+   ``NoCapacityInvocationFailures >= 1``, because target tracking cannot leave zero.
+
+The first requests after idle fail while an instance starts (several minutes): say so to users.
+
+::
+
+    variant = scale_to_zero_variant(instance_type="ml.g5.12xlarge", max_instance_count=2)
+    # ... CfnEndpointConfig(production_variants=[variant], execution_role_arn=role.role_arn), CfnEndpoint ...
+    component = ModelInferenceComponent(
+        self, "Component", endpoint_name=endpoint.attr_endpoint_name, model_name=model.attr_model_name,
+        accelerator_devices=4, min_memory_required_in_mb=16384)
+    component.auto_scale_copies(max_copy_count=2).scale_on_concurrency(per_copy=8)
+"""
+
+from __future__ import annotations
+
+import re
+
+from aws_cdk import Duration, Names
+from aws_cdk import aws_applicationautoscaling as appscaling
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_sagemaker as sagemaker
+from constructs import Construct
+
+from inference_constructs._tokens import is_unresolved
+from inference_constructs.errors import InferenceConfigError, ProblemCollector
+from inference_constructs.scaling import _render
+from inference_constructs.scaling.autoscaling import DEFAULT_VARIANT_NAME
+from inference_constructs.scaling.decisions import (
+    MAX_CAPACITY,
+    Dimension,
+    ScalableDimension,
+    ScalingPlan,
+    ScheduledFloor,
+    TargetTrackingPolicy,
+    concurrency_policy,
+    inference_component_wake_up_policy,
+    invocations_policy,
+    schedule_floors,
+)
+from inference_constructs.spec import EndpointKind
+
+_IC_NAME_MAX = 63
+
+
+def managed_instance_scaling(
+    *, max_instance_count: int, min_instance_count: int = 0
+) -> sagemaker.CfnEndpointConfig.ManagedInstanceScalingProperty:
+    """``ManagedInstanceScaling`` of a variant whose instances follow its inference components' copies.
+
+    Parameters
+    ----------
+    max_instance_count:
+        Most instances, >= 1.
+    min_instance_count:
+        Fewest instances. Default: 0, the endpoint releases every instance when no copy runs.
+
+    Raises
+    ------
+    InferenceConfigError
+        Counts out of range or min > max.
+    """
+    problems = ProblemCollector()
+    if max_instance_count < 1 or max_instance_count > MAX_CAPACITY:
+        problems.add("capacity.max", f"{max_instance_count} is out of range", f"use 1..{MAX_CAPACITY}")
+    if min_instance_count < 0 or min_instance_count > max_instance_count:
+        problems.add("capacity.min", f"{min_instance_count} is out of range", f"use 0..{max_instance_count}")
+    problems.raise_if_any()
+    return sagemaker.CfnEndpointConfig.ManagedInstanceScalingProperty(
+        status="ENABLED", min_instance_count=min_instance_count, max_instance_count=max_instance_count
+    )
+
+
+def scale_to_zero_variant(
+    *,
+    instance_type: str,
+    max_instance_count: int,
+    variant_name: str = DEFAULT_VARIANT_NAME,
+    initial_instance_count: int = 1,
+    volume_size_in_gb: int | None = None,
+) -> sagemaker.CfnEndpointConfig.ProductionVariantProperty:
+    """A production variant for inference components that may scale to zero instances.
+
+    No ``ModelName`` (the inference component names the model), managed instance scaling from 0 to
+    ``max_instance_count``, and least-outstanding-requests routing (requests go to the copy with the
+    fewest in flight). The endpoint config that holds it needs an ``ExecutionRoleArn``.
+
+    Parameters
+    ----------
+    instance_type:
+        Host instance type, e.g. ``ml.g5.12xlarge``.
+    max_instance_count:
+        Most instances (``capacity.max``).
+    variant_name:
+        Variant name. Default: ``AllTraffic``.
+    initial_instance_count:
+        Instances at creation, so the first copy can be placed. Default: 1.
+    volume_size_in_gb:
+        EBS volume per instance. Default: none, as required on hosts with local NVMe storage.
+    """
+    return sagemaker.CfnEndpointConfig.ProductionVariantProperty(
+        variant_name=variant_name,
+        instance_type=instance_type,
+        initial_instance_count=initial_instance_count,
+        volume_size_in_gb=volume_size_in_gb,
+        managed_instance_scaling=managed_instance_scaling(max_instance_count=max_instance_count),
+        routing_config=sagemaker.CfnEndpointConfig.RoutingConfigProperty(routing_strategy="LEAST_OUTSTANDING_REQUESTS"),
+    )
+
+
+class ModelInferenceComponent(Construct):
+    """An ``AWS::SageMaker::InferenceComponent`` (id ``Resource``) that places a model on an endpoint variant.
+
+    Parameters
+    ----------
+    scope:
+        Parent construct.
+    construct_id:
+        Construct id.
+    endpoint_name:
+        Endpoint to place the model on; pass the endpoint's name attribute so the component is
+        created after the endpoint.
+    model_name:
+        The ``AWS::SageMaker::Model`` to serve (its name attribute).
+    min_memory_required_in_mb:
+        Host memory reserved per copy, in MiB (at least the model's load footprint).
+    accelerator_devices:
+        GPUs (or Neuron devices) reserved per copy; the host's full count makes one copy fill one
+        instance, so copies and instances scale together. Default: 0, a CPU model.
+    number_of_cpu_cores:
+        CPU cores reserved per copy. Default: no CPU reservation.
+    variant_name:
+        Variant to place the model on. Default: ``AllTraffic``.
+    copy_count:
+        Copies at creation. Default: 1, so the deployment can be verified; scaling may take it to 0.
+    inference_component_name:
+        Physical name (1–63 letters, digits, hyphens). Default: a unique name derived from the
+        construct path, needed because the scalable target's resource id contains it.
+    model_data_download_timeout_in_seconds:
+        Time allowed to download the model. Default: SageMaker's default.
+    container_startup_health_check_timeout_in_seconds:
+        Time allowed for the container to pass its health check. Default: SageMaker's default.
+
+    Raises
+    ------
+    InferenceConfigError
+        Negative reservations or copy count, or a bad name.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        endpoint_name: str,
+        model_name: str,
+        min_memory_required_in_mb: int,
+        accelerator_devices: int = 0,
+        number_of_cpu_cores: float | None = None,
+        variant_name: str = DEFAULT_VARIANT_NAME,
+        copy_count: int = 1,
+        inference_component_name: str | None = None,
+        model_data_download_timeout_in_seconds: int | None = None,
+        container_startup_health_check_timeout_in_seconds: int | None = None,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        path = self.node.path
+        problems = ProblemCollector()
+        if not is_unresolved(min_memory_required_in_mb) and min_memory_required_in_mb < 128:
+            problems.add(f"{path}.min_memory_required_in_mb", f"{min_memory_required_in_mb} is too small", "use 128+")
+        if not is_unresolved(accelerator_devices) and accelerator_devices < 0:
+            problems.add(f"{path}.accelerator_devices", f"{accelerator_devices} is negative", "use 0 or more")
+        if not is_unresolved(copy_count) and copy_count < 0:
+            problems.add(f"{path}.copy_count", f"{copy_count} is negative", "use 0 or more")
+        if (
+            inference_component_name is not None
+            and not is_unresolved(inference_component_name)
+            and not _valid_name(inference_component_name)
+        ):
+            problems.add(
+                f"{path}.inference_component_name",
+                f"{inference_component_name!r} is not a valid name",
+                "use 1-63 letters, digits and hyphens, starting and ending with a letter or digit",
+            )
+        problems.raise_if_any()
+        self.inference_component_name = inference_component_name or Names.unique_resource_name(
+            self, max_length=_IC_NAME_MAX, separator="-", allowed_special_characters="-"
+        )
+        """Physical name of the component (``inference-component/<name>`` is its scalable resource id)."""
+        startup = None
+        if model_data_download_timeout_in_seconds or container_startup_health_check_timeout_in_seconds:
+            startup = sagemaker.CfnInferenceComponent.InferenceComponentStartupParametersProperty(
+                model_data_download_timeout_in_seconds=model_data_download_timeout_in_seconds,
+                container_startup_health_check_timeout_in_seconds=container_startup_health_check_timeout_in_seconds,
+            )
+        self.resource = sagemaker.CfnInferenceComponent(
+            self,
+            "Resource",
+            endpoint_name=endpoint_name,
+            variant_name=variant_name,
+            inference_component_name=self.inference_component_name,
+            specification=sagemaker.CfnInferenceComponent.InferenceComponentSpecificationProperty(
+                model_name=model_name,
+                compute_resource_requirements=sagemaker.CfnInferenceComponent.InferenceComponentComputeResourceRequirementsProperty(
+                    min_memory_required_in_mb=min_memory_required_in_mb,
+                    number_of_accelerator_devices_required=accelerator_devices or None,
+                    number_of_cpu_cores_required=number_of_cpu_cores,
+                ),
+                startup_parameters=startup,
+            ),
+            runtime_config=sagemaker.CfnInferenceComponent.InferenceComponentRuntimeConfigProperty(
+                copy_count=copy_count
+            ),
+        )
+        """The ``CfnInferenceComponent`` L1."""
+
+    def auto_scale_copies(self, *, max_copy_count: int, min_copy_count: int = 0) -> InferenceComponentScaling:
+        """Scale this component's copy count (id ``CopyScaling``), created after the component.
+
+        Parameters
+        ----------
+        max_copy_count:
+            Most copies.
+        min_copy_count:
+            Fewest copies. Default: 0, with the ``NoCapacityInvocationFailures`` wake-up.
+        """
+        scaling = InferenceComponentScaling(
+            self,
+            "CopyScaling",
+            inference_component_name=self.inference_component_name,
+            min_copy_count=min_copy_count,
+            max_copy_count=max_copy_count,
+        )
+        scaling.node.add_dependency(self.resource)
+        return scaling
+
+
+def _valid_name(name: str) -> bool:
+    return bool(re.fullmatch(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}", name))
+
+
+class InferenceComponentScaling(Construct):
+    """Scale an inference component's copy count, to and from zero.
+
+    Creates a scalable target (id ``Target``) on ``sagemaker:inference-component:DesiredCopyCount``
+    of ``inference-component/<name>`` with the service-linked role. With ``min_copy_count`` 0 it also
+    creates the wake-up: a step policy ``ScaleOutFromZeroPolicy`` (+1 copy, Maximum aggregation,
+    60 s cooldown) and the alarm ``ScaleOutFromZeroAlarm`` on ``NoCapacityInvocationFailures``
+    (``AWS/SageMaker``, dimension ``InferenceComponentName``, Sum over 1 minute,
+    ``GreaterThanOrEqualToThreshold`` 1) that triggers it. Add a copy-count policy with
+    ``scale_on_concurrency`` or ``scale_on_invocations`` so copies return to zero when idle.
+
+    Parameters
+    ----------
+    scope:
+        Parent construct.
+    construct_id:
+        Construct id.
+    inference_component_name:
+        Physical name of the component.
+    max_copy_count:
+        Most copies, 1..1000.
+    min_copy_count:
+        Fewest copies. Default: 0, the endpoint may release every instance; the first requests after
+        idle fail while an instance starts.
+
+    Raises
+    ------
+    InferenceConfigError
+        Bounds out of range or min > max.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        inference_component_name: str,
+        max_copy_count: int,
+        min_copy_count: int = 0,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self._path = self.node.path
+        problems = ProblemCollector()
+        if max_copy_count < 1 or max_copy_count > MAX_CAPACITY:
+            problems.add(f"{self._path}.capacity.max", f"{max_copy_count} is out of range", f"use 1..{MAX_CAPACITY}")
+        if min_copy_count < 0:
+            problems.add(f"{self._path}.capacity.min", f"{min_copy_count} is negative", "use 0 or more")
+        if min_copy_count > max_copy_count:
+            problems.add(
+                f"{self._path}.capacity.min",
+                f"{min_copy_count} is greater than capacity.max {max_copy_count}",
+                "set min <= max",
+            )
+        problems.raise_if_any()
+        self.min_copy_count = min_copy_count
+        self.max_copy_count = max_copy_count
+        self._dimensions = {Dimension.INFERENCE_COMPONENT_NAME: inference_component_name}
+        self._schedules: list[ScheduledFloor] = []
+        self.target = _render.scalable_target(
+            self,
+            resource_id=f"inference-component/{inference_component_name}",
+            dimension=ScalableDimension.INFERENCE_COMPONENT_COPIES,
+            min_capacity=min_copy_count,
+            max_capacity=max_copy_count,
+        )
+        """The ``ScalableTarget`` L2 (construct id ``Target``)."""
+        self.wake_up_policy: appscaling.StepScalingAction | None = None
+        """The +1 copy step policy (only with minimum 0)."""
+        self.wake_up_alarm: cloudwatch.Alarm | None = None
+        """The ``NoCapacityInvocationFailures`` alarm (only with minimum 0)."""
+        if min_copy_count == 0:
+            self.wake_up_policy, self.wake_up_alarm = _render.add_wake_up(
+                self, self.target, inference_component_wake_up_policy(), self._dimensions
+            )
+
+    @classmethod
+    def from_plan(
+        cls, scope: Construct, construct_id: str, *, inference_component_name: str, plan: ScalingPlan
+    ) -> InferenceComponentScaling:
+        """Create the copy scaling a real-time scale-to-zero :class:`ScalingPlan` describes."""
+        if not plan.uses_inference_component:
+            raise InferenceConfigError(
+                f"{construct_id}: the plan scales {plan.dimension.value}, not inference-component copies; use "
+                "EndpointAutoScaling"
+            )
+        scaling = cls(
+            scope,
+            construct_id,
+            inference_component_name=inference_component_name,
+            min_copy_count=plan.min_capacity,
+            max_copy_count=plan.max_capacity,
+        )
+        for policy in plan.target_tracking:
+            scaling._add_policy(policy)
+        for floor in plan.schedules:
+            scaling._add_floor(floor)
+        return scaling
+
+    def scale_on_concurrency(
+        self,
+        *,
+        per_copy: float,
+        scale_out_cooldown: Duration | None = None,
+        scale_in_cooldown: Duration | None = None,
+    ) -> appscaling.TargetTrackingScalingPolicy:
+        """Keep in-flight requests per copy near ``per_copy`` (``ConcurrentRequestsPerCopy``, high resolution).
+
+        Parameters
+        ----------
+        per_copy:
+            Target concurrent requests per copy, > 0.
+        scale_out_cooldown:
+            Wait after a scale-out. Default: 60 s.
+        scale_in_cooldown:
+            Wait after a scale-in. Default: 600 s.
+        """
+        problems = ProblemCollector()
+        policy = concurrency_policy(
+            problems,
+            self._path,
+            kind=EndpointKind.REALTIME,
+            per_instance=per_copy,
+            inference_component=True,
+            scale_out_cooldown_seconds=None if scale_out_cooldown is None else int(scale_out_cooldown.to_seconds()),
+            scale_in_cooldown_seconds=None if scale_in_cooldown is None else int(scale_in_cooldown.to_seconds()),
+        )
+        problems.raise_if_any()
+        assert policy is not None
+        return self._add_policy(policy)
+
+    def scale_on_invocations(
+        self,
+        *,
+        per_copy_per_minute: float,
+        scale_out_cooldown: Duration | None = None,
+        scale_in_cooldown: Duration | None = None,
+    ) -> appscaling.TargetTrackingScalingPolicy:
+        """Keep ``InvocationsPerCopy`` near ``per_copy_per_minute`` (``SageMakerInferenceComponentInvocationsPerCopy``).
+
+        Parameters
+        ----------
+        per_copy_per_minute:
+            Target invocations per copy per minute, > 0.
+        scale_out_cooldown:
+            Wait after a scale-out. Default: 120 s.
+        scale_in_cooldown:
+            Wait after a scale-in. Default: 600 s.
+        """
+        problems = ProblemCollector()
+        policy = invocations_policy(
+            problems,
+            self._path,
+            kind=EndpointKind.REALTIME,
+            per_instance_per_minute=per_copy_per_minute,
+            inference_component=True,
+            scale_out_cooldown_seconds=None if scale_out_cooldown is None else int(scale_out_cooldown.to_seconds()),
+            scale_in_cooldown_seconds=None if scale_in_cooldown is None else int(scale_in_cooldown.to_seconds()),
+        )
+        problems.raise_if_any()
+        assert policy is not None
+        return self._add_policy(policy)
+
+    def scale_on_schedule(self, *, cron: str, min_capacity: int, max_capacity: int | None = None) -> None:
+        """Set the minimum (and optionally maximum) copy count on a schedule (a warm floor before busy hours).
+
+        Parameters
+        ----------
+        cron:
+            ``cron(minutes hours day-of-month month day-of-week year)`` in UTC.
+        min_capacity:
+            Fewest copies from that time on, 0..max.
+        max_capacity:
+            Most copies from that time on. Default: unchanged.
+        """
+        problems = ProblemCollector()
+        floors = schedule_floors(
+            problems,
+            self._path,
+            kind=EndpointKind.REALTIME,
+            schedule=[ScheduledFloor(cron=cron, min_capacity=min_capacity, max_capacity=max_capacity)],
+            max_capacity=self.max_copy_count,
+            zero_allowed=True,
+            start_index=len(self._schedules),
+        )
+        problems.raise_if_any()
+        for floor in floors:
+            self._add_floor(floor)
+
+    def _add_policy(self, policy: TargetTrackingPolicy) -> appscaling.TargetTrackingScalingPolicy:
+        return _render.add_target_tracking(self, self.target, policy, self._dimensions)
+
+    def _add_floor(self, floor: ScheduledFloor) -> None:
+        self._schedules.append(floor)
+        _render.add_schedule(self.target, floor, f"Floor{len(self._schedules)}")
