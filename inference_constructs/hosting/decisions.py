@@ -786,7 +786,7 @@ def plan_endpoint(
     routing: str | None = None
     volume: int | None = None
     if host is not None:
-        if llm or weights_gb >= 1.0:
+        if llm or req.model.parameters_billion is not None:
             download_s, startup_s = startup_timeouts(weights_gb, accelerator)
             reasons.append(
                 f"model download timeout {download_s} s and start-up health check {startup_s} s "
