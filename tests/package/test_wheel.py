@@ -1,0 +1,102 @@
+"""The wheel: built from the checkout, installed into a clean venv outside the repository, and used
+from a separate CDK app that imports RealtimeEndpoint and a construct with a Lambda asset.
+
+Offline: the clean venv gets the already-installed dependencies (aws-cdk-lib, cdk-nag, pydantic, ...)
+through a .pth file pointing at the project venv's site-packages, and the wheel itself is installed
+with --no-deps --no-index. The project itself is never on that interpreter's path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+CONSUMER_APP = textwrap.dedent(
+    """
+    import json, sys
+    from aws_cdk import App, Stack
+    import inference_constructs
+    from inference_constructs.hosting import RealtimeEndpoint
+    from inference_constructs.cost import CostAllocationTagActivation
+    from inference_constructs.spec import ModelSpec, Serving
+
+    app = App()
+    stack = Stack(app, "Consumer")
+    endpoint = RealtimeEndpoint(
+        stack, "Chat", model=ModelSpec(id="org/chat-3b", parameters_billion=3), serving=Serving.TGI
+    )
+    CostAllocationTagActivation(stack, "Tags", tag_keys=["team"])
+    app.synth()
+    print(json.dumps({"package": inference_constructs.__file__, "instance_type": endpoint.instance_type}))
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
+        check=True,
+        capture_output=True,
+        cwd=out,
+    )
+    (built,) = out.glob("inference_constructs-*.whl")
+    return built
+
+
+def test_wheel_carries_the_data_files_and_the_lambda_assets(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "inference_constructs/py.typed" in names
+    assert "inference_constructs/catalog/instances.json" in names
+    assert "inference_constructs/containers/images.json" in names
+    assert "inference_constructs/_lambda/cost_allocation_tags/cost_allocation_tags.py" in names
+    assert not any(n.startswith(("tests/", "stacks/", "config/")) for n in names)
+
+
+def test_installed_wheel_synthesizes_in_a_separate_cdk_app(wheel: Path, tmp_path: Path) -> None:
+    # GIVEN a clean venv outside the repository with the wheel installed (dependencies linked, offline)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    Path(site, "project-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    app_dir = tmp_path / "consumer"
+    app_dir.mkdir()
+    (app_dir / "app.py").write_text(CONSUMER_APP)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["CDK_OUTDIR"] = str(app_dir / "cdk.out")
+    # WHEN the consumer app runs from its own folder
+    result = subprocess.run(
+        [str(python), "app.py"], cwd=app_dir, env=env, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    info = json.loads(result.stdout.strip().splitlines()[-1])
+    # THEN the library came from the clean venv, chose a host, and the Lambda asset was staged
+    assert info["package"].startswith(str(venv))
+    assert info["instance_type"].startswith("ml.")
+    template = json.loads((app_dir / "cdk.out" / "Consumer.template.json").read_text())
+    types = {r["Type"] for r in template["Resources"].values()}
+    assert {"AWS::SageMaker::Endpoint", "AWS::Lambda::Function"} <= types
+    staged = list((app_dir / "cdk.out").glob("asset.*/cost_allocation_tags.py"))
+    assert staged, "the Lambda handler was not staged from the installed wheel"
