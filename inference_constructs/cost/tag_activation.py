@@ -1,0 +1,196 @@
+"""Activate cost allocation tags from a stack: tags become cost dimensions only once activated."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from aws_cdk import CustomResource, Duration, Stack
+from aws_cdk import aws_events as events
+from aws_cdk import aws_events_targets as targets
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from constructs import Construct
+
+from inference_constructs._assets import lambda_asset_path
+from inference_constructs.compliance import acknowledge
+from inference_constructs.cost.capacity_tags import validate_cost_tags
+from inference_constructs.errors import ProblemCollector
+
+_ASSET_EXCLUDES = ["__pycache__", "*.pyc"]
+
+
+class CostAllocationTagActivation(Construct):
+    """Activates user-defined cost allocation tag keys, and keeps retrying keys that are not visible yet.
+
+    There is no CloudFormation resource for ``ce:UpdateCostAllocationTagsStatus``, so one Lambda
+    function (``lambda/cost_allocation_tags``) serves as a custom resource and as the target of an
+    EventBridge schedule:
+
+    * On create/update it activates every key Cost Explorer lists and returns ``SUCCESS`` with
+      ``ActiveKeys`` / ``PendingKeys`` / ``Warning``. A key appears only after a resource carrying
+      it has been billed, which takes up to a day; such keys, throttling that outlasts five tries,
+      and access denied are reported, never failed.
+    * The schedule repeats the activation every ``retry_interval``, so pending keys become active
+      without a redeploy; once all are active a run costs one read call.
+    * Delete deactivates nothing (other stacks may rely on the keys) and never fails.
+
+    Activation works only in the management (payer) account of an AWS Organization or in a
+    standalone account; in a member account the function logs a message saying so and the stack
+    still deploys.
+
+    Parameters
+    ----------
+    scope:
+        Parent construct.
+    construct_id:
+        Construct id.
+    tag_keys:
+        Tag keys to activate (config ``cost.activate_cost_allocation_tags``), e.g. ``["team", "cost-center"]``.
+    retry_interval:
+        How often the schedule retries. Default: every 6 hours (four runs a day; a new key is
+        usually visible within 24 hours).
+    log_retention:
+        Retention of the function's log group. Default: one year.
+    log_encryption_key:
+        KMS key for the log group (its key policy must allow the CloudWatch Logs service). Default:
+        CloudWatch Logs' own encryption at rest; the log holds tag key names and API messages only.
+    path:
+        Key path for problem messages. Default: ``cost.activate_cost_allocation_tags``.
+
+    Raises
+    ------
+    InferenceConfigError
+        When no key is given or a key is not a valid tag key.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        tag_keys: Sequence[str],
+        retry_interval: Duration | None = None,
+        log_retention: logs.RetentionDays = logs.RetentionDays.ONE_YEAR,
+        log_encryption_key: kms.IKey | None = None,
+        path: str = "cost.activate_cost_allocation_tags",
+    ) -> None:
+        super().__init__(scope, construct_id)
+        problems = ProblemCollector()
+        keys = list(dict.fromkeys(tag_keys))
+        if not keys:
+            problems.add(path, "no tag key given", "list at least one tag key, e.g. [team, cost-center]")
+        validate_cost_tags(dict.fromkeys(keys, ""), path, problems)
+        problems.raise_if_any()
+        self.tag_keys: tuple[str, ...] = tuple(keys)
+
+        self.log_group = logs.LogGroup(self, "LogGroup", retention=log_retention, encryption_key=log_encryption_key)
+        role = iam.Role(
+            self,
+            "Role",
+            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            description="Activates cost allocation tags (ce:ListCostAllocationTags, ce:UpdateCostAllocationTagsStatus)",
+        )
+        self.policy = iam.ManagedPolicy(
+            self,
+            "Policy",
+            description="Cost allocation tag activation: Cost Explorer tag calls and this function's own logs",
+            roles=[role],
+            statements=[
+                iam.PolicyStatement(
+                    actions=["ce:ListCostAllocationTags", "ce:UpdateCostAllocationTagsStatus"], resources=["*"]
+                ),
+                iam.PolicyStatement(
+                    actions=["logs:CreateLogStream", "logs:PutLogEvents"],
+                    resources=[f"{self.log_group.log_group_arn}:*"],
+                ),
+            ],
+        )
+        self.function = lambda_.Function(
+            self,
+            "Function",
+            runtime=lambda_.Runtime.PYTHON_3_14,
+            handler="cost_allocation_tags.handler",
+            code=lambda_.Code.from_asset(lambda_asset_path("cost_allocation_tags"), exclude=_ASSET_EXCLUDES),
+            timeout=Duration.minutes(2),
+            memory_size=128,
+            role=role,
+            log_group=self.log_group,
+            description="Activates cost allocation tags; retried on a schedule until every key is active",
+        )
+        # lambda.Function adds DependsOn its role, which the GetAtt on the role already implies (cfn-lint W3005)
+        cfn_function = self.function.node.default_child
+        assert isinstance(cfn_function, lambda_.CfnFunction)
+        cfn_function.add_deletion_override("DependsOn")
+        self.resource = CustomResource(
+            self,
+            "Resource",
+            service_token=self.function.function_arn,
+            resource_type="Custom::CostAllocationTags",
+            properties={"TagKeys": keys},
+        )
+        self.resource.node.add_dependency(self.policy)
+        self.schedule = events.Rule(
+            self,
+            "Schedule",
+            description="Retries cost allocation tag activation until every key is active",
+            schedule=events.Schedule.rate(retry_interval or Duration.hours(6)),
+            targets=[
+                targets.LambdaFunction(
+                    self.function,
+                    event=events.RuleTargetInput.from_object({"TagKeys": keys}),
+                    retry_attempts=2,
+                )
+            ],
+        )
+        self._acknowledge(encrypted=log_encryption_key is not None)
+
+    @property
+    def active_keys(self) -> str:
+        """Comma-separated keys active after the last deployment (``Data.ActiveKeys``)."""
+        return self.resource.get_att_string("ActiveKeys")
+
+    @property
+    def pending_keys(self) -> str:
+        """Comma-separated keys still waiting to appear in Cost Explorer (``Data.PendingKeys``)."""
+        return self.resource.get_att_string("PendingKeys")
+
+    def _acknowledge(self, *, encrypted: bool) -> None:
+        acknowledge(
+            self.policy,
+            "AwsSolutions-IAM5[Resource::*]",
+            "ce:ListCostAllocationTags and ce:UpdateCostAllocationTagsStatus support no resource-level "
+            "permissions (Cost Explorer is account-wide), so the resource must be *",
+        )
+        log_group_id = Stack.of(self).get_logical_id(self.log_group.node.default_child)  # type: ignore[arg-type]
+        acknowledge(
+            self.policy,
+            f"AwsSolutions-IAM5[Resource::<{log_group_id}.Arn>:*]",
+            "logs:CreateLogStream/PutLogEvents on the log streams of this function's own log group only",
+        )
+        if not encrypted:
+            reason_logs = (
+                "the log holds only tag key names and Cost Explorer status messages, no customer data; CloudWatch "
+                "Logs encrypts it at rest with service-owned keys; pass log_encryption_key to use a KMS key"
+            )
+            for rule in ("NIST.800.53.R5-CloudWatchLogGroupEncrypted", "HIPAA.Security-CloudWatchLogGroupEncrypted"):
+                acknowledge(self.log_group, rule, reason_logs)
+        reason_concurrency = (
+            "invoked only by CloudFormation on deploy and by a schedule every few hours; reserving concurrency "
+            "would take capacity from accounts whose concurrency limit is 10 and fail the deployment there"
+        )
+        for rule in ("NIST.800.53.R5-LambdaConcurrency", "HIPAA.Security-LambdaConcurrency"):
+            acknowledge(self.function, rule, reason_concurrency)
+        reason_dlq = (
+            "the function never raises for AWS errors (it reports pending keys), and a lost scheduled run is "
+            "repeated by the next one; CloudFormation invocations are synchronous and get an answer"
+        )
+        for rule in ("NIST.800.53.R5-LambdaDLQ", "HIPAA.Security-LambdaDLQ"):
+            acknowledge(self.function, rule, reason_dlq)
+        reason_vpc = (
+            "calls only the public Cost Explorer API and touches no VPC resource; a VPC would need a NAT "
+            "gateway because Cost Explorer has no VPC endpoint in most regions"
+        )
+        for rule in ("NIST.800.53.R5-LambdaInsideVPC", "HIPAA.Security-LambdaInsideVPC"):
+            acknowledge(self.function, rule, reason_vpc)

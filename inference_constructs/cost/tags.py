@@ -1,0 +1,70 @@
+"""Apply cost tags once, and fail synth when a taggable resource lacks a required key (STYLE.md #10)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import jsii
+from aws_cdk import Annotations, CfnResource, IAspect, TagManager, Tags
+from constructs import IConstruct
+
+from inference_constructs.cost.capacity_tags import validate_cost_tags
+from inference_constructs.errors import ProblemCollector
+
+
+def apply_cost_tags(scope: IConstruct, tags: Mapping[str, str], *, path: str = "tags") -> None:
+    """Tag every taggable resource under ``scope`` (normally the App) with ``tags``.
+
+    Parameters
+    ----------
+    scope:
+        App, stack or construct whose resources get the tags.
+    tags:
+        Tag key to value, e.g. the config's ``tags`` block or :func:`capacity_tags` output.
+    path:
+        Key path for problem messages. Default: ``tags``.
+
+    Raises
+    ------
+    InferenceConfigError
+        Listing every key or value AWS would reject.
+    """
+    problems = ProblemCollector()
+    validate_cost_tags(tags, path, problems)
+    problems.raise_if_any()
+    for key, value in tags.items():
+        Tags.of(scope).add(key, value)
+
+
+@jsii.implements(IAspect)
+class RequireCostTags:
+    """Read-only aspect: an error on every taggable resource that lacks one of ``keys``.
+
+    Register it after the tags, with read-only priority, so the tags are already applied::
+
+        Aspects.of(app).add(RequireCostTags(["team", "cost-center"]), priority=AspectPriority.READONLY)
+
+    Parameters
+    ----------
+    keys:
+        Cost allocation tag keys every taggable resource must carry.
+    """
+
+    def __init__(self, keys: Sequence[str]) -> None:
+        self._keys = tuple(dict.fromkeys(keys))
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The required keys."""
+        return self._keys
+
+    def visit(self, node: IConstruct) -> None:
+        """Add an error annotation to ``node`` when it is a taggable resource missing a key."""
+        if not isinstance(node, CfnResource) or not TagManager.is_taggable(node):
+            return
+        present = node.tags.tag_values()  # type: ignore[attr-defined]
+        missing = [key for key in self._keys if key not in present]
+        if missing:
+            Annotations.of(node).add_error(
+                f"missing cost allocation tags: {', '.join(missing)}; add them with apply_cost_tags() or Tags.of()"
+            )
