@@ -523,6 +523,8 @@ def check_alarm(properties: Mapping[str, Any]) -> list[str]:
             problems.append(f"ThresholdMetricId {threshold_id!r} is not one of the metric ids {sorted(defined)}")
         if bands != 1:
             problems.append(f"an anomaly alarm needs exactly one ANOMALY_DETECTION_BAND, found {bands}")
+        if any("METRICS(" in str(q.get("Expression", "")) for q in queries if isinstance(q, dict)):
+            problems.append("an anomaly alarm cannot use the METRICS() function")
         if len(queries) > MAX_ANOMALY_METRICS + 1:
             problems.append(f"an anomaly alarm may use at most {MAX_ANOMALY_METRICS} metrics and expressions")
     problems += _check_alarm_window(properties, queries)

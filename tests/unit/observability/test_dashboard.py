@@ -289,3 +289,22 @@ def test_config_path_prefixes_problem_keys() -> None:
     assert problems == [
         "observability.source_account_ids[0]: 'x' is not an aws account id; use 12 digits as a quoted string"
     ]
+
+
+def test_token_profile_id_and_endpoint_name_synthesize_valid_expressions(app: App, stack: Stack, synth: Synth) -> None:
+    # GIVEN a profile id and an endpoint name that are tokens (Ref of resources created in the same app)
+    from aws_cdk import CfnParameter
+
+    profile_id = CfnParameter(stack, "ProfileId").value_as_string
+    endpoint_name = CfnParameter(stack, "EndpointName").value_as_string
+    InferenceDashboard(
+        stack,
+        "Dashboard",
+        endpoints=[MonitoredEndpoint(endpoint_name, gpu_count=8)],
+        profiles=[MonitoredProfile("team-b", profile_id)],
+    )
+    # WHEN synthesized
+    template = synth(app, stack)
+    # THEN the tokens land inside the SEARCH quotes and the validator accepts every expression
+    assert validate_template(template) == []
+    assert 'ModelId=\\"TOKEN_ProfileId\\"' in json.dumps(dashboard_body(template))

@@ -126,6 +126,17 @@ def test_fails_on_alarm_over_search() -> None:
             {"Metrics": [{"Id": "m0", "MetricStat": {"Stat": "Sum", "Period": 300}}], "ThresholdMetricId": "m0"},
             "needs exactly one ANOMALY_DETECTION_BAND, found 0",
         ),
+        (
+            {
+                "Metrics": [
+                    {"Id": "m0", "MetricStat": {"Stat": "Sum", "Period": 300}},
+                    {"Id": "e", "Expression": "SUM(METRICS())"},
+                    {"Id": "band", "Expression": "ANOMALY_DETECTION_BAND(e, 2)"},
+                ],
+                "ThresholdMetricId": "band",
+            },
+            "an anomaly alarm cannot use the METRICS() function",
+        ),
         ({"Metrics": [{"Id": "M0", "Expression": "1"}]}, "metric id 'M0' does not match"),
         ({"Metrics": [{"Id": "e", "Expression": "x/2"}]}, "uses undefined ids ['x']"),
         ({"Period": 3000, "EvaluationPeriods": 30, "Threshold": 1}, "period 3000 s × 30 evaluation periods exceeds"),
