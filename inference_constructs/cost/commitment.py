@@ -172,7 +172,7 @@ class CommitmentRecommendation:
             "discount_basis": self.rate.basis,
             "rates_as_of": self.rate.as_of,
             "commitment_usd_per_hour": self.commitment_usd_per_hour,
-            "expected_monthly_saving_usd": round(self.monthly_savings_usd, 2),
+            "monthly_saving_usd": round(self.monthly_savings_usd, 2),
             "baseline_usd_per_hour": round(self.baseline_usd_per_hour, 5),
             "average_usd_per_hour": round(self.average_usd_per_hour, 5),
             "peak_usd_per_hour": round(self.peak_usd_per_hour, 5),

@@ -225,7 +225,7 @@ def test_to_dict_reports_commitment_saving_and_alternatives() -> None:
     data = recommend_commitment([CapacitySchedule(1.515, 1, 4, WEEKDAY_FLOORS)]).to_dict()
     assert data["commitment_usd_per_hour"] == pytest.approx(1.13625)
     assert set(data["options"]) == {"recommended", "average", "peak", "on_demand"}
-    assert data["expected_monthly_saving_usd"] > 0
+    assert data["monthly_saving_usd"] > 0
 
 
 def test_fails_on_unknown_term_and_payment_together() -> None:
