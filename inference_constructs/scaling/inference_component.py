@@ -246,6 +246,20 @@ class ModelInferenceComponent(Construct):
         scaling.node.add_dependency(self.resource)
         return scaling
 
+    def auto_scale_from_plan(self, plan: ScalingPlan) -> InferenceComponentScaling:
+        """Scale this component's copies as a real-time scale-to-zero :class:`ScalingPlan` says (id ``CopyScaling``).
+
+        Raises
+        ------
+        InferenceConfigError
+            The plan does not scale inference-component copies.
+        """
+        scaling = InferenceComponentScaling.from_plan(
+            self, "CopyScaling", inference_component_name=self.inference_component_name, plan=plan
+        )
+        scaling.node.add_dependency(self.resource)
+        return scaling
+
 
 def _valid_name(name: str) -> bool:
     return bool(re.fullmatch(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}", name))

@@ -294,3 +294,22 @@ def test_fails_instance_scaling_from_a_copy_plan() -> None:
     # THEN it is refused with the construct to use
     with pytest.raises(InferenceConfigError, match="use EndpointAutoScaling"):
         InferenceComponentScaling.from_plan(Stack(), "Scaling", inference_component_name="chat-ic", plan=plan)
+
+
+def test_component_scales_from_plan_after_it_exists() -> None:
+    # GIVEN a real-time scale-to-zero plan with invocation scaling
+    plan = plan_scaling(
+        "endpoints[0]",
+        kind=EndpointKind.REALTIME,
+        min_capacity=0,
+        max_capacity=2,
+        intent=ScalingIntent(invocations_per_instance_per_minute=30),
+        host=HostFacts(gpu_count=4),
+    )
+    # WHEN the component scales from it
+    template = synth_checked(lambda s: _scale_to_zero_endpoint(s).auto_scale_from_plan(plan))
+    # THEN the copy target depends on the component and the wake-up alarm exists
+    (target,) = template.find_resources("AWS::ApplicationAutoScaling::ScalableTarget").values()
+    component_id = next(iter(template.find_resources("AWS::SageMaker::InferenceComponent")))
+    assert component_id in target["DependsOn"]
+    template.has_resource_properties("AWS::CloudWatch::Alarm", {"MetricName": "NoCapacityInvocationFailures"})
