@@ -85,6 +85,12 @@ class CapacitySchedule:
     floors: tuple[tuple[str, int], ...] = ()
     name: str = ""
 
+    @property
+    def baseline_instances(self) -> int:
+        """The always-on minimum: with scheduled floors, the lowest floor (each floor replaces the
+        minimum until the next one fires); without, ``min_capacity``. Feed it to ``capacity_tags``."""
+        return min(f for _, f in self.floors) if self.floors else self.min_capacity
+
 
 @dataclass(frozen=True)
 class BurstAssumption:

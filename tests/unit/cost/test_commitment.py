@@ -267,3 +267,16 @@ def test_fails_on_a_discount_outside_zero_and_one() -> None:
     # GIVEN a discount of 1.2 WHEN recommended THEN the error says what to use
     with pytest.raises(InferenceConfigError, match=r"cost.savings_plan.discount: 1.2 is not allowed"):
         recommend_commitment([CapacitySchedule(1.0, 1, 1)], discount=1.2)
+
+
+@pytest.mark.parametrize(
+    ("schedule", "expected"),
+    [
+        (CapacitySchedule(1.0, 1, 4), 1),
+        (CapacitySchedule(1.0, 1, 4, WEEKDAY_FLOORS), 1),
+        (CapacitySchedule(1.0, 3, 4, (("cron(0 8 ? * MON-FRI *)", 2), ("cron(0 18 ? * MON-FRI *)", 0))), 0),
+    ],
+)
+def test_baseline_instances_is_the_lowest_minimum_of_the_week(schedule: CapacitySchedule, expected: int) -> None:
+    # GIVEN a schedule WHEN asked for its always-on minimum THEN scheduled floors replace capacity.min
+    assert schedule.baseline_instances == expected
