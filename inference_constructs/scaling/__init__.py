@@ -20,6 +20,7 @@ from inference_constructs.scaling.decisions import (
     bottleneck_intent,
     plan_scaling,
 )
+from inference_constructs.scaling.from_config import intent_from_config, plan_from_config
 from inference_constructs.scaling.inference_component import (
     InferenceComponentScaling,
     ModelInferenceComponent,
@@ -42,7 +43,9 @@ __all__ = [
     "TargetTrackingPolicy",
     "WakeUpPolicy",
     "bottleneck_intent",
+    "intent_from_config",
     "managed_instance_scaling",
+    "plan_from_config",
     "plan_scaling",
     "scale_to_zero_variant",
 ]
