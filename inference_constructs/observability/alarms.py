@@ -21,7 +21,7 @@ from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
 
 from inference_constructs._tokens import is_unresolved
-from inference_constructs.errors import ProblemCollector
+from inference_constructs.errors import InferenceConfigError, ProblemCollector
 from inference_constructs.observability import metrics
 from inference_constructs.observability.targets import (
     MonitoredEndpoint,
@@ -79,6 +79,10 @@ class InferenceAlarms(Construct):
         normally takes a few minutes. Default: 15.
     cold_start_seconds:
         Serverless ``ModelSetupTime`` that breaches; SageMaker fails a cold start after 3 minutes. Default: 60 s.
+    topic:
+        An existing alarm topic (e.g. the :attr:`topic` of another ``InferenceAlarms``), so alarms spread over
+        several stacks still notify ONE topic; ``alarm_email`` must then be None. Default: a new KMS-encrypted,
+        SSL-only topic (and key) is created here.
 
     Raises
     ------
@@ -99,6 +103,7 @@ class InferenceAlarms(Construct):
         oldest_request_age_seconds: int = 900,
         backlog_without_capacity_minutes: int = 15,
         cold_start_seconds: float = 60.0,
+        topic: sns.ITopic | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         problems = check_alarm_settings(
@@ -114,46 +119,55 @@ class InferenceAlarms(Construct):
         problems.raise_if_any()
         self._std_devs = anomaly_std_devs
 
-        self.key = kms.Key(
-            self,
-            "TopicKey",
-            description="Encrypts the inference alarm topic; CloudWatch alarms may use it to publish",
-            enable_key_rotation=True,
-        )
-        """Customer-managed KMS key of the topic (rotation on)."""
-        self.key.add_to_resource_policy(
-            iam.PolicyStatement(
-                sid="AllowCloudWatchAlarmsToPublishToEncryptedTopic",
-                principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
-                actions=["kms:Decrypt", "kms:GenerateDataKey*"],
-                resources=["*"],
+        if topic is not None:
+            if alarm_email:
+                raise InferenceConfigError(
+                    "alarm_email: cannot subscribe to a topic passed in; subscribe where the topic is created"
+                )
+            self.key: kms.IKey | None = None
+            """Customer-managed KMS key of the topic (rotation on); None when ``topic`` was passed in."""
+            self.topic: sns.ITopic = topic
+            """The SNS topic every alarm notifies (alarm and OK)."""
+        else:
+            key = kms.Key(
+                self,
+                "TopicKey",
+                description="Encrypts the inference alarm topic; CloudWatch alarms may use it to publish",
+                enable_key_rotation=True,
             )
-        )
-        self.topic = sns.Topic(
-            self,
-            "Topic",
-            display_name="Inference alarms",
-            master_key=self.key,
-            enforce_ssl=True,
-        )
-        """The SNS topic every alarm notifies (alarm and OK)."""
-        alarm_arns = Stack.of(self).format_arn(
-            service="cloudwatch", resource="alarm", resource_name="*", arn_format=ArnFormat.COLON_RESOURCE_NAME
-        )
-        self.topic.add_to_resource_policy(
-            iam.PolicyStatement(
-                sid="AllowCloudWatchAlarmsOfThisAccount",
-                principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
-                actions=["sns:Publish"],
-                resources=[self.topic.topic_arn],
-                conditions={
-                    "ArnLike": {"aws:SourceArn": alarm_arns},
-                    "StringEquals": {"aws:SourceAccount": Aws.ACCOUNT_ID},
-                },
+            key.add_to_resource_policy(
+                iam.PolicyStatement(
+                    sid="AllowCloudWatchAlarmsToPublishToEncryptedTopic",
+                    principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
+                    actions=["kms:Decrypt", "kms:GenerateDataKey*"],
+                    resources=["*"],
+                )
             )
-        )
-        if alarm_email:
-            self.topic.add_subscription(subscriptions.EmailSubscription(alarm_email))
+            self.key = key
+            self.topic = sns.Topic(
+                self,
+                "Topic",
+                display_name="Inference alarms",
+                master_key=key,
+                enforce_ssl=True,
+            )
+            alarm_arns = Stack.of(self).format_arn(
+                service="cloudwatch", resource="alarm", resource_name="*", arn_format=ArnFormat.COLON_RESOURCE_NAME
+            )
+            self.topic.add_to_resource_policy(
+                iam.PolicyStatement(
+                    sid="AllowCloudWatchAlarmsOfThisAccount",
+                    principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
+                    actions=["sns:Publish"],
+                    resources=[self.topic.topic_arn],
+                    conditions={
+                        "ArnLike": {"aws:SourceArn": alarm_arns},
+                        "StringEquals": {"aws:SourceAccount": Aws.ACCOUNT_ID},
+                    },
+                )
+            )
+            if alarm_email:
+                self.topic.add_subscription(subscriptions.EmailSubscription(alarm_email))
         self._action = cloudwatch_actions.SnsAction(self.topic)
 
         self.alarms: dict[str, cloudwatch.AlarmBase] = {}

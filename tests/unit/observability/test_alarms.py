@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -264,3 +265,26 @@ def test_collects_every_problem_with_config_path() -> None:
         "observability.anomaly_std_devs: -1 is not allowed; use a number above 0, e.g. 2",
         "observability.alarm_email: 'x' is not an email address; use name@example.com",
     ]
+
+
+def test_alarms_in_another_stack_notify_the_one_topic_passed_in(app: App, stack: Stack, synth: Synth) -> None:
+    # GIVEN the topic owned by one InferenceAlarms, and endpoint alarms in a second stack that reuse it
+    owner = InferenceAlarms(stack, "Alarms", profiles=[TEAM_A])
+    shard = Stack(app, "Shard")
+    InferenceAlarms(shard, "Alarms", endpoints=[CHAT], topic=owner.topic)
+    # WHEN synthesized
+    synth(app, stack)
+    template = app.synth().get_stack_artifact(shard.artifact_id).template
+    # THEN the second stack creates no topic or key, and its alarms notify the imported topic
+    shard_template = Template.from_json(template)
+    shard_template.resource_count_is("AWS::SNS::Topic", 0)
+    shard_template.resource_count_is("AWS::KMS::Key", 0)
+    actions = {json.dumps(a["AlarmActions"]) for a in _alarms(template).values()}
+    assert len(actions) == 1
+    assert "Fn::ImportValue" in actions.pop()
+
+
+def test_fails_on_email_with_a_topic_passed_in(app: App, stack: Stack) -> None:
+    owner = InferenceAlarms(stack, "Alarms")
+    with pytest.raises(InferenceConfigError, match="alarm_email: cannot subscribe to a topic passed in"):
+        InferenceAlarms(Stack(app, "Shard"), "Alarms", topic=owner.topic, alarm_email="a@example.com")
