@@ -22,5 +22,5 @@ def synth_checked(build: Callable[[Stack], object]) -> Template:
     build(stack)
     template: dict[str, Any] = app.synth().get_stack_by_name("Test").template
     findings = lint(json.dumps(template), config=ManualArgs(regions=["us-east-1"]))
-    assert [str(f) for f in findings] == []
+    assert [str(f) for f in findings] == [], [str(f) for f in findings]
     return Template.from_json(template)
