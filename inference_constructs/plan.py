@@ -15,6 +15,7 @@ from inference_constructs.bedrock.model_source import Residency
 from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_specs, plan_entries
 from inference_constructs.catalog import Catalog, load_catalog
 from inference_constructs.config.schema import Endpoint, PlatformConfig
+from inference_constructs.cost.commitment import CapacitySchedule, recommend_commitment
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting.decisions import (
     AsyncOptions,
@@ -346,10 +347,38 @@ def plan_platform(config: PlatformConfig, *, catalog: Catalog | None = None) -> 
             problems.extend(exc.problems)
     specs = profile_specs(config)
     problems.extend(check_profile_specs(specs))
+    savings_plan: dict[str, Any] | None = None
+    hosted = [e for e in endpoints if e.host is not None]
+    try:
+        recommendation = recommend_commitment(
+            [capacity_schedule(e) for e in hosted],
+            term_years=config.cost.savings_plan.term_years,
+            payment=config.cost.savings_plan.payment,
+            paths=[e.path for e in hosted],
+        )
+        savings_plan = recommendation.to_dict()
+    except InferenceConfigError as exc:
+        problems.extend(exc.problems)
     if problems:
         raise InferenceConfigError(problems)
     bedrock = plan_entries(specs, deploy_region=config.region)
     warnings = tuple(w for entry in bedrock for w in entry.get("warnings", []))
     return PlatformPlan(
-        config=config, endpoints=tuple(endpoints), catalog=cat, warnings=warnings, extra={"bedrock": bedrock}
+        config=config,
+        endpoints=tuple(endpoints),
+        catalog=cat,
+        warnings=warnings,
+        extra={"bedrock": bedrock, "savings_plan": savings_plan},
+    )
+
+
+def capacity_schedule(decisions: EndpointDecisions) -> CapacitySchedule:
+    """The weekly capacity schedule of an instance-backed endpoint (min, scheduled floors, max, price)."""
+    cfg = decisions.config
+    return CapacitySchedule(
+        price_per_hour_usd=decisions.price_per_hour_usd or 0.0,
+        min_capacity=cfg.capacity.min,
+        max_capacity=cfg.capacity.max,
+        floors=tuple((floor.cron, floor.min) for floor in cfg.scaling.schedule),
+        name=cfg.name,
     )

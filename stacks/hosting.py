@@ -1,19 +1,37 @@
-"""Hosting stacks: the SageMaker endpoints of the platform, sharded so no stack nears CloudFormation's
-500-resource limit."""
+"""Hosting stacks: the SageMaker endpoints of the platform with their alarms and capacity tags, sharded
+so no stack nears CloudFormation's 500-resource limit."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from aws_cdk import Stack
+from aws_cdk import Stack, aws_sns
 from constructs import Construct
 
+from inference_constructs.cost import apply_cost_tags, capacity_tags
 from inference_constructs.hosting import InferenceEndpoint, endpoint_from_request
+from inference_constructs.observability import InferenceAlarms, MonitoredEndpoint
 from inference_constructs.plan import EndpointDecisions, endpoint_request
 
-#: Resources one stack may hold (CloudFormation allows 500; the rest is headroom for shared resources).
+#: Resources one stack may hold (CloudFormation allows 500; the rest is headroom).
 MAX_RESOURCES_PER_STACK = 450
+
+
+def endpoint_name(platform: str, decisions: EndpointDecisions) -> str:
+    """The SageMaker endpoint name clients invoke: ``<platform>-<endpoint>`` (stable across updates)."""
+    return f"{platform}-{decisions.name}"
+
+
+def monitored(platform: str, decisions: EndpointDecisions) -> MonitoredEndpoint:
+    """What the dashboard and the alarms need to know of an endpoint."""
+    return MonitoredEndpoint(
+        name=endpoint_name(platform, decisions),
+        variant_name=decisions.hosting.variant_name,
+        kind=decisions.kind,
+        gpu_count=decisions.hosting.gpu_count,
+        instance_type=decisions.hosting.instance_type,
+    )
 
 
 class HostingStack(Stack):
@@ -26,16 +44,34 @@ class HostingStack(Stack):
         *,
         platform: str,
         endpoints: Sequence[EndpointDecisions],
+        alarm_topic: aws_sns.ITopic,
+        anomaly_std_devs: float,
+        capacity_tagging: bool,
         **kwargs: Any,
     ) -> None:
         super().__init__(scope, construct_id, **kwargs)
         self.endpoints: dict[str, InferenceEndpoint] = {}
         for decisions in endpoints:
-            self.endpoints[decisions.name] = endpoint_from_request(
+            endpoint = endpoint_from_request(
                 self,
                 decisions.name,
                 endpoint_request(decisions.config),
                 host=decisions.host,
-                endpoint_name=f"{platform}-{decisions.name}",
+                endpoint_name=endpoint_name(platform, decisions),
                 path=decisions.path,
             )
+            self.endpoints[decisions.name] = endpoint
+            if capacity_tagging and decisions.host is not None:
+                tags = capacity_tags(
+                    decisions.config.capacity.min,
+                    decisions.config.capacity.max,
+                    price_per_hour_usd=decisions.host.price_per_hour_usd,
+                )
+                apply_cost_tags(endpoint, tags, path=f"{decisions.path}.capacity")
+        self.alarms = InferenceAlarms(
+            self,
+            "Alarms",
+            endpoints=[monitored(platform, d) for d in endpoints],
+            anomaly_std_devs=anomaly_std_devs,
+            topic=alarm_topic,
+        )

@@ -5,28 +5,62 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from aws_cdk import App, Environment, Tags, cx_api
+from aws_cdk import App, AspectPriority, Aspects, Environment, cx_api
 
 from inference_constructs.compliance import add_compliance_gates
 from inference_constructs.config import load_config
+from inference_constructs.cost import CAPACITY_TAG_KEYS, RequireCostTags, apply_cost_tags
+from inference_constructs.observability import MonitoredProfile
 from inference_constructs.plan import PlatformPlan, plan_platform, profile_specs
 from stacks.bedrock import BedrockStack
-from stacks.hosting import HostingStack
+from stacks.cost import CostStack, needs_cost_stack
+from stacks.hosting import HostingStack, monitored
+from stacks.observability import ObservabilityStack
+
+#: Tag on every resource naming the platform it belongs to.
+PLATFORM_TAG = "inference:platform"
 
 PLAN_FILE = "inference-plan.json"
 
 
 def build_platform(app: App, plan: PlatformPlan) -> None:
-    """Add every stack the plan needs to ``app`` and tag every taggable resource."""
+    """Add every stack the plan needs to ``app``, tag every taggable resource, and require the
+    cost-allocation keys on each of them (a missing key is a synth error)."""
     config = plan.config
+    name = config.name
     env = Environment(account=config.account, region=config.region) if config.account or config.region else None
-    if plan.endpoints:
-        HostingStack(app, f"{config.name}-hosting-1", platform=config.name, endpoints=plan.endpoints, env=env)
+    profiles: list[MonitoredProfile] = []
     if config.bedrock.profiles:
-        BedrockStack(app, f"{config.name}-bedrock", profiles=profile_specs(config), env=env)
-    Tags.of(app).add("inference:platform", config.name)
-    for key, value in sorted(config.tags.items()):
-        Tags.of(app).add(key, value)
+        bedrock = BedrockStack(app, f"{name}-bedrock", profiles=profile_specs(config), env=env)
+        profiles = [
+            MonitoredProfile(name=p.name, profile_id=construct.profile_id, model=p.model)
+            for p, construct in zip(config.bedrock.profiles, bedrock.profiles.values(), strict=True)
+        ]
+    observability = ObservabilityStack(
+        app,
+        f"{name}-observability",
+        settings=config.observability,
+        endpoints=[monitored(name, e) for e in plan.endpoints],
+        profiles=profiles,
+        env=env,
+    )
+    if plan.endpoints:
+        HostingStack(
+            app,
+            f"{name}-hosting-1",
+            platform=name,
+            endpoints=plan.endpoints,
+            alarm_topic=observability.alarms.topic,
+            anomaly_std_devs=config.observability.anomaly_std_devs,
+            capacity_tagging=config.cost.capacity_tags,
+            env=env,
+        )
+    if needs_cost_stack(config.cost):
+        CostStack(app, f"{name}-cost", cost=config.cost, env=env)
+    apply_cost_tags(app, {PLATFORM_TAG: name, **config.tags})
+    required = [k for k in config.cost.activate_cost_allocation_tags if k not in CAPACITY_TAG_KEYS]
+    if required:
+        Aspects.of(app).add(RequireCostTags(required), priority=AspectPriority.READONLY)
 
 
 def write_plan(plan: PlatformPlan, assembly_dir: str) -> Path:

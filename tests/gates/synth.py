@@ -40,6 +40,21 @@ class Assembly:
         return json.loads(path.read_text()) if path.exists() else {"pluginReports": []}
 
     @property
+    def error_annotations(self) -> list[str]:
+        """``<construct path>: <message>`` for every error annotation (e.g. a missing cost-allocation tag):
+        the CLI refuses to synthesize an app that has any."""
+        sources = [json.loads((self.outdir / "manifest.json").read_text())]
+        metadata: list[dict[str, Any]] = [a.get("metadata", {}) for a in sources[0].get("artifacts", {}).values()]
+        metadata += [json.loads(p.read_text()) for p in sorted(self.outdir.glob("*.metadata.json"))]
+        return [
+            f"{path}: {entry.get('data')}"
+            for by_path in metadata
+            for path, entries in by_path.items()
+            for entry in entries
+            if entry.get("type") == "aws:cdk:error"
+        ]
+
+    @property
     def plan(self) -> dict[str, Any]:
         """The plan document written beside the templates."""
         return dict(json.loads((self.outdir / PLAN_FILE).read_text()))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from inference_constructs.observability.validate import validate_template
 from tests.gates.conftest import config_ids
 from tests.gates.synth import Assembly, lint, violations
 
@@ -42,3 +43,20 @@ def test_plan_is_written_beside_the_templates(assemblies: dict[str, tuple[Assemb
     first, _ = assemblies[config]
     plan = first.plan
     assert {"endpoints", "prices_as_of", "baseline_usd_per_hour", "savings_plan", "warnings"} <= set(plan)
+
+
+@pytest.mark.parametrize("config", CONFIG_IDS)
+def test_every_dashboard_and_alarm_expression_is_valid(
+    assemblies: dict[str, tuple[Assembly, Assembly]], config: str
+) -> None:
+    # GIVEN every synthesized template THEN SEARCH syntax, limits, ids hold and no alarm uses SEARCH
+    first, _ = assemblies[config]
+    problems = {name: validate_template(template) for name, template in first.templates.items()}
+    assert {name: found for name, found in problems.items() if found} == {}
+
+
+@pytest.mark.parametrize("config", CONFIG_IDS)
+def test_no_error_annotations(assemblies: dict[str, tuple[Assembly, Assembly]], config: str) -> None:
+    # GIVEN the required cost-allocation tag aspect THEN no resource lacks a required key
+    first, _ = assemblies[config]
+    assert first.error_annotations == []

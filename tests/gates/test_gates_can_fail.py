@@ -65,3 +65,19 @@ def test_lint_gate_reports_an_unknown_instance_type() -> None:
         }
     }
     assert any(p.startswith("E3030") for p in lint(template))
+
+
+def test_required_cost_tags_gate_annotates_an_untagged_resource(tmp_path: Path) -> None:
+    # GIVEN the read-only aspect requiring cost-center, and a taggable resource without it
+    from aws_cdk import AspectPriority, Aspects
+
+    from inference_constructs.cost import RequireCostTags
+    from tests.gates.synth import Assembly
+
+    app = App(outdir=str(tmp_path))
+    aws_s3.Bucket(Stack(app, "Untagged"), "Bucket")
+    Aspects.of(app).add(RequireCostTags(["cost-center"]), priority=AspectPriority.READONLY)
+    # WHEN synthesized THEN the bucket carries an error annotation naming the missing key
+    app.synth()
+    errors = Assembly(outdir=tmp_path).error_annotations
+    assert any("Bucket" in e and "cost-center" in e for e in errors), errors
