@@ -30,6 +30,8 @@ from inference_constructs.hosting.decisions import (
     VpcOptions,
     plan_endpoint,
 )
+from inference_constructs.scaling.decisions import ScalingPlan
+from inference_constructs.scaling.from_config import plan_from_config
 from inference_constructs.sizing import HostDecision
 from inference_constructs.spec import (
     Accelerator,
@@ -127,6 +129,7 @@ class EndpointDecisions:
     config: Endpoint
     model: ModelSpec
     hosting: EndpointPlan
+    scaling: ScalingPlan
     warnings: tuple[str, ...] = ()
 
     @property
@@ -228,6 +231,7 @@ class EndpointDecisions:
             "container_startup_health_check_timeout_seconds": h.container_startup_health_check_timeout_seconds,
             "routing_strategy": h.routing_strategy,
         }
+        entry["scaling"] = self.scaling.to_dict()
         entry["decisions"] = list(self.hosting.reasons)
         entry["warnings"] = list(self.warnings)
         return entry
@@ -326,7 +330,22 @@ def decide_endpoint(index: int, endpoint: Endpoint, catalog: Catalog) -> Endpoin
     """Every decision for one config endpoint. Raises InferenceConfigError listing its problems."""
     path = f"endpoints[{index}]"
     hosting = plan_endpoint(endpoint_request(endpoint), catalog=catalog, path=path)
-    return EndpointDecisions(index=index, config=endpoint, model=model_spec(endpoint), hosting=hosting)
+    host = hosting.host
+    scaling = plan_from_config(
+        path,
+        endpoint,
+        gpu_count=hosting.gpu_count,
+        burstable=bool(host and host.instance.burstable),
+        instance_type=hosting.instance_type,
+    )
+    return EndpointDecisions(
+        index=index,
+        config=endpoint,
+        model=model_spec(endpoint),
+        hosting=hosting,
+        scaling=scaling,
+        warnings=tuple(f"{endpoint.name}: {w}" for w in scaling.warnings),
+    )
 
 
 def plan_platform(config: PlatformConfig, *, catalog: Catalog | None = None) -> PlatformPlan:

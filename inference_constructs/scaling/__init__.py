@@ -6,7 +6,9 @@ translate them into Application Auto Scaling resources. See ``docs/scaling.md``.
 
 from __future__ import annotations
 
-from inference_constructs.scaling.autoscaling import EndpointAutoScaling, ServerlessProvisionedConcurrencyScaling
+from typing import TYPE_CHECKING
+
+from inference_constructs._lazy import lazy_exports
 from inference_constructs.scaling.decisions import (
     COOLDOWNS,
     HostFacts,
@@ -21,11 +23,27 @@ from inference_constructs.scaling.decisions import (
     plan_scaling,
 )
 from inference_constructs.scaling.from_config import intent_from_config, plan_from_config
-from inference_constructs.scaling.inference_component import (
-    InferenceComponentScaling,
-    ModelInferenceComponent,
-    managed_instance_scaling,
-    scale_to_zero_variant,
+
+if TYPE_CHECKING:
+    from inference_constructs.scaling.autoscaling import EndpointAutoScaling, ServerlessProvisionedConcurrencyScaling
+    from inference_constructs.scaling.inference_component import (
+        InferenceComponentScaling,
+        ModelInferenceComponent,
+        managed_instance_scaling,
+        scale_to_zero_variant,
+    )
+
+# The constructs load aws_cdk on first use, so the pure decisions import without it (the plan needs that).
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "EndpointAutoScaling": "inference_constructs.scaling.autoscaling",
+        "ServerlessProvisionedConcurrencyScaling": "inference_constructs.scaling.autoscaling",
+        "InferenceComponentScaling": "inference_constructs.scaling.inference_component",
+        "ModelInferenceComponent": "inference_constructs.scaling.inference_component",
+        "managed_instance_scaling": "inference_constructs.scaling.inference_component",
+        "scale_to_zero_variant": "inference_constructs.scaling.inference_component",
+    },
 )
 
 __all__ = [
