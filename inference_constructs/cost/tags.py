@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import cast
 
 import jsii
 from aws_cdk import Annotations, CfnResource, IAspect, TagManager, Tags
@@ -60,11 +61,28 @@ class RequireCostTags:
 
     def visit(self, node: IConstruct) -> None:
         """Add an error annotation to ``node`` when it is a taggable resource missing a key."""
-        if not isinstance(node, CfnResource) or not TagManager.is_taggable(node):
+        manager = _tag_manager(node)
+        if manager is None:
             return
-        present = node.tags.tag_values()  # type: ignore[attr-defined]
+        present = manager.tag_values()
         missing = [key for key in self._keys if key not in present]
         if missing:
             Annotations.of(node).add_error(
                 f"missing cost allocation tags: {', '.join(missing)}; add them with apply_cost_tags() or Tags.of()"
             )
+
+
+def _tag_manager(node: IConstruct) -> TagManager | None:
+    """The tag manager of a taggable CloudFormation resource, or None.
+
+    Newer L1 resources (e.g. ``AWS::Bedrock::ApplicationInferenceProfile``) implement ``ITaggableV2``
+    (``cdk_tag_manager``); for those ``TagManager.is_taggable`` fails in jsii instead of answering, so V2 is
+    checked first.
+    """
+    if not isinstance(node, CfnResource):
+        return None
+    if TagManager.is_taggable_v2(node):
+        return cast(TagManager, node.cdk_tag_manager)  # type: ignore[attr-defined]
+    if TagManager.is_taggable(node):
+        return cast(TagManager, node.tags)  # type: ignore[attr-defined]
+    return None

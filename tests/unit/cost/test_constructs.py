@@ -118,6 +118,25 @@ def test_required_tags_check_passes_when_tags_are_applied_at_app_level() -> None
     Annotations.from_stack(stack).has_no_error("*", Match.any_value())
 
 
+@pytest.mark.parametrize("tagged", [True, False], ids=["tagged", "untagged"])
+def test_required_tags_check_handles_taggable_v2_resources(tagged: bool) -> None:
+    # GIVEN a Bedrock application inference profile (an ITaggableV2 L1) and the check
+    from aws_cdk import aws_bedrock as bedrock
+
+    app = App()
+    stack = Stack(app, "Cost")
+    bedrock.CfnApplicationInferenceProfile(stack, "Profile", inference_profile_name="team-a")
+    if tagged:
+        apply_cost_tags(app, TEAM_TAGS)
+    Aspects.of(app).add(RequireCostTags(list(TEAM_TAGS)), priority=AspectPriority.READONLY)
+    # WHEN synthesized THEN the check reads its tags (an error only when they are missing)
+    app.synth()
+    if tagged:
+        Annotations.from_stack(stack).has_no_error("*", Match.any_value())
+    else:
+        Annotations.from_stack(stack).has_error("/Cost/Profile", Match.string_like_regexp("missing cost allocation"))
+
+
 def test_fails_to_apply_a_reserved_tag_key() -> None:
     # GIVEN a tag key with the reserved aws: prefix WHEN applied THEN the error names it
     with pytest.raises(
