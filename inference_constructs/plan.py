@@ -8,7 +8,7 @@ All problems across the whole file are collected and raised as one :class:`Infer
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from inference_constructs.bedrock.model_source import Residency
@@ -30,6 +30,7 @@ from inference_constructs.hosting.decisions import (
     VpcOptions,
     plan_endpoint,
 )
+from inference_constructs.layout import MAX_RESOURCES_PER_STACK, EndpointFootprint, shard
 from inference_constructs.scaling.decisions import ScalingPlan
 from inference_constructs.scaling.from_config import plan_from_config
 from inference_constructs.sizing import HostDecision
@@ -131,6 +132,20 @@ class EndpointDecisions:
     hosting: EndpointPlan
     scaling: ScalingPlan
     warnings: tuple[str, ...] = ()
+    stack: str = ""
+
+    @property
+    def footprint(self) -> EndpointFootprint:
+        """What decides this endpoint's resource count (for sharding)."""
+        sp = self.scaling
+        return EndpointFootprint(
+            kind=self.kind,
+            scaling_policies=len(sp.target_tracking),
+            scaling_enabled=sp.enabled,
+            wake_up=sp.wake_up is not None,
+            inference_component=sp.uses_inference_component,
+            rollback_alarms=self.hosting.deployment.rollback_on_alarms,
+        )
 
     @property
     def host(self) -> HostDecision | None:
@@ -222,6 +237,7 @@ class EndpointDecisions:
                     "caveat": hint.caveat,
                 }
             )
+        entry["stack"] = self.stack
         entry["capacity"] = {"min": cfg.capacity.min, "max": cfg.capacity.max}
         h = self.hosting
         entry["container"] = {
@@ -246,6 +262,13 @@ class PlatformPlan:
     catalog: Catalog
     warnings: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def endpoints_by_stack(self) -> dict[str, list[EndpointDecisions]]:
+        """Endpoints grouped by the hosting stack they were planned into, in stack order."""
+        out: dict[str, list[EndpointDecisions]] = {}
+        for e in self.endpoints:
+            out.setdefault(e.stack, []).append(e)
+        return out
 
     @property
     def baseline_usd_per_hour(self) -> float:
@@ -348,7 +371,9 @@ def decide_endpoint(index: int, endpoint: Endpoint, catalog: Catalog) -> Endpoin
     )
 
 
-def plan_platform(config: PlatformConfig, *, catalog: Catalog | None = None) -> PlatformPlan:
+def plan_platform(
+    config: PlatformConfig, *, catalog: Catalog | None = None, max_resources_per_stack: int = MAX_RESOURCES_PER_STACK
+) -> PlatformPlan:
     """Make every decision for ``config``.
 
     Raises
@@ -382,6 +407,9 @@ def plan_platform(config: PlatformConfig, *, catalog: Catalog | None = None) -> 
         raise InferenceConfigError(problems)
     bedrock = plan_entries(specs, deploy_region=config.region)
     warnings = tuple(w for entry in bedrock for w in entry.get("warnings", []))
+    for number, indexes in enumerate(shard([e.footprint for e in endpoints], max_resources=max_resources_per_stack)):
+        for i in indexes:
+            endpoints[i] = replace(endpoints[i], stack=hosting_stack_name(config.name, number + 1))
     return PlatformPlan(
         config=config,
         endpoints=tuple(endpoints),
@@ -389,6 +417,11 @@ def plan_platform(config: PlatformConfig, *, catalog: Catalog | None = None) -> 
         warnings=warnings,
         extra={"bedrock": bedrock, "savings_plan": savings_plan},
     )
+
+
+def hosting_stack_name(platform: str, number: int) -> str:
+    """Name of the ``number``-th hosting stack (1-based): ``<platform>-hosting-<number>``."""
+    return f"{platform}-hosting-{number}"
 
 
 def capacity_schedule(decisions: EndpointDecisions) -> CapacitySchedule:

@@ -14,9 +14,6 @@ from inference_constructs.hosting import InferenceEndpoint, endpoint_from_reques
 from inference_constructs.observability import InferenceAlarms, MonitoredEndpoint
 from inference_constructs.plan import EndpointDecisions, endpoint_request
 
-#: Resources one stack may hold (CloudFormation allows 500; the rest is headroom).
-MAX_RESOURCES_PER_STACK = 450
-
 
 def endpoint_name(platform: str, decisions: EndpointDecisions) -> str:
     """The SageMaker endpoint name clients invoke: ``<platform>-<endpoint>`` (stable across updates)."""

@@ -10,6 +10,7 @@ from aws_cdk import App, AspectPriority, Aspects, Environment, cx_api
 from inference_constructs.compliance import add_compliance_gates
 from inference_constructs.config import load_config
 from inference_constructs.cost import CAPACITY_TAG_KEYS, RequireCostTags, apply_cost_tags
+from inference_constructs.layout import MAX_RESOURCES_PER_STACK
 from inference_constructs.observability import MonitoredProfile
 from inference_constructs.plan import PlatformPlan, plan_platform, profile_specs
 from stacks.bedrock import BedrockStack
@@ -44,12 +45,12 @@ def build_platform(app: App, plan: PlatformPlan) -> None:
         profiles=profiles,
         env=env,
     )
-    if plan.endpoints:
+    for stack_name, endpoints in plan.endpoints_by_stack().items():
         HostingStack(
             app,
-            f"{name}-hosting-1",
+            stack_name,
             platform=name,
-            endpoints=plan.endpoints,
+            endpoints=endpoints,
             alarm_topic=observability.alarms.topic,
             anomaly_std_devs=config.observability.anomaly_std_devs,
             capacity_tagging=config.cost.capacity_tags,
@@ -78,12 +79,28 @@ class Synthesis:
     assembly: cx_api.CloudAssembly
 
 
-def synthesize(app: App, config_path: str | Path) -> Synthesis:
+def synthesize(
+    app: App, config_path: str | Path, *, max_resources_per_stack: int = MAX_RESOURCES_PER_STACK
+) -> Synthesis:
     """Load and plan ``config_path`` (raising InferenceConfigError before anything exists), compose the
-    stacks into ``app`` with the compliance gates on, synthesize, and write the plan into the assembly."""
-    plan = plan_platform(load_config(config_path))
+    stacks into ``app`` with the compliance gates on, synthesize, and write the plan into the assembly.
+
+    Raises
+    ------
+    RuntimeError
+        When a cdk-nag pack reports a finding (``ValidationFailed``), or when a stack holds more
+        resources than ``max_resources_per_stack`` (the sharding estimate fell short: a library bug).
+    """
+    plan = plan_platform(load_config(config_path), max_resources_per_stack=max_resources_per_stack)
     build_platform(app, plan)
     add_compliance_gates(app)
     assembly = app.synth()
+    for stack in assembly.stacks:
+        count = len(stack.template.get("Resources", {}))
+        if count > max_resources_per_stack:
+            raise RuntimeError(
+                f"stack {stack.stack_name} has {count} resources, over the {max_resources_per_stack} allowed; "
+                "the sharding estimate in inference_constructs/layout.py is too low for this endpoint mix"
+            )
     write_plan(plan, assembly.directory)
     return Synthesis(plan=plan, assembly=assembly)
