@@ -1,0 +1,629 @@
+"""Synth cost of the library at scale, against a hand-written baseline of plain L1 resources.
+
+Run ``python -m benchmarks.synth [--quick]`` (or ``python -m benchmarks.run`` for every benchmark).
+
+What is measured
+----------------
+- A platform config with N endpoints is generated (:func:`platform_config`): a mix of realtime GPU
+  LLMs, async LLMs, serverless CPU models and CPU multi-model endpoints, validated with
+  ``validate_config`` and written to a temporary YAML file.
+- **library**: ``stacks.platform.synthesize(App(outdir=...), config)``: what ``cdk synth`` does (load,
+  plan, build the stacks, cdk-nag packs, CloudFormation validation, synth, write the plan).
+- **baseline**: the same resources written by hand with plain L1 ``CfnResource`` (:func:`reemit`): every
+  resource of the library's templates re-created with the same logical id, type, properties and
+  attributes in the same stacks, the same acknowledged nag findings, the same cross-stack outputs, and no
+  library construct, decision, aspect or tag logic. Both sides synthesize with the same validation
+  settings: the three cdk-nag packs (``add_compliance_gates``), CDK's built-in CloudFormation validation
+  and the project's ``cdk.json`` context. The benchmark checks that both sides emit the same
+  resources (types and counts per stack) and reports whether the templates are byte-identical.
+- Every measurement runs in a FRESH subprocess. In it, a one-resource app is synthesized first with the
+  same validation plugins: that is the one-time plugin initialisation (``init``), paid equally by both
+  sides and reported separately; ``synth`` is the time of the measured synth after it. Peak memory is the
+  largest resident set of the child's whole process tree (Python + the jsii Node process), sampled every
+  20 ms from /proc, and the resident set of the largest single process (the Node process), both sampled.
+- ``plan`` timing: ``python -m inference_constructs plan CONFIG`` for 300 endpoints in a fresh process
+  (wall time), and ``plan_platform(load_config(path))`` in-process.
+
+The numbers are RATIOS measured in one run on a shared, noisy machine: never assert them in tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+CDK_JSON = ROOT / "cdk.json"
+
+#: Goal for library time / baseline time (issue 9).
+RATIO_GOAL = 1.3
+#: Goal for ``plan`` of 300 endpoints, in seconds.
+PLAN_GOAL_S = 1.0
+
+_ENV = {
+    "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
+    "JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION": "1",
+    "JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION": "1",
+    "CDK_DISABLE_CLI_TELEMETRY": "true",
+    "CDK_DISABLE_VERSION_CHECK": "true",
+}
+
+
+# --------------------------------------------------------------------------------------------- config
+
+
+def endpoint(i: int) -> dict[str, Any]:
+    """Endpoint ``i`` of a generated platform: kinds cycle realtime GPU LLM, async LLM, serverless CPU,
+    multi-model CPU; model sizes vary so the decisions vary."""
+    kind = i % 4
+    if kind == 0:
+        size = (1, 3, 8)[(i // 4) % 3]
+        return {
+            "name": f"chat-{i}",
+            "type": "realtime",
+            "model": {
+                "source": "huggingface",
+                "id": "meta-llama/Llama-3.1-8B-Instruct",
+                "parameters_billion": size,
+                "max_context_tokens": 4096,
+                "max_concurrent_sequences": 8,
+            },
+            "serving": "lmi",
+            "accelerator": "gpu",
+            "capacity": {"min": 1, "max": 3},
+        }
+    if kind == 1:
+        return {
+            "name": f"batch-{i}",
+            "type": "async",
+            "model": {"source": "s3", "s3_uri": f"s3://bench-models/llm-{i}/", "parameters_billion": 8},
+            "serving": "lmi",
+            "accelerator": "gpu",
+            "capacity": {"min": 0, "max": 2},
+            "async": {},
+        }
+    if kind == 2:
+        return {
+            "name": f"tabular-{i}",
+            "type": "serverless",
+            "model": {"source": "s3", "s3_uri": f"s3://bench-models/tabular-{i}/model.tar.gz"},
+            "serving": "sklearn",
+            "serverless": {"memory_mb": 2048, "max_concurrency": 10},
+        }
+    return {
+        "name": f"tenants-{i}",
+        "type": "multi-model",
+        "model": {"source": "s3"},
+        "serving": "sklearn",
+        "multi_model": {"model_data_prefix": f"s3://bench-models/tenants-{i}/"},
+        "capacity": {"min": 1, "max": 2},
+    }
+
+
+def platform_config(n: int, *, name: str = "bench") -> dict[str, Any]:
+    """A platform config with ``n`` generated endpoints (no Bedrock profiles, default cost settings)."""
+    return {
+        "name": name,
+        "tags": {"team": "bench", "cost-center": "0000"},
+        "endpoints": [endpoint(i) for i in range(n)],
+    }
+
+
+def write_config(n: int, directory: Path) -> Path:
+    """Validate the ``n``-endpoint config and write it as YAML into ``directory``; returns the path."""
+    from inference_constructs.config import validate_config
+
+    data = platform_config(n)
+    validate_config(json.loads(json.dumps(data)), source=f"bench-{n}")
+    path = directory / f"bench-{n}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def cdk_context() -> dict[str, Any]:
+    """The project's feature flags (``cdk.json`` context), as ``cdk synth`` passes them."""
+    if not CDK_JSON.exists():
+        return {}
+    context: dict[str, Any] = json.loads(CDK_JSON.read_text(encoding="utf-8")).get("context", {})
+    return context
+
+
+# --------------------------------------------------------------------------------------------- baseline
+
+
+@dataclass
+class StackSource:
+    """One synthesized stack of the library: template, dependencies and acknowledged nag findings."""
+
+    name: str
+    template: dict[str, Any]
+    dependencies: list[str] = field(default_factory=list)
+    logical_paths: dict[str, str] = field(default_factory=dict)
+    """logical id -> construct path"""
+    acknowledgments: list[tuple[str, str, str]] = field(default_factory=list)
+    """(construct path, rule id, reason)"""
+
+
+def read_assembly(outdir: Path) -> list[StackSource]:
+    """The stacks of a cloud assembly directory, in manifest order."""
+    manifest = json.loads((outdir / "manifest.json").read_text(encoding="utf-8"))
+    artifacts: dict[str, Any] = manifest["artifacts"]
+    stacks = {k for k, a in artifacts.items() if a["type"] == "aws:cloudformation:stack"}
+    out = []
+    for name in stacks_in_order(artifacts, stacks):
+        art = artifacts[name]
+        template = json.loads((outdir / art["properties"]["templateFile"]).read_text(encoding="utf-8"))
+        src = StackSource(name, template, [d for d in art.get("dependencies", []) if d in stacks])
+        metadata: dict[str, list[dict[str, Any]]] = dict(art.get("metadata", {}))
+        meta_file = outdir / f"{name}.metadata.json"
+        if meta_file.exists():
+            metadata.update(json.loads(meta_file.read_text(encoding="utf-8")))
+        for path, entries in metadata.items():
+            for entry in entries:
+                if entry["type"] == "aws:cdk:logicalId":
+                    src.logical_paths[entry["data"]] = path
+                elif entry["type"] == "aws:cdk:acknowledged-rules":
+                    for rule, reason in entry["data"].items():
+                        src.acknowledgments.append((path, rule.removeprefix("Annotation::"), reason))
+        out.append(src)
+    return out
+
+
+def stacks_in_order(artifacts: Mapping[str, Any], stacks: set[str]) -> list[str]:
+    """Stack names with every dependency before its dependents (manifest order otherwise)."""
+    done: list[str] = []
+
+    def visit(name: str) -> None:
+        if name in done:
+            return
+        for dep in artifacts[name].get("dependencies", []):
+            if dep in stacks:
+                visit(dep)
+        done.append(name)
+
+    for name in artifacts:
+        if name in stacks:
+            visit(name)
+    return done
+
+
+_SYNTHESIZER_PARAMETERS = {"BootstrapVersion"}
+_SYNTHESIZER_RULES = {"CheckBootstrapVersion"}
+
+
+def _condition(expr: Any) -> Any:
+    """A CloudFormation condition expression as a CDK ICfnConditionExpression."""
+    from aws_cdk import Fn
+
+    if isinstance(expr, dict) and len(expr) == 1:
+        ((op, args),) = expr.items()
+        if op == "Fn::Equals":
+            return Fn.condition_equals(args[0], args[1])
+        if op == "Fn::And":
+            return Fn.condition_and(*(_condition(a) for a in args))
+        if op == "Fn::Or":
+            return Fn.condition_or(*(_condition(a) for a in args))
+        if op == "Fn::Not":
+            return Fn.condition_not(_condition(args[0]))
+    raise NotImplementedError(f"condition expression not supported by the re-emitter: {expr!r}")
+
+
+def reemit(app: Any, sources: Sequence[StackSource]) -> dict[str, Any]:
+    """Hand-written plain L1: re-create every stack of ``sources`` in ``app`` with ``CfnResource`` (same
+    logical ids, types, properties, DependsOn and policies), ``CfnMapping``, ``CfnParameter``,
+    ``CfnCondition`` and ``CfnOutput``, the same stack dependencies and the same acknowledged findings.
+    Returns the stacks by name."""
+    from aws_cdk import (
+        Acknowledgment,
+        CfnCondition,
+        CfnMapping,
+        CfnOutput,
+        CfnParameter,
+        CfnResource,
+        Stack,
+        Token,
+        Validations,
+    )
+
+    stacks: dict[str, Stack] = {}
+    for src in sources:
+        stack = Stack(app, src.name)
+        stacks[src.name] = stack
+        for dep in src.dependencies:
+            stack.add_stack_dependency(stacks[dep])
+        t = src.template
+        resources: dict[str, CfnResource] = {}
+        # Sections in the library's order, so that equal content gives byte-identical templates.
+        for section, body in t.items():
+            if section == "Resources":
+                for lid, res in body.items():
+                    r = CfnResource(stack, lid, type=res["Type"], properties=res.get("Properties"))
+                    for key, value in res.items():
+                        if key not in ("Type", "Properties"):
+                            r.add_override(key, value)
+                    resources[lid] = r
+            elif section == "Mappings":
+                for lid, mapping in body.items():
+                    CfnMapping(stack, lid, mapping=mapping)
+            elif section == "Parameters":
+                for lid, p in body.items():
+                    if lid not in _SYNTHESIZER_PARAMETERS:
+                        CfnParameter(
+                            stack, lid, type=p.get("Type"), default=p.get("Default"), description=p.get("Description")
+                        )
+            elif section == "Conditions":
+                for lid, expr in body.items():
+                    CfnCondition(stack, lid, expression=_condition(expr))
+            elif section == "Outputs":
+                for lid, out in body.items():
+                    CfnOutput(
+                        stack,
+                        lid,
+                        value=Token.as_string(out["Value"]),
+                        export_name=out.get("Export", {}).get("Name"),
+                        description=out.get("Description"),
+                    )
+            elif section == "Rules":
+                if set(body) - _SYNTHESIZER_RULES:
+                    raise NotImplementedError(f"{src.name}: template Rules are not supported: {sorted(body)}")
+            else:
+                raise NotImplementedError(f"{src.name}: template section {section} is not supported")
+        # The library's acknowledgments, on the same resources (a construct's acknowledgment covers its children).
+        for path, rule, reason in src.acknowledgments:
+            targets: list[Any] = [stack] if path == f"/{src.name}" else []
+            if not targets:
+                targets = [
+                    resources[lid]
+                    for lid, p in src.logical_paths.items()
+                    if lid in resources and (p == path or p.startswith(path + "/"))
+                ]
+            for target in targets:
+                Validations.of(target).acknowledge(Acknowledgment(id=rule, reason=reason))
+    return stacks
+
+
+def resource_counts(outdir: Path) -> dict[str, dict[str, int]]:
+    """Resource types and counts per stack of a synthesized assembly."""
+    return {
+        s.name: dict(sorted(Counter(r["Type"] for r in s.template["Resources"].values()).items()))
+        for s in read_assembly(outdir)
+    }
+
+
+def templates(outdir: Path) -> dict[str, str]:
+    """The template files of an assembly, by stack name."""
+    return {
+        p.name.removesuffix(".template.json"): p.read_text(encoding="utf-8")
+        for p in sorted(outdir.glob("*.template.json"))
+    }
+
+
+# --------------------------------------------------------------------------------------------- child process
+
+
+def _warm_up(context: Mapping[str, Any], tmp: Path) -> None:
+    """Synthesize a one-resource app with the same validation plugins: the one-time initialisation."""
+    from aws_cdk import App, CfnResource, Stack
+
+    from inference_constructs.compliance import add_compliance_gates
+
+    app = App(outdir=str(tmp / "warmup"), context=dict(context))
+    CfnResource(Stack(app, "Warmup"), "Handle", type="AWS::CloudFormation::WaitConditionHandle")
+    add_compliance_gates(app)
+    app.synth()
+
+
+def child(mode: str, config: Path, outdir: Path, source: Path | None) -> dict[str, Any]:
+    """One measurement in this (fresh) process: import, warm-up, then the measured synth."""
+    t0 = time.perf_counter()
+    from aws_cdk import App
+
+    from inference_constructs.compliance import add_compliance_gates
+    from stacks.platform import synthesize
+
+    t1 = time.perf_counter()
+    context = cdk_context()
+    _warm_up(context, outdir.parent)
+    t2 = time.perf_counter()
+    if mode == "library":
+        synthesize(App(outdir=str(outdir), context=dict(context)), config)
+    elif mode == "baseline":
+        assert source is not None
+        sources = read_assembly(source)
+        t2 = time.perf_counter()  # reading the library's JSON is not part of hand-written code
+        app = App(outdir=str(outdir), context=dict(context))
+        reemit(app, sources)
+        add_compliance_gates(app)
+        app.synth()
+    else:
+        raise ValueError(mode)
+    t3 = time.perf_counter()
+    return {
+        "import_s": t1 - t0,
+        "init_s": t2 - t1,
+        "synth_s": t3 - t2,
+        "self_maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+# --------------------------------------------------------------------------------------------- parent
+
+
+def _tree_rss_kb(pid: int) -> tuple[int, int]:
+    """(resident memory of a process and all its descendants, of the largest one), in KiB (0 once gone)."""
+    total = largest = 0
+    stack = [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            with open(f"/proc/{p}/status", encoding="ascii") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        rss = int(line.split()[1])
+                        total += rss
+                        largest = max(largest, rss)
+                        break
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children", encoding="ascii") as f:
+                    stack.extend(int(c) for c in f.read().split())
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+    return total, largest
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One fresh-process synth."""
+
+    mode: str
+    n: int
+    wall_s: float
+    init_s: float
+    synth_s: float
+    peak_tree_mb: float
+    peak_process_mb: float
+    outdir: Path
+    error: str = ""
+
+
+def measure(mode: str, n: int, config: Path, outdir: Path, source: Path | None = None) -> Measurement:
+    """Run one measurement in a fresh subprocess, sampling its process tree's memory."""
+    cmd = [sys.executable, "-m", "benchmarks.synth", "--child", mode, str(config), str(outdir)]
+    if source is not None:
+        cmd += ["--source", str(source)]
+    env = {**os.environ, **_ENV, "PYTHONPATH": str(ROOT)}
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak = largest = 0
+    stop = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak, largest
+        while not stop.is_set():
+            total, one = _tree_rss_kb(proc.pid)
+            peak, largest = max(peak, total), max(largest, one)
+            stop.wait(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out, err = proc.communicate()
+    stop.set()
+    sampler.join()
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        tail = "\n".join(err.strip().splitlines()[-3:])
+        return Measurement(mode, n, wall, 0.0, 0.0, peak / 1024, 0.0, outdir, tail or f"exit {proc.returncode}")
+    result = json.loads(out.strip().splitlines()[-1])
+    return Measurement(mode, n, wall, result["init_s"], result["synth_s"], peak / 1024, largest / 1024, outdir)
+
+
+def measure_plan(n: int, config: Path) -> tuple[float, float]:
+    """(wall seconds of ``python -m inference_constructs plan`` in a fresh process, in-process seconds of
+    ``plan_platform(load_config(path))``)."""
+    env = {**os.environ, **_ENV, "PYTHONPATH": str(ROOT)}
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "inference_constructs", "plan", str(config)],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    wall = time.perf_counter() - start
+    code = (
+        "import sys,time\n"
+        "from inference_constructs.config import load_config\n"
+        "from inference_constructs.plan import plan_platform\n"
+        "t=time.perf_counter(); plan_platform(load_config(sys.argv[1])); print(time.perf_counter()-t)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(config)], cwd=ROOT, env=env, check=True, capture_output=True, text=True
+    )
+    return wall, float(done.stdout.strip())
+
+
+@dataclass
+class SynthReport:
+    """Everything the synth benchmark measured."""
+
+    comparisons: list[tuple[Measurement, Measurement, str]] = field(default_factory=list)
+    """(library, baseline, resource check) per N"""
+    scaling: list[Measurement] = field(default_factory=list)
+    plan: tuple[int, float, float] | None = None
+    stacks: dict[int, dict[str, int]] = field(default_factory=dict)
+    """N -> resources per stack of the library's output"""
+
+
+def compare_outputs(library: Path, baseline: Path) -> str:
+    """'same resources' (+ 'identical templates') or the first difference."""
+    a, b = resource_counts(library), resource_counts(baseline)
+    if a != b:
+        for stack in sorted(set(a) | set(b)):
+            if a.get(stack) != b.get(stack):
+                return f"DIFFERENT resources in {stack}: library {a.get(stack)} baseline {b.get(stack)}"
+    same_text = templates(library) == templates(baseline)
+    total = sum(sum(c.values()) for c in a.values())
+    return f"same {total} resources in {len(a)} stacks" + (", identical templates" if same_text else "")
+
+
+def _stack_sizes(outdir: Path) -> dict[str, int]:
+    return {name: sum(c.values()) for name, c in resource_counts(outdir).items()}
+
+
+def run(
+    *,
+    compare_ns: Sequence[int] = (10, 50),
+    scaling_ns: Sequence[int] = (30, 100, 300),
+    plan_n: int = 300,
+    log: Any = None,
+) -> SynthReport:
+    """Measure every N (each in fresh subprocesses); ``log`` receives progress lines."""
+    report = SynthReport()
+
+    def say(msg: str) -> None:
+        if log is not None:
+            print(msg, file=log, flush=True)
+
+    with tempfile.TemporaryDirectory(prefix="bench-synth-") as tmp_name:
+        tmp = Path(tmp_name)
+        for n in compare_ns:
+            config = write_config(n, tmp)
+            say(f"synth N={n}: library ...")
+            lib = measure("library", n, config, tmp / f"lib-{n}")
+            if lib.error:
+                report.comparisons.append((lib, lib, f"library failed: {lib.error}"))
+                continue
+            report.stacks[n] = _stack_sizes(lib.outdir)
+            say(f"synth N={n}: baseline ...")
+            base = measure("baseline", n, config, tmp / f"base-{n}", source=lib.outdir)
+            check = f"baseline failed: {base.error}" if base.error else compare_outputs(lib.outdir, base.outdir)
+            report.comparisons.append((lib, base, check))
+        for n in scaling_ns:
+            config = write_config(n, tmp)
+            say(f"synth N={n}: library ...")
+            m = measure("library", n, config, tmp / f"scale-{n}")
+            if not m.error:
+                report.stacks[n] = _stack_sizes(m.outdir)
+            report.scaling.append(m)
+        if plan_n:
+            config = write_config(plan_n, tmp)
+            say(f"plan N={plan_n} ...")
+            wall, inproc = measure_plan(plan_n, config)
+            report.plan = (plan_n, wall, inproc)
+    return report
+
+
+def _table(rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def format_report(report: SynthReport) -> str:
+    """The synth tables as printed text."""
+    lines = []
+    if report.comparisons:
+        rows = [
+            [
+                "N",
+                "library synth s",
+                "baseline synth s",
+                "time ratio",
+                "library peak MB",
+                "baseline peak MB",
+                "mem ratio",
+                "init s (lib/base)",
+                "resources",
+            ]
+        ]
+        for lib, base, check in report.comparisons:
+            if lib.error or base.error:
+                rows.append([str(lib.n), "-", "-", "-", "-", "-", "-", "-", check])
+                continue
+            rows.append(
+                [
+                    str(lib.n),
+                    f"{lib.synth_s:.2f}",
+                    f"{base.synth_s:.2f}",
+                    f"{lib.synth_s / base.synth_s:.2f}",
+                    f"{lib.peak_tree_mb:.0f}",
+                    f"{base.peak_tree_mb:.0f}",
+                    f"{lib.peak_tree_mb / base.peak_tree_mb:.2f}",
+                    f"{lib.init_s:.1f}/{base.init_s:.1f}",
+                    check,
+                ]
+            )
+        lines += [
+            f"Synth: library vs hand-written plain L1 (same resources, nag packs + CFN validation on both; "
+            f"goal: time ratio <= {RATIO_GOAL})",
+            _table(rows),
+            "",
+        ]
+    if report.scaling:
+        base_m = next((m for m in report.scaling if not m.error), None)
+        rows = [["N", "synth s", "t(N)/t(first)", "ideal N/first", "peak MB", "process MB", "stacks (resources)"]]
+        for m in report.scaling:
+            if m.error:
+                rows.append([str(m.n), "FAILED", "-", "-", f"{m.peak_tree_mb:.0f}", "-", m.error.replace("\n", " ")])
+                continue
+            assert base_m is not None
+            sizes = report.stacks.get(m.n, {})
+            rows.append(
+                [
+                    str(m.n),
+                    f"{m.synth_s:.2f}",
+                    f"{m.synth_s / base_m.synth_s:.2f}",
+                    f"{m.n / base_m.n:.2f}",
+                    f"{m.peak_tree_mb:.0f}",
+                    f"{m.peak_process_mb:.0f}",
+                    f"{len(sizes)} (max {max(sizes.values(), default=0)})",
+                ]
+            )
+        first = base_m.n if base_m else "-"
+        lines += [f"Synth scaling: library alone (goal: linear, t(N)/t({first}) ~ N/{first})", _table(rows), ""]
+    if report.plan:
+        n, wall, inproc = report.plan
+        lines.append(
+            f"Plan N={n}: `python -m inference_constructs plan` {wall:.2f} s wall (fresh process), "
+            f"plan_platform(load_config) {inproc:.2f} s in-process (goal < {PLAN_GOAL_S:.0f} s)"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line: the benchmark, or (``--child``) one measurement inside a fresh process."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.synth", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="N=10 comparison and N=10/30 scaling only")
+    parser.add_argument("--child", nargs=3, metavar=("MODE", "CONFIG", "OUTDIR"), help=argparse.SUPPRESS)
+    parser.add_argument("--source", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        mode, config, outdir = args.child
+        result = child(mode, Path(config), Path(outdir), Path(args.source) if args.source else None)
+        print(json.dumps(result))
+        return 0
+    if args.quick:
+        report = run(compare_ns=(10,), scaling_ns=(10, 30), plan_n=300, log=sys.stderr)
+    else:
+        report = run(log=sys.stderr)
+    sys.stdout.write(format_report(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
