@@ -12,7 +12,7 @@ from constructs import Construct
 from inference_constructs.cost import apply_cost_tags, capacity_tags
 from inference_constructs.hosting import InferenceEndpoint, endpoint_from_request
 from inference_constructs.observability import InferenceAlarms, MonitoredEndpoint
-from inference_constructs.plan import EndpointDecisions, endpoint_request
+from inference_constructs.plan import EndpointDecisions, capacity_schedule, endpoint_request
 
 
 def endpoint_name(platform: str, decisions: EndpointDecisions) -> str:
@@ -60,7 +60,7 @@ class HostingStack(Stack):
             self.endpoints[decisions.name] = endpoint
             if capacity_tagging and decisions.host is not None:
                 tags = capacity_tags(
-                    decisions.config.capacity.min,
+                    capacity_schedule(decisions).baseline_instances,
                     decisions.config.capacity.max,
                     price_per_hour_usd=decisions.host.price_per_hour_usd,
                 )

@@ -1,0 +1,158 @@
+"""What the default platform composes: stacks per concern, stable endpoint names, one alarm topic,
+capacity and team tags on every hosting resource, the cost resources, and sharding by resource count."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aws_cdk import App
+
+from inference_constructs.config import validate_config
+from inference_constructs.layout import EndpointFootprint, estimated_resources, shard
+from inference_constructs.spec import EndpointKind
+from stacks.platform import synthesize
+from tests.gates.synth import Assembly
+
+Templates = dict[str, dict[str, Any]]
+
+
+@pytest.fixture(scope="module")
+def default(assemblies: dict[str, tuple[Assembly, Assembly]]) -> Templates:
+    return assemblies["default"][0].templates
+
+
+def _resources(template: dict[str, Any], type_: str) -> list[dict[str, Any]]:
+    return [r for r in template["Resources"].values() if r["Type"] == type_]
+
+
+def _tags(resource: dict[str, Any]) -> dict[str, str]:
+    return {t["Key"]: t["Value"] for t in resource["Properties"].get("Tags", [])}
+
+
+def test_one_stack_per_concern(default: Templates) -> None:
+    assert sorted(default) == [
+        "acme-genai-bedrock",
+        "acme-genai-cost",
+        "acme-genai-hosting-1",
+        "acme-genai-observability",
+    ]
+
+
+def test_endpoints_have_stable_platform_prefixed_names(default: Templates) -> None:
+    names = sorted(
+        r["Properties"]["EndpointName"] for r in _resources(default["acme-genai-hosting-1"], "AWS::SageMaker::Endpoint")
+    )
+    assert names == [
+        "acme-genai-batch-extract",
+        "acme-genai-chat",
+        "acme-genai-churn",
+        "acme-genai-summarize",
+        "acme-genai-tenant-risk",
+    ]
+
+
+def test_endpoint_configs_and_models_have_no_physical_names(default: Templates) -> None:
+    hosting = default["acme-genai-hosting-1"]
+    assert all(
+        "EndpointConfigName" not in r["Properties"] for r in _resources(hosting, "AWS::SageMaker::EndpointConfig")
+    )
+    assert all("ModelName" not in r["Properties"] for r in _resources(hosting, "AWS::SageMaker::Model"))
+
+
+def test_every_endpoint_alarm_notifies_the_one_topic_of_the_observability_stack(default: Templates) -> None:
+    # GIVEN the observability stack owns the only topic
+    assert len(_resources(default["acme-genai-observability"], "AWS::SNS::Topic")) == 1
+    # THEN every alarm in the hosting stack that notifies anything notifies that topic (imported)
+    actions = {
+        json.dumps(action)
+        for alarm in _resources(default["acme-genai-hosting-1"], "AWS::CloudWatch::Alarm")
+        for action in alarm["Properties"].get("AlarmActions", [])
+        if "ImportValue" in json.dumps(action)
+    }
+    assert len(actions) == 1
+    assert "acme-genai-observability" in actions.pop()
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "expected"),
+    [
+        (
+            "acme-genai-chat",
+            {"inference:capacity": "mixed", "inference:baseline-instances": "1", "inference:max-instances": "4"},
+        ),
+        ("acme-genai-batch-extract", {"inference:capacity": "burst", "inference:baseline-instances": "0"}),
+    ],
+)
+def test_endpoints_carry_capacity_and_team_tags(default: Templates, endpoint: str, expected: dict[str, str]) -> None:
+    hosting = default["acme-genai-hosting-1"]
+    (resource,) = [
+        r for r in _resources(hosting, "AWS::SageMaker::Endpoint") if r["Properties"]["EndpointName"] == endpoint
+    ]
+    tags = _tags(resource)
+    assert expected.items() <= tags.items()
+    assert {"team": "ml-platform", "cost-center": "4711", "inference:platform": "acme-genai"}.items() <= tags.items()
+
+
+def test_cost_stack_has_budget_anomaly_monitor_and_tag_activation(default: Templates) -> None:
+    cost = default["acme-genai-cost"]
+    (budget,) = _resources(cost, "AWS::Budgets::Budget")
+    assert budget["Properties"]["Budget"]["BudgetLimit"] == {"Amount": 25000, "Unit": "USD"}
+    assert len(_resources(cost, "AWS::CE::AnomalyMonitor")) == 1
+    (activation,) = [r for r in cost["Resources"].values() if r["Type"].startswith("Custom::")]
+    assert sorted(activation["Properties"]["TagKeys"]) == ["cost-center", "team"]
+
+
+def test_plan_records_each_endpoint_stack_and_the_commitment(assemblies: dict[str, tuple[Assembly, Assembly]]) -> None:
+    plan = assemblies["default"][0].plan
+    assert {e["stack"] for e in plan["endpoints"]} == {"acme-genai-hosting-1"}
+    assert plan["savings_plan"]["commitment_usd_per_hour"] > 0
+    assert plan["savings_plan"]["options"]["recommended"]["monthly_cost_usd"] <= min(
+        plan["savings_plan"]["options"]["average"]["monthly_cost_usd"],
+        plan["savings_plan"]["options"]["peak"]["monthly_cost_usd"],
+    )
+
+
+def test_sharding_keeps_config_order_and_limit() -> None:
+    # GIVEN 300 real-time endpoints with one scaling policy each
+    footprints = [EndpointFootprint(EndpointKind.REALTIME, scaling_policies=1, scaling_enabled=True)] * 300
+    per_endpoint = estimated_resources(footprints[0])
+    # WHEN sharded THEN stacks are filled in config order, each within 450 resources
+    shards = shard(footprints)
+    assert [i for s in shards for i in s] == list(range(300))
+    assert all(4 + per_endpoint * len(s) <= 450 for s in shards)
+    assert len(shards) == -(-300 // ((450 - 4) // per_endpoint))
+
+
+def test_fails_on_a_limit_that_cannot_hold_shared_resources() -> None:
+    with pytest.raises(ValueError, match="max_resources must exceed 4"):
+        shard([], max_resources=4)
+
+
+def test_estimate_bounds_real_counts_when_sharded_tightly(tmp_path: Path) -> None:
+    # GIVEN nine endpoints of every kind and a limit of 60 resources per stack
+    endpoint_kinds = [
+        {"type": "realtime", "serving": "sklearn", "capacity": {"min": 1, "max": 3}},
+        {"type": "async", "serving": "sklearn", "capacity": {"min": 0, "max": 2}},
+        {"type": "serverless", "serving": "sklearn"},
+    ]
+    endpoints = [
+        {
+            "name": f"ep{i}",
+            "model": {"source": "s3", "s3_uri": f"s3://acme-models/m{i}.tar.gz"},
+            **endpoint_kinds[i % 3],
+        }
+        for i in range(9)
+    ]
+    path = tmp_path / "many.yaml"
+    config = {"name": "shards", "tags": {"team": "t"}, "endpoints": endpoints}
+    validate_config(json.loads(json.dumps(config)))
+    path.write_text(json.dumps(config))
+    # WHEN synthesized (synthesize refuses any stack above the limit)
+    result = synthesize(App(outdir=str(tmp_path / "out")), path, max_resources_per_stack=60)
+    # THEN the endpoints spread over several hosting stacks, each within the limit
+    hosting = [s for s in result.assembly.stacks if "-hosting-" in s.stack_name]
+    assert len(hosting) >= 3
+    assert all(len(s.template["Resources"]) <= 60 for s in hosting)
