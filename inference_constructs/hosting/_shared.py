@@ -8,7 +8,8 @@
 
 from __future__ import annotations
 
-from aws_cdk import Aws, CfnMapping, Duration, FeatureFlags, Fn, RemovalPolicy, Stack, Token
+from aws_cdk import Aws, CfnMapping, Duration, Fn, RemovalPolicy, Stack, Token
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
 from constructs import Construct, IConstruct
 
@@ -61,17 +62,16 @@ class InferenceStorage(Construct):
     def __init__(self, scope: Construct, construct_id: str) -> None:
         super().__init__(scope, construct_id)
         self._data: s3.Bucket | None = None
-        # Log delivery is granted by a bucket policy with this feature flag (the recommended setting), else by ACL.
-        policy_delivery = FeatureFlags.of(self).is_enabled("@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy")
+        # Object ownership is enforced (ACLs disabled) and log delivery is granted by a bucket policy
+        # (_deliver_access_logs), whatever @aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy says: without the flag
+        # aws-cdk-lib would set the legacy AccessControl LogDeliveryWrite ACL instead (cfn-lint W3045).
         self.access_logs = s3.Bucket(
             self,
             "AccessLogs",
             encryption=s3.BucketEncryption.S3_MANAGED,
             enforce_ssl=True,
             block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
-            object_ownership=(
-                s3.ObjectOwnership.BUCKET_OWNER_ENFORCED if policy_delivery else s3.ObjectOwnership.OBJECT_WRITER
-            ),
+            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
             versioned=True,
             removal_policy=RemovalPolicy.RETAIN,
             lifecycle_rules=[
@@ -112,12 +112,34 @@ class InferenceStorage(Construct):
                 object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
                 versioned=True,
                 removal_policy=RemovalPolicy.RETAIN,
-                server_access_logs_bucket=self.access_logs,
-                server_access_logs_prefix="data/",
                 lifecycle_rules=[s3.LifecycleRule(noncurrent_version_expiration=Duration.days(30))],
             )
+            self._deliver_access_logs(self._data, "data/")
             self._no_replication(self._data, "async inference results and captured requests")
         return self._data
+
+    def _deliver_access_logs(self, source: s3.Bucket, prefix: str) -> None:
+        """Log ``source``'s requests to the access-log bucket under ``prefix``, granted by bucket policy (no ACL).
+
+        The same statement aws-cdk-lib writes with ``@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy``, set here
+        explicitly so the template does not depend on the app's feature flags.
+        """
+        cfn_source = source.node.default_child
+        assert isinstance(cfn_source, s3.CfnBucket)
+        cfn_source.logging_configuration = s3.CfnBucket.LoggingConfigurationProperty(
+            destination_bucket_name=self.access_logs.bucket_name, log_file_prefix=prefix
+        )
+        self.access_logs.add_to_resource_policy(
+            iam.PolicyStatement(
+                principals=[iam.ServicePrincipal("logging.s3.amazonaws.com")],
+                actions=["s3:PutObject"],
+                resources=[self.access_logs.arn_for_objects(f"{prefix}*")],
+                conditions={
+                    "ArnLike": {"aws:SourceArn": source.bucket_arn},
+                    "StringEquals": {"aws:SourceAccount": Stack.of(self).account},
+                },
+            )
+        )
 
     @staticmethod
     def _no_replication(bucket: s3.Bucket, what: str) -> None:
