@@ -51,6 +51,7 @@ __all__ = [
     "DeploymentStrategy",
     "EndpointPlan",
     "EndpointRequest",
+    "InferenceComponentPlan",
     "ModelData",
     "ModelDataKind",
     "MultiModelOptions",
@@ -89,7 +90,11 @@ class DeploymentStrategy(StrEnum):
 
 @dataclass(frozen=True)
 class Capacity:
-    """Instance count bounds (the scaling range). ``min`` 0 only where the kind can scale to zero (async)."""
+    """Instance count bounds (the scaling range).
+
+    ``min`` 0 only where the kind can scale to zero: async endpoints (on their backlog) and real-time
+    endpoints, which are then hosted through an inference component. Not used by serverless endpoints.
+    """
 
     min: int = 1
     max: int = 1
@@ -262,6 +267,34 @@ class ModelData:
 
 
 @dataclass(frozen=True)
+class InferenceComponentPlan:
+    """How a real-time endpoint with ``capacity.min: 0`` hosts its model: through one inference component.
+
+    Real-time endpoints reach zero instances only this way. The variant uses managed instance scaling
+    (0..``max_instance_count``) and names no model; the component reserves the whole host per copy, so one
+    copy fills one instance and copies and instances scale together.
+
+    Parameters
+    ----------
+    accelerator_devices:
+        ``NumberOfAcceleratorDevicesRequired``: the host's GPUs, or its Neuron devices; 0 on a CPU host.
+    min_memory_required_mb:
+        ``MinMemoryRequiredInMb``: host RAM the model needs to load (its weights, or the sizing's host-RAM
+        estimate), at most 90% of the host's RAM.
+    max_instance_count:
+        ``ManagedInstanceScaling.MaxInstanceCount`` and the most copies (``capacity.max``).
+    model_data_download_timeout_seconds, container_startup_health_check_timeout_seconds:
+        The component's start-up parameters (the variant has none). ``None``: SageMaker's defaults.
+    """
+
+    accelerator_devices: int
+    min_memory_required_mb: int
+    max_instance_count: int
+    model_data_download_timeout_seconds: int | None = None
+    container_startup_health_check_timeout_seconds: int | None = None
+
+
+@dataclass(frozen=True)
 class EndpointPlan:
     """The decisions for one endpoint; the constructs only translate these into resources.
 
@@ -295,6 +328,13 @@ class EndpointPlan:
     deployment: DeploymentOptions
     rollback_p99_model_latency_ms: float
     reasons: tuple[str, ...]
+    inference_component: InferenceComponentPlan | None = None
+    """Set for a real-time endpoint with ``capacity.min: 0``: the model is hosted through an inference component."""
+
+    @property
+    def uses_inference_component(self) -> bool:
+        """True when the model is hosted through an inference component (real-time scale to zero)."""
+        return self.inference_component is not None
 
     @property
     def instance_type(self) -> str | None:
@@ -346,11 +386,18 @@ def _check_capacity(req: EndpointRequest, p: ProblemCollector, path: str) -> Non
         p.add(f"{key}.max", f"{cap.max} is below 1", "use at least 1")
     if cap.min > cap.max:
         p.add(key, f"min {cap.min} is above max {cap.max}", "make min <= max")
-    if cap.min == 0 and req.kind in (EndpointKind.REALTIME, EndpointKind.MULTI_MODEL):
+    if cap.min == 0 and req.kind is EndpointKind.MULTI_MODEL:
         p.add(
             f"{key}.min",
-            f"0 is not allowed for a {req.kind.value} endpoint (it cannot scale to zero without inference components)",
-            "use min 1, or type async (scales to zero on its backlog)",
+            "0 is not allowed for a multi-model endpoint (only inference components scale a real-time endpoint to "
+            "zero, and they host one model each)",
+            "use min 1, or one realtime endpoint per model with min 0",
+        )
+    elif cap.min == 0 and req.kind is EndpointKind.SERVERLESS:
+        p.add(
+            f"{key}.min",
+            "0 is not allowed for a serverless endpoint (it has no instances and already scales to zero by itself)",
+            "remove capacity; keep warm capacity with serverless.provisioned_concurrency",
         )
 
 
@@ -708,6 +755,36 @@ def _model_data(req: EndpointRequest) -> ModelData:
     return ModelData(ModelDataKind.NONE)
 
 
+_HOST_RAM_SHARE = 0.9
+"""Share of host RAM an inference component may reserve; SageMaker's agents and the OS keep the rest."""
+
+
+def _inference_component(
+    req: EndpointRequest,
+    host: HostDecision,
+    download_s: int | None,
+    startup_s: int | None,
+    reasons: list[str],
+) -> InferenceComponentPlan:
+    inst = host.instance
+    devices = inst.devices if inst.accelerator is not Accelerator.CPU else 0
+    needed_gb = max(host.host_ram_required_gb, host.weights_gb, 1.0)
+    host_mb = math.floor(inst.memory_gib * 1024 * _HOST_RAM_SHARE)
+    memory_mb = max(128, min(math.ceil(needed_gb * 1024), host_mb))
+    reasons.append(
+        f"capacity.min 0 on a real-time endpoint: hosted through an inference component (the only real-time way to "
+        f"zero instances), reserving {devices} {inst.accelerator.value} device(s) and {memory_mb} MiB of host memory "
+        f"per copy on {inst.name}, so one copy fills one instance; managed instance scaling 0..{req.capacity.max}"
+    )
+    return InferenceComponentPlan(
+        accelerator_devices=devices,
+        min_memory_required_mb=memory_mb,
+        max_instance_count=req.capacity.max,
+        model_data_download_timeout_seconds=download_s,
+        container_startup_health_check_timeout_seconds=startup_s,
+    )
+
+
 def plan_endpoint(
     request: EndpointRequest,
     *,
@@ -850,6 +927,10 @@ def plan_endpoint(
             max_invocations = req.model.max_concurrent_sequences
             reasons.append(f"async concurrency per instance {max_invocations}: the server's concurrent sequences")
 
+    component: InferenceComponentPlan | None = None
+    if req.kind is EndpointKind.REALTIME and req.capacity.min == 0 and host is not None:
+        component = _inference_component(req, host, download_s, startup_s, reasons)
+
     latency = req.deployment.max_p99_model_latency_ms or (60_000.0 if llm else 2_000.0)
     initial = None if req.kind is EndpointKind.SERVERLESS else max(1, req.capacity.min)
     return EndpointPlan(
@@ -880,4 +961,5 @@ def plan_endpoint(
         deployment=req.deployment,
         rollback_p99_model_latency_ms=latency,
         reasons=tuple(reasons),
+        inference_component=component,
     )

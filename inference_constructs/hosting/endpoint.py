@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
+import jsii
 from aws_cdk import ArnFormat, Aws, Duration, Names, Stack, Token
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_iam as iam
@@ -20,10 +21,11 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_sagemaker as sagemaker
 from aws_cdk import aws_sns as sns
-from constructs import Construct
+from constructs import Construct, IValidation
 
 from inference_constructs.catalog import Catalog
 from inference_constructs.compliance import acknowledge
+from inference_constructs.errors import InferenceConfigError, ProblemCollector
 from inference_constructs.hosting._shared import InferenceStorage, image_uri
 from inference_constructs.hosting.decisions import (
     AsyncOptions,
@@ -33,11 +35,23 @@ from inference_constructs.hosting.decisions import (
     DeploymentStrategy,
     EndpointPlan,
     EndpointRequest,
+    InferenceComponentPlan,
     ModelDataKind,
     MultiModelOptions,
     ServerlessOptions,
     VpcOptions,
     plan_endpoint,
+)
+from inference_constructs.scaling.autoscaling import EndpointAutoScaling, ServerlessProvisionedConcurrencyScaling
+from inference_constructs.scaling.decisions import (
+    DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION,
+    ScalableDimension,
+    ScalingPlan,
+)
+from inference_constructs.scaling.inference_component import (
+    InferenceComponentScaling,
+    ModelInferenceComponent,
+    scale_to_zero_variant,
 )
 from inference_constructs.sizing import HostDecision
 from inference_constructs.spec import AcceleratorChoice, EndpointKind, ModelSpec, Serving
@@ -53,6 +67,25 @@ __all__ = [
 _ECR_URI = re.compile(r"^(?P<account>\d{12})\.dkr\.ecr\.(?P<region>[a-z0-9-]+)\.[a-z0-9.-]+/(?P<repo>[^:@]+)")
 _ENDPOINT_METRICS = "/aws/sagemaker/Endpoints"
 _SAGEMAKER = "AWS/SageMaker"
+_COMPONENT_METRICS = "/aws/sagemaker/InferenceComponents"
+_C = TypeVar("_C", bound=Construct)
+
+
+@jsii.implements(IValidation)
+class _ComponentNeedsCopyScaling:
+    """Synth-time check: an inference-component endpoint (real-time min 0) needs copy scaling to reach zero."""
+
+    def __init__(self, owner: InferenceEndpoint) -> None:
+        self._owner = owner
+
+    def validate(self) -> list[str]:
+        if self._owner.scaling is None:
+            key = self._owner._key("capacity.min")
+            return [
+                f"{key}: 0 on a realtime endpoint needs copy scaling to leave and return to zero; call "
+                "auto_scale_from_plan(plan) or auto_scale_copies().scale_on_concurrency(per_copy=...)"
+            ]
+        return []
 
 
 class InferenceEndpoint(Construct):
@@ -155,6 +188,7 @@ class InferenceEndpoint(Construct):
         )
         self.model.node.add_dependency(self.policy)
 
+        component_plan = plan.inference_component
         self.endpoint_config = sagemaker.CfnEndpointConfig(
             self,
             "Config",
@@ -162,14 +196,20 @@ class InferenceEndpoint(Construct):
             kms_key_id=plan.kms_key_arn,
             async_inference_config=async_config,
             data_capture_config=data_capture,
+            # An endpoint config whose variant names no model (inference components) needs an execution role.
+            execution_role_arn=self.role.role_arn if component_plan is not None else None,
         )
+        if component_plan is not None:
+            self.endpoint_config.node.add_dependency(self.policy)
         if plan.kms_omitted_reason is not None:
             reason = f"kms key left off: {plan.kms_omitted_reason}"
             acknowledge(self.endpoint_config, "NIST.800.53.R5-SageMakerEndpointConfigurationKMSKeyConfigured", reason)
             acknowledge(self.endpoint_config, "HIPAA.Security-SageMakerEndpointConfigurationKMSKeyConfigured", reason)
 
+        self.inference_component: ModelInferenceComponent | None = None
+        """The inference component hosting the model (real-time ``capacity.min: 0`` only), id ``InferenceComponent``."""
         self.rollback_alarms: list[cloudwatch.Alarm] = []
-        if plan.deployment.rollback_on_alarms:
+        if plan.deployment.rollback_on_alarms and component_plan is None:
             self.rollback_alarms = self._rollback_alarms()
 
         self.resource = sagemaker.CfnEndpoint(
@@ -177,12 +217,21 @@ class InferenceEndpoint(Construct):
             "Resource",
             endpoint_config_name=self.endpoint_config.attr_endpoint_config_name,
             endpoint_name=self.endpoint_name,
-            deployment_config=self._deployment_config(),
+            # Inference-component endpoints roll model updates out per component (its own DeploymentConfig).
+            deployment_config=self._deployment_config() if component_plan is None else None,
         )
         self.endpoint_arn: str = stack.format_arn(
             service="sagemaker", resource="endpoint", resource_name=self.endpoint_name.lower()
         )
         """ARN of the endpoint (SageMaker lower-cases endpoint names in ARNs)."""
+        self.scaling: Construct | None = None
+        """The auto scaling added by :meth:`auto_scale` or :meth:`auto_scale_from_plan` (id ``Scaling``), if any."""
+        if component_plan is not None:
+            self.inference_component = self._component(component_plan)
+            if plan.deployment.rollback_on_alarms:
+                self.rollback_alarms = self._rollback_alarms()
+            self.inference_component.resource.deployment_config = self._component_deployment_config()
+            self.node.add_validation(_ComponentNeedsCopyScaling(self))
 
     # ------------------------------------------------------------------------------------------ facts
 
@@ -205,6 +254,224 @@ class InferenceEndpoint(Construct):
     def scalable_resource_id(self) -> str:
         """Application Auto Scaling resource id: ``endpoint/<name>/variant/<variant>``."""
         return f"endpoint/{self.endpoint_name}/variant/{self.variant_name}"
+
+    # ------------------------------------------------------------------------------------------ scaling
+
+    def auto_scale(self, *, min_capacity: int | None = None, max_capacity: int | None = None) -> EndpointAutoScaling:
+        """Scale this endpoint's instance count; add policies with ``scale_on_*`` on the returned object.
+
+        ::
+
+            endpoint.auto_scale(min_capacity=1, max_capacity=8).scale_on_concurrency(per_instance=8)
+
+        Creates an :class:`~inference_constructs.scaling.EndpointAutoScaling` (id ``Scaling``) on
+        ``endpoint/<name>/variant/<variant>``, created after the endpoint. GPU-memory targets are
+        multiplied by this host's GPU count; burstable (``ml.t*``) hosts are refused.
+
+        Parameters
+        ----------
+        min_capacity:
+            Fewest instances (0 only for async endpoints). Default: the endpoint's ``capacity.min``.
+        max_capacity:
+            Most instances, 1..1000. Default: the endpoint's ``capacity.max``.
+
+        Raises
+        ------
+        InferenceConfigError
+            A serverless endpoint (use ``auto_scale_provisioned_concurrency``), an endpoint hosted
+            through an inference component (use :meth:`auto_scale_from_plan`), scaling added twice, or
+            bounds the scaling rules refuse.
+        """
+        problems = ProblemCollector()
+        if self.kind is EndpointKind.SERVERLESS:
+            problems.add(
+                self._key("type"),
+                "a serverless endpoint has no instances to scale",
+                "use auto_scale_provisioned_concurrency(...) on the serverless endpoint",
+            )
+        elif self.plan.uses_inference_component:
+            problems.add(
+                self._key("capacity.min"),
+                "0 hosts the model through an inference component, whose copies scale, not the variant's instances",
+                "use auto_scale_from_plan(plan_scaling(...)), or inference_component.auto_scale_copies(...)",
+            )
+        self._check_not_scaled(problems)
+        problems.raise_if_any()
+        host = self.plan.host
+        scaling = EndpointAutoScaling(
+            self,
+            "Scaling",
+            endpoint_name=self.endpoint_name,
+            variant_name=self.variant_name,
+            kind=self.kind,
+            min_capacity=self.capacity.min if min_capacity is None else min_capacity,
+            max_capacity=self.capacity.max if max_capacity is None else max_capacity,
+            gpu_count=self.gpu_count,
+            burstable=bool(host and host.instance.burstable),
+            instance_type=self.instance_type,
+        )
+        return self._attach(scaling)
+
+    def auto_scale_from_plan(self, plan: ScalingPlan) -> Construct | None:
+        """Create the auto scaling a :class:`~inference_constructs.scaling.ScalingPlan` describes (id ``Scaling``).
+
+        The plan comes from ``plan_scaling(...)`` or ``plan_from_config(...)`` for this same endpoint.
+        Whatever it scales is built: variant instances (``EndpointAutoScaling``), serverless provisioned
+        concurrency (``ServerlessProvisionedConcurrencyScaling``), or the inference component's copies
+        with the ``NoCapacityInvocationFailures`` wake-up (real-time ``capacity.min: 0``).
+
+        Parameters
+        ----------
+        plan:
+            The scaling decisions of this endpoint.
+
+        Returns
+        -------
+        Construct | None
+            The scaling construct, or ``None`` when the plan is not enabled (fixed capacity, no policies).
+
+        Raises
+        ------
+        InferenceConfigError
+            The plan was made for another kind, dimension or capacity than this endpoint's, or scaling
+            was already added.
+        """
+        problems = ProblemCollector()
+        self._check_plan(plan, problems)
+        if plan.enabled:
+            self._check_not_scaled(problems)
+        problems.raise_if_any()
+        if not plan.enabled:
+            return None
+        if plan.uses_inference_component and self.inference_component is not None:
+            # ModelInferenceComponent makes the copy scaling depend on the component, which depends on the endpoint.
+            self.scaling = self.inference_component.auto_scale_from_plan(plan)
+            return self.scaling
+        if plan.dimension is ScalableDimension.PROVISIONED_CONCURRENCY:
+            return self._attach(
+                ServerlessProvisionedConcurrencyScaling.from_plan(
+                    self, "Scaling", endpoint_name=self.endpoint_name, plan=plan, variant_name=self.variant_name
+                )
+            )
+        return self._attach(
+            EndpointAutoScaling.from_plan(
+                self, "Scaling", endpoint_name=self.endpoint_name, plan=plan, variant_name=self.variant_name
+            )
+        )
+
+    def _key(self, name: str) -> str:
+        """``<path>.<name>``; without a config path, the construct path names the endpoint."""
+        return f"{self._path or self.node.path}.{name}"
+
+    def _check_not_scaled(self, problems: ProblemCollector) -> None:
+        if self.scaling is not None:
+            problems.add(
+                self._key("scaling"),
+                f"auto scaling was already added to {self.node.path}",
+                "add policies to the object the first call returned (endpoint.scaling)",
+            )
+
+    def _attach(self, scaling: _C) -> _C:
+        # endpoint_name is a literal string, so the scalable target needs an explicit dependency.
+        scaling.node.add_dependency(self.resource)
+        self.scaling = scaling
+        return scaling
+
+    def _check_plan(self, plan: ScalingPlan, problems: ProblemCollector) -> None:
+        """The plan must describe this endpoint: same kind, scaled dimension and capacity."""
+        fix = "plan the scaling from this endpoint's own config (same type, capacity and serverless keys)"
+        if plan.kind is not self.kind:
+            problems.add(
+                self._key("type"),
+                f"the scaling plan is for a {plan.kind.value} endpoint, this one is {self.kind.value}",
+                fix,
+            )
+            return
+        if self.kind is EndpointKind.SERVERLESS:
+            expected = ScalableDimension.PROVISIONED_CONCURRENCY
+        elif self.plan.uses_inference_component:
+            expected = ScalableDimension.INFERENCE_COMPONENT_COPIES
+        else:
+            expected = ScalableDimension.VARIANT_INSTANCES
+        if plan.dimension is not expected:
+            problems.add(
+                self._key("capacity.min"),
+                f"the scaling plan scales {plan.dimension.value}, but this endpoint scales {expected.value}",
+                fix,
+            )
+            return
+        if self.kind is EndpointKind.SERVERLESS:
+            s = self.plan.serverless
+            want = (s.provisioned_concurrency, s.max_concurrency) if s else (0, 0)
+            key, what = "serverless", "provisioned_concurrency..max_concurrency"
+        else:
+            want = (self.capacity.min, self.capacity.max)
+            key, what = "capacity", "capacity"
+        got = (plan.min_capacity, plan.max_capacity)
+        if got != want:
+            problems.add(
+                self._key(key),
+                f"the scaling plan's range {got[0]}..{got[1]} differs from this endpoint's {what} {want[0]}..{want[1]}",
+                fix,
+            )
+
+    def auto_scale_copies(
+        self, *, min_copy_count: int | None = None, max_copy_count: int | None = None
+    ) -> InferenceComponentScaling:
+        """Scale the inference component's copies (real-time ``capacity.min: 0`` only); add a policy on the result.
+
+        ::
+
+            endpoint.auto_scale_copies().scale_on_concurrency(per_copy=8)
+
+        With minimum 0 it also creates the wake-up: a +1 copy step policy driven by an alarm on
+        ``NoCapacityInvocationFailures >= 1``. Add ``scale_on_concurrency`` or ``scale_on_invocations`` so
+        copies return to zero when idle.
+
+        Parameters
+        ----------
+        min_copy_count:
+            Fewest copies. Default: the endpoint's ``capacity.min`` (0).
+        max_copy_count:
+            Most copies. Default: the endpoint's ``capacity.max`` (one copy fills one instance).
+
+        Raises
+        ------
+        InferenceConfigError
+            The endpoint is not hosted through an inference component, or scaling was already added.
+        """
+        problems = ProblemCollector()
+        if self.inference_component is None:
+            problems.add(
+                self._key("capacity.min"),
+                f"{self.capacity.min} keeps the model on the variant, which has no inference component copies",
+                "use auto_scale(...), or capacity min 0 on a realtime endpoint",
+            )
+        self._check_not_scaled(problems)
+        problems.raise_if_any()
+        assert self.inference_component is not None
+        scaling = self.inference_component.auto_scale_copies(
+            min_copy_count=self.capacity.min if min_copy_count is None else min_copy_count,
+            max_copy_count=self.capacity.max if max_copy_count is None else max_copy_count,
+        )
+        self.scaling = scaling
+        return scaling
+
+    def _component(self, component: InferenceComponentPlan) -> ModelInferenceComponent:
+        created = ModelInferenceComponent(
+            self,
+            "InferenceComponent",
+            endpoint_name=self.endpoint_name,
+            model_name=self.model.attr_model_name,
+            min_memory_required_in_mb=component.min_memory_required_mb,
+            accelerator_devices=component.accelerator_devices,
+            variant_name=self.variant_name,
+            model_data_download_timeout_in_seconds=component.model_data_download_timeout_seconds,
+            container_startup_health_check_timeout_in_seconds=component.container_startup_health_check_timeout_seconds,
+        )
+        # endpoint_name is a literal string: place the component once the endpoint exists.
+        created.node.add_dependency(self.resource)
+        return created
 
     # ------------------------------------------------------------------------------------------ grants
 
@@ -235,10 +502,17 @@ class InferenceEndpoint(Construct):
         variant_dimension: bool = True,
     ) -> cloudwatch.Metric:
         """Any SageMaker metric of this endpoint. Default: average over 1 minute, ``EndpointName`` +
-        ``VariantName`` dimensions (``variant_dimension=False`` for the async backlog metrics)."""
+        ``VariantName`` dimensions (``variant_dimension=False`` for the async backlog metrics).
+
+        On an endpoint hosted through an inference component (real-time ``capacity.min: 0``), invocation
+        metrics (``AWS/SageMaker``) are published per component: they get the ``InferenceComponentName``
+        dimension instead.
+        """
         dimensions = {"EndpointName": self.endpoint_name}
         if variant_dimension:
             dimensions["VariantName"] = self.variant_name
+        if self.inference_component is not None and namespace == _SAGEMAKER and variant_dimension:
+            dimensions = {"InferenceComponentName": self.inference_component.inference_component_name}
         return cloudwatch.Metric(
             namespace=namespace,
             metric_name=metric_name,
@@ -323,6 +597,53 @@ class InferenceEndpoint(Construct):
         1 minute, ``EndpointName`` only. Drives scale-out from zero."""
         return self.metric("HasBacklogWithoutCapacity", variant_dimension=False, unit=cloudwatch.Unit.COUNT)
 
+    def metric_invocations_per_copy(self) -> cloudwatch.Metric:
+        """Inference component: ``InvocationsPerCopy`` (count), sum over 1 minute, ``InferenceComponentName``."""
+        return self._component_metric("InvocationsPerCopy", "Sum", cloudwatch.Unit.COUNT)
+
+    def metric_concurrent_requests_per_copy(self) -> cloudwatch.Metric:
+        """Inference component: ``ConcurrentRequestsPerCopy`` (high resolution), maximum over 1 minute."""
+        return self._component_metric("ConcurrentRequestsPerCopy", "Maximum", None)
+
+    def metric_no_capacity_invocation_failures(self) -> cloudwatch.Metric:
+        """Inference component: ``NoCapacityInvocationFailures`` (requests that found no copy), sum over 1 minute.
+
+        Non-zero after idle at zero copies, until the first instance is in service; it drives the wake-up alarm.
+        """
+        return self._component_metric("NoCapacityInvocationFailures", "Sum", cloudwatch.Unit.COUNT)
+
+    def metric_gpu_utilization_normalized(self) -> cloudwatch.Metric:
+        """Inference component: ``GPUUtilizationNormalized`` per copy (0..100 of its reserved GPUs), average over
+        1 minute, namespace ``/aws/sagemaker/InferenceComponents``."""
+        return self._component_metric(
+            "GPUUtilizationNormalized", "Average", cloudwatch.Unit.PERCENT, _COMPONENT_METRICS
+        )
+
+    def metric_gpu_memory_utilization_normalized(self) -> cloudwatch.Metric:
+        """Inference component: ``GPUMemoryUtilizationNormalized`` per copy (0..100), average over 1 minute,
+        namespace ``/aws/sagemaker/InferenceComponents``."""
+        return self._component_metric(
+            "GPUMemoryUtilizationNormalized", "Average", cloudwatch.Unit.PERCENT, _COMPONENT_METRICS
+        )
+
+    def _component_metric(
+        self, metric_name: str, statistic: str, unit: cloudwatch.Unit | None, namespace: str = _SAGEMAKER
+    ) -> cloudwatch.Metric:
+        if self.inference_component is None:
+            raise InferenceConfigError(
+                f"{self._key('capacity.min')}: {self.capacity.min} hosts the model without an inference component, "
+                f"so {metric_name} is never published; use the per-instance metrics, or capacity min 0 on a "
+                "realtime endpoint"
+            )
+        return cloudwatch.Metric(
+            namespace=namespace,
+            metric_name=metric_name,
+            dimensions_map={"InferenceComponentName": self.inference_component.inference_component_name},
+            statistic=statistic,
+            period=Duration.minutes(1),
+            unit=unit,
+        )
+
     # ------------------------------------------------------------------------------------------ building
 
     def _image(self) -> tuple[str, str]:
@@ -348,7 +669,7 @@ class InferenceEndpoint(Construct):
             return custom, arn
         arn = stack.format_arn(service="ecr", resource="repository", resource_name="*")
         self._acknowledge_wildcard(
-            "Resource::arn:<AWS::Partition>:ecr:<AWS::Region>:<AWS::AccountId>:repository/*",
+            f"Resource::arn:<AWS::Partition>:ecr:{_nag_region(stack)}:{_nag_account(stack)}:repository/*",
             "the custom image uri is only known at deploy time (e.g. a cdk docker image asset), so image pull is "
             "allowed on this account's repositories in this region only",
         )
@@ -403,7 +724,8 @@ class InferenceEndpoint(Construct):
             )
         )
         self._acknowledge_wildcard(
-            f"Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:{group}:log-stream:*",
+            f"Resource::arn:<AWS::Partition>:logs:{_nag_region(stack)}:{_nag_account(stack)}:log-group:{group}"
+            ":log-stream:*",
             "sagemaker names one log stream per instance at run time; access is limited to this endpoint's log group",
         )
         self._statements.append(
@@ -437,7 +759,10 @@ class InferenceEndpoint(Construct):
 
     def _acknowledge_objects(self, base: str, key_prefix: str, subpaths: list[str], reason: str) -> None:
         """Acknowledge the object wildcards under this endpoint's own prefix (``<base>/<subpath>*``)."""
-        if Token.is_unresolved(base):
+        given_bucket = f"arn:{Aws.PARTITION}:s3:::"
+        if base.startswith(given_bucket):  # a bucket the user named: only the partition is a token
+            shown = "arn:<AWS::Partition>:s3:::" + base[len(given_bucket) :]
+        elif Token.is_unresolved(base):
             bucket = InferenceStorage.of(self).data
             logical_id = Stack.of(self).get_logical_id(bucket.node.default_child)  # type: ignore[arg-type]
             shown = f"<{logical_id}.Arn>/{key_prefix}"
@@ -592,6 +917,14 @@ class InferenceEndpoint(Construct):
                     provisioned_concurrency=s.provisioned_concurrency or None,
                 ),
             )
+        if plan.inference_component is not None and plan.instance_type is not None:
+            return scale_to_zero_variant(
+                instance_type=plan.instance_type,
+                max_instance_count=plan.inference_component.max_instance_count,
+                variant_name=plan.variant_name,
+                initial_instance_count=plan.initial_instance_count or 1,
+                volume_size_in_gb=plan.volume_size_gb,
+            )
         return sagemaker.CfnEndpointConfig.ProductionVariantProperty(
             variant_name=plan.variant_name,
             model_name=self.model.attr_model_name,
@@ -689,6 +1022,53 @@ class InferenceEndpoint(Construct):
                 else None
             ),
         )
+
+    def _component_deployment_config(
+        self,
+    ) -> sagemaker.CfnInferenceComponent.InferenceComponentDeploymentConfigProperty:
+        """Rolling update of the component's copies with alarm rollback (the endpoint's blue/green does not apply)."""
+        plan = self.plan
+        d = plan.deployment
+        cfn = sagemaker.CfnInferenceComponent
+        percent = _rolling_batch_percent(d)
+        steps = math.ceil(100 / percent)
+        startup = (plan.model_data_download_timeout_seconds or 0) + (
+            plan.container_startup_health_check_timeout_seconds or 0
+        )
+        timeout = min(28_800, max(600, steps * (startup + d.wait_interval_seconds) + 900))
+        return cfn.InferenceComponentDeploymentConfigProperty(
+            rolling_update_policy=cfn.InferenceComponentRollingUpdatePolicyProperty(
+                maximum_batch_size=cfn.InferenceComponentCapacitySizeProperty(type="CAPACITY_PERCENT", value=percent),
+                wait_interval_in_seconds=d.wait_interval_seconds,
+                maximum_execution_timeout_in_seconds=timeout,
+            ),
+            auto_rollback_configuration=(
+                cfn.AutoRollbackConfigurationProperty(
+                    alarms=[cfn.AlarmProperty(alarm_name=a.alarm_name) for a in self.rollback_alarms]
+                )
+                if self.rollback_alarms
+                else None
+            ),
+        )
+
+
+def _rolling_batch_percent(d: DeploymentOptions) -> int:
+    """Share of copies replaced per rolling step; SageMaker accepts 5..50 % of the copy count."""
+    if d.strategy is DeploymentStrategy.CANARY:
+        return max(5, d.canary_size_percent)
+    if d.strategy is DeploymentStrategy.LINEAR:
+        return max(5, d.linear_step_percent)
+    return 50
+
+
+def _nag_region(stack: Stack) -> str:
+    """The region as cdk-nag shows it in a finding id: the literal of an environment-bound stack, else the token."""
+    return "<AWS::Region>" if Token.is_unresolved(stack.region) else stack.region
+
+
+def _nag_account(stack: Stack) -> str:
+    """The account as cdk-nag shows it in a finding id (see :func:`_nag_region`)."""
+    return "<AWS::AccountId>" if Token.is_unresolved(stack.account) else stack.account
 
 
 def _replace_kms(request: EndpointRequest, arn: str) -> EndpointRequest:
@@ -840,7 +1220,6 @@ class ServerlessEndpoint(InferenceEndpoint):
             model=model,
             serving=serving,
             image=image,
-            capacity=Capacity(0, max(1, provisioned_concurrency)),
             serverless=ServerlessOptions(memory_size_in_mb, max_concurrency, provisioned_concurrency),
             deployment=deployment or DeploymentOptions(),
             environment=dict(environment or {}),
@@ -854,6 +1233,66 @@ class ServerlessEndpoint(InferenceEndpoint):
             endpoint_name=endpoint_name,
             path=path,
         )
+
+    def auto_scale_provisioned_concurrency(
+        self,
+        *,
+        min_provisioned_concurrency: int | None = None,
+        max_provisioned_concurrency: int | None = None,
+        target_utilization: float = DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION,
+        scale_out_cooldown: Duration | None = None,
+        scale_in_cooldown: Duration | None = None,
+    ) -> ServerlessProvisionedConcurrencyScaling:
+        """Scale the provisioned (warm) concurrency on its utilization (id ``Scaling``, created after the endpoint).
+
+        Target tracking on ``SageMakerVariantProvisionedConcurrencyUtilization``
+        (``ServerlessProvisionedConcurrencyUtilization``, a 0-1 ratio).
+
+        Parameters
+        ----------
+        min_provisioned_concurrency:
+            Least provisioned concurrency. Default: the endpoint's ``provisioned_concurrency``.
+        max_provisioned_concurrency:
+            Most provisioned concurrency, up to ``max_concurrency``. Default: the endpoint's ``max_concurrency``.
+        target_utilization:
+            Share of provisioned concurrency in use to keep, 0 < value <= 1. Default: 0.7 (30% warm headroom).
+        scale_out_cooldown:
+            Wait after a scale-out. Default: 60 s.
+        scale_in_cooldown:
+            Wait after a scale-in. Default: 300 s.
+
+        Raises
+        ------
+        InferenceConfigError
+            The endpoint has no provisioned concurrency to scale (``provisioned_concurrency`` 0), bounds
+            out of range, or scaling added twice.
+        """
+        s = self.plan.serverless or ServerlessOptions()
+        problems = ProblemCollector()
+        if s.provisioned_concurrency < 1:
+            problems.add(
+                self._key("serverless.provisioned_concurrency"),
+                "0 gives the variant no provisioned concurrency to scale",
+                "set provisioned_concurrency to 1 or more",
+            )
+        self._check_not_scaled(problems)
+        problems.raise_if_any()
+        scaling = ServerlessProvisionedConcurrencyScaling(
+            self,
+            "Scaling",
+            endpoint_name=self.endpoint_name,
+            variant_name=self.variant_name,
+            min_provisioned_concurrency=(
+                s.provisioned_concurrency if min_provisioned_concurrency is None else min_provisioned_concurrency
+            ),
+            max_provisioned_concurrency=(
+                s.max_concurrency if max_provisioned_concurrency is None else max_provisioned_concurrency
+            ),
+            target_utilization=target_utilization,
+            scale_out_cooldown=scale_out_cooldown,
+            scale_in_cooldown=scale_in_cooldown,
+        )
+        return self._attach(scaling)
 
 
 class MultiModelEndpoint(InferenceEndpoint):

@@ -154,21 +154,65 @@ def test_fails_neuron_host_container_mismatch(
         _plan(kind=EndpointKind.REALTIME, model=model, serving=serving, instance_type=instance_type)
 
 
-@pytest.mark.parametrize("kind", [EndpointKind.REALTIME, EndpointKind.MULTI_MODEL])
-def test_fails_capacity_min_zero_where_the_kind_cannot_scale_to_zero(kind: EndpointKind) -> None:
-    # GIVEN min 0 on an instance-based endpoint without inference components WHEN planned THEN it is refused
-    multi = PREFIX if kind is EndpointKind.MULTI_MODEL else None
-    with pytest.raises(
-        InferenceConfigError,
-        match=rf"endpoints\[0\].capacity.min: 0 is not allowed for a {kind.value} endpoint .*; use min 1, or type async",  # noqa: E501
-    ):
-        _plan(
-            kind=kind,
-            model=TABULAR if multi is None else ModelSpec(),
-            serving=Serving.XGBOOST,
-            capacity=Capacity(0, 2),
-            multi_model=multi,
-        )
+@pytest.mark.parametrize(
+    ("request_kw", "message"),
+    [
+        (
+            {"kind": EndpointKind.MULTI_MODEL, "model": ModelSpec(), "multi_model": PREFIX},
+            r"0 is not allowed for a multi-model endpoint .*; use min 1, or one realtime endpoint per model with min 0",
+        ),
+        (
+            {"kind": EndpointKind.SERVERLESS, "model": TABULAR, "serverless": ServerlessOptions()},
+            r"0 is not allowed for a serverless endpoint .*; remove capacity; keep warm capacity with "
+            r"serverless.provisioned_concurrency",
+        ),
+    ],
+)
+def test_fails_capacity_min_zero_where_the_kind_cannot_scale_to_zero(
+    request_kw: dict[str, object], message: str
+) -> None:
+    # GIVEN min 0 on a multi-model or serverless endpoint WHEN planned THEN it is refused with the fix
+    with pytest.raises(InferenceConfigError, match=rf"endpoints\[0\].capacity.min: {message}"):
+        _plan(serving=Serving.XGBOOST, capacity=Capacity(0, 2), **request_kw)
+
+
+@pytest.mark.parametrize(
+    ("request_kw", "devices", "memory_mb"),
+    [
+        # g6e.xlarge: 1 GPU; ~19 GB of host RAM to load 8B bf16 weights
+        ({"model": LLAMA_8B, "serving": Serving.LMI, "accelerator": AcceleratorChoice.GPU}, 1, 19355),
+        # g5.12xlarge: all 4 GPUs, so one copy fills one instance
+        ({"model": LLAMA_8B, "serving": Serving.LMI, "instance_type": "ml.g5.12xlarge"}, 4, 19355),
+        # inf2.24xlarge: all 6 Neuron devices; Neuron loading needs more host RAM
+        ({"model": LLAMA_8B, "serving": Serving.NEURON, "instance_type": "ml.inf2.24xlarge"}, 6, 34614),
+        # a classical CPU model of unknown size (sized as 2 GB): no accelerator
+        ({"model": TABULAR, "serving": Serving.XGBOOST, "instance_type": "ml.m5.xlarge"}, 0, 2048),
+    ],
+)
+def test_realtime_min_zero_is_hosted_through_an_inference_component(
+    request_kw: dict[str, object], devices: int, memory_mb: int
+) -> None:
+    # GIVEN capacity 0..3 on a real-time endpoint
+    # WHEN planned
+    plan = plan_endpoint(EndpointRequest(kind=EndpointKind.REALTIME, capacity=Capacity(0, 3), **request_kw))  # type: ignore[arg-type]
+    # THEN the model goes through an inference component reserving the whole host, the variant starts with one
+    # instance (so the first copy can be placed) and managed instance scaling runs up to capacity.max
+    component = plan.inference_component
+    assert component is not None
+    assert (component.accelerator_devices, component.min_memory_required_mb) == (devices, memory_mb)
+    assert (plan.initial_instance_count, component.max_instance_count, plan.capacity) == (1, 3, Capacity(0, 3))
+    assert (
+        component.container_startup_health_check_timeout_seconds == plan.container_startup_health_check_timeout_seconds
+    )
+    assert any("inference component" in r for r in plan.reasons)
+
+
+def test_realtime_endpoint_with_instances_keeps_the_model_on_the_variant() -> None:
+    # GIVEN capacity 1..3 WHEN planned THEN no inference component is used
+    plan = plan_endpoint(
+        EndpointRequest(kind=EndpointKind.REALTIME, model=LLAMA_8B, serving=Serving.LMI, capacity=Capacity(1, 3))
+    )
+    assert (plan.inference_component, plan.uses_inference_component) == (None, False)
 
 
 def test_async_endpoint_may_scale_to_zero() -> None:

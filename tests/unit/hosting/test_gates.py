@@ -53,7 +53,7 @@ def test_nag_packs_find_nothing_unacknowledged(synthesized: tuple[str | None, di
 
 def test_cfn_lint_has_no_errors_or_warnings(synthesized: tuple[str | None, dict[str, Any], Path]) -> None:
     # GIVEN the template WHEN linted for the regions the gates use THEN nothing is reported
-    from cfnlint.api import ManualArgs, lint
+    from cfnlint.api import ManualArgs, lint  # type: ignore[import-untyped]
 
     _, template, _ = synthesized
     matches = lint(json.dumps(template), config=ManualArgs(regions=["us-east-1", "us-west-2"]))

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from aws_cdk import Stack
+from aws_cdk import CfnElement, Stack
 from aws_cdk import aws_iam as iam
 from aws_cdk.assertions import Match, Template
+from constructs import IConstruct
 
 from inference_constructs.hosting import InferenceEndpoint
 from tests.unit.hosting.scenarios import KEY_ARN, build, new_app
@@ -25,10 +26,17 @@ def built() -> tuple[Stack, dict[str, InferenceEndpoint], Template]:
 
 
 def _resource(stack: Stack, template: Template, endpoint: InferenceEndpoint, child: str) -> dict[str, Any]:
-    logical_id = stack.get_logical_id(
-        endpoint.node.find_child(child).node.default_child or endpoint.node.find_child(child)
-    )  # type: ignore[arg-type]
+    found = endpoint.node.find_child(child)
+    element = found.node.default_child or found
+    assert isinstance(element, CfnElement)
+    logical_id = stack.get_logical_id(element)
     return template.to_json()["Resources"][logical_id]  # type: ignore[no-any-return]
+
+
+def _cfn(construct: IConstruct) -> CfnElement:
+    element = construct.node.default_child
+    assert isinstance(element, CfnElement)
+    return element
 
 
 def _by_type(stack: Stack, template: Template, endpoint: InferenceEndpoint, type_: str) -> dict[str, Any]:
@@ -324,9 +332,7 @@ def test_blue_green_with_alarm_rollback(
     assert policy["TrafficRoutingConfiguration"] == routing
     assert policy["TerminationWaitInSeconds"] == termination
     alarms = config["AutoRollbackConfiguration"]["Alarms"]
-    assert [a["AlarmName"]["Ref"] for a in alarms] == [
-        stack.get_logical_id(a.node.default_child) for a in endpoint.rollback_alarms
-    ]  # type: ignore[arg-type]
+    assert [a["AlarmName"]["Ref"] for a in alarms] == [stack.get_logical_id(_cfn(a)) for a in endpoint.rollback_alarms]
 
 
 def test_rollback_can_be_turned_off(built: tuple[Stack, dict[str, InferenceEndpoint], Template]) -> None:
@@ -342,9 +348,8 @@ def test_rollback_alarms_are_plain_metric_alarms(built: tuple[Stack, dict[str, I
     stack, endpoints, template = built
     resources = template.to_json()["Resources"]
     errors, latency = (
-        resources[stack.get_logical_id(a.node.default_child)]["Properties"]
-        for a in endpoints["gpu_llm"].rollback_alarms
-    )  # type: ignore[arg-type]
+        resources[stack.get_logical_id(_cfn(a))]["Properties"] for a in endpoints["gpu_llm"].rollback_alarms
+    )
     assert (errors["MetricName"], errors["Statistic"], errors["Threshold"]) == ("Invocation5XXErrors", "Average", 0.05)
     assert (latency["MetricName"], latency["ExtendedStatistic"], latency["Threshold"], latency["Unit"]) == (
         "ModelLatency",
