@@ -2,8 +2,10 @@
 
 Each endpoint is one execution role + one customer-managed policy, one Model, one EndpointConfig,
 one Endpoint, and (by default) two rollback alarms; async endpoints add two SNS topics and one topic
-policy. The decisions come from :func:`inference_constructs.hosting.decisions.plan_endpoint`; this
-module only translates them.
+policy; real-time endpoints with ``capacity.min`` 0 add one inference component. Scaling is added with
+``auto_scale``, ``auto_scale_provisioned_concurrency``, ``auto_scale_copies`` or ``auto_scale_from_plan``.
+The decisions come from :func:`inference_constructs.hosting.decisions.plan_endpoint`; this module only
+translates them.
 """
 
 from __future__ import annotations
@@ -247,7 +249,7 @@ class InferenceEndpoint(Construct):
 
     @property
     def capacity(self) -> Capacity:
-        """The instance count range (provisioned concurrency range for serverless) to scale within."""
+        """The instance count range to scale within (unused by serverless endpoints: see ``plan.serverless``)."""
         return self.plan.capacity
 
     @property
@@ -1099,8 +1101,10 @@ class RealtimeEndpoint(InferenceEndpoint):
     instance_type:
         Host to use instead of choosing one (it is still checked). Default: the right-sizing decides.
     capacity:
-        Instance count range for scaling; the initial count is ``max(1, min)``. ``min`` 0 only with
-        async. Default: 1..1.
+        Instance count range for scaling; the initial count is ``max(1, min)``. ``min`` 0 scales to zero:
+        an async endpoint on its backlog, a real-time one through an inference component (the first requests
+        after idle fail while an instance starts; see :meth:`auto_scale_from_plan`). Default: 1..1, one
+        instance always in service.
     async_inference:
         Make the endpoint asynchronous: S3 output location (created unless given), success/error SNS
         topics, concurrency per instance. Default: real-time.

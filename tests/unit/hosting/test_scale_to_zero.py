@@ -249,3 +249,9 @@ def test_fails_instance_scaling_plan_on_a_scale_to_zero_endpoint() -> None:
     # WHEN applied THEN it is refused
     with pytest.raises(InferenceConfigError, match=r"scales sagemaker:variant:DesiredInstanceCount, but this endpoint"):
         _endpoint(stack).auto_scale_from_plan(plan)
+
+
+def test_scale_to_zero_template_is_deterministic(synthesized: tuple[Any, dict[str, Any]]) -> None:
+    # GIVEN the same endpoint and plan WHEN synthesized again THEN the template is identical (component name included)
+    _, template = synthesized
+    assert synth_checked(_scaled)[1] == template
