@@ -38,7 +38,7 @@ def estimated_resources(f: EndpointFootprint) -> int:
     Endpoint: execution role, managed policy, model, endpoint config, endpoint (5), rollback alarms (2);
     async: two notification topics and a topic policy (3); scaling: a scalable target, one resource per
     policy, a step policy and its alarm to leave zero (2); an inference component (1); alarms of the
-    observability layer: up to 3 per endpoint.
+    observability layer: up to 4 per endpoint (serverless: cold start, 5XX rate, two anomalies).
     """
     n = 5 + (2 if f.rollback_alarms else 0)
     if f.kind is EndpointKind.ASYNC:
@@ -47,7 +47,7 @@ def estimated_resources(f: EndpointFootprint) -> int:
         n += 1 + f.scaling_policies + (2 if f.wake_up else 0)
     if f.inference_component:
         n += 1
-    return n + 3
+    return n + 4
 
 
 def shard(footprints: Sequence[EndpointFootprint], *, max_resources: int = MAX_RESOURCES_PER_STACK) -> list[list[int]]:

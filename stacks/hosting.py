@@ -32,7 +32,8 @@ def monitored(platform: str, decisions: EndpointDecisions) -> MonitoredEndpoint:
 
 
 class HostingStack(Stack):
-    """One shard of the platform's endpoints. Composition only: every decision comes from the plan."""
+    """One shard of the platform's endpoints, each with its scaling, capacity tags and alarms.
+    Composition only: every decision comes from the plan."""
 
     def __init__(
         self,
@@ -58,6 +59,7 @@ class HostingStack(Stack):
                 path=decisions.path,
             )
             self.endpoints[decisions.name] = endpoint
+            endpoint.auto_scale_from_plan(decisions.scaling)
             if capacity_tagging and decisions.host is not None:
                 tags = capacity_tags(
                     capacity_schedule(decisions).baseline_instances,

@@ -156,3 +156,41 @@ def test_estimate_bounds_real_counts_when_sharded_tightly(tmp_path: Path) -> Non
     hosting = [s for s in result.assembly.stacks if "-hosting-" in s.stack_name]
     assert len(hosting) >= 3
     assert all(len(s.template["Resources"]) <= 60 for s in hosting)
+
+
+ENDPOINT_KINDS = {
+    "realtime-scaled": {"type": "realtime", "serving": "sklearn", "capacity": {"min": 1, "max": 3}},
+    "realtime-fixed": {"type": "realtime", "serving": "sklearn"},
+    "async-from-zero": {"type": "async", "serving": "sklearn", "capacity": {"min": 0, "max": 2}},
+    "serverless": {"type": "serverless", "serving": "sklearn"},
+    "serverless-provisioned": {
+        "type": "serverless",
+        "serving": "sklearn",
+        "serverless": {"provisioned_concurrency": 2, "max_concurrency": 10},
+    },
+    "realtime-scale-to-zero": {
+        "type": "realtime",
+        "serving": "vllm",
+        "accelerator": "gpu",
+        "model": {"id": "org/m", "parameters_billion": 3},
+        "capacity": {"min": 0, "max": 2},
+        "scaling": {"concurrency_per_instance": 4},
+    },
+}
+
+
+@pytest.mark.parametrize("kind", sorted(ENDPOINT_KINDS))
+def test_resource_estimate_is_a_tight_upper_bound(tmp_path: Path, kind: str) -> None:
+    # GIVEN a platform with one endpoint of this kind
+    spec = {"name": "ep", "model": {"source": "s3", "s3_uri": "s3://acme-models/m.tar.gz"}, **ENDPOINT_KINDS[kind]}
+    path = tmp_path / "one.yaml"
+    path.write_text(json.dumps({"name": "count", "endpoints": [spec]}))
+    # WHEN synthesized
+    result = synthesize(App(outdir=str(tmp_path / "out")), path)
+    (hosting,) = [s for s in result.assembly.stacks if "-hosting-" in s.stack_name]
+    types = [r["Type"] for r in hosting.template["Resources"].values()]
+    shared = sum(t in ("AWS::S3::Bucket", "AWS::S3::BucketPolicy") for t in types)
+    actual = len(types) - shared
+    # THEN the planned estimate is never below what the endpoint adds, and at most one above
+    estimate = estimated_resources(result.plan.endpoints[0].footprint)
+    assert actual <= estimate <= actual + 1
