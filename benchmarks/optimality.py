@@ -394,6 +394,7 @@ class OptimalityReport:
 
     hosts: tuple[HostResult, ...]
     commitments: tuple[CommitmentResult, ...]
+    grid_steps: int = 20_000
 
     @property
     def all_optimal(self) -> bool:
@@ -409,7 +410,7 @@ def run(
     items = load_scenarios() if scenarios is None else scenarios
     hosts = tuple(evaluate_scenario(s, cat) for s in items)
     commitments = tuple(evaluate_commitment(c, steps=steps) for c in commitment_cases())
-    return OptimalityReport(hosts, commitments)
+    return OptimalityReport(hosts, commitments, steps)
 
 
 def _cell(n: NaiveResult) -> str:
@@ -490,7 +491,7 @@ def format_report(report: OptimalityReport) -> str:
     rate = savings_plan_rate(1, "no-upfront")
     lines += [
         f"Savings Plan commitment ({rate.term_years} y {rate.payment.value}, discount {100 * d:.0f}%; monthly cost "
-        "= 730 h of the weekly profile; brute force = 20,000-level grid)",
+        f"= 730 h of the weekly profile; brute force = {report.grid_steps:,}-level grid)",
         _table(crow),
     ]
     return "\n".join(lines) + "\n"
