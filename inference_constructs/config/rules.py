@@ -41,11 +41,29 @@ def _problems(data: dict[str, Any]) -> Iterator[str]:
     for key in _dict(data.get("tags")):
         if isinstance(key, str) and key.lower().startswith("aws:"):
             yield f"tags.{key}: the aws: prefix is reserved by AWS; choose another key"
-    budget = _dict(_dict(data.get("cost")).get("budget"))
+    cost = _dict(data.get("cost"))
+    budget = _dict(cost.get("budget"))
     if budget.get("monthly_limit_usd") is None:
         for key in ("notify_email", "deny_role_arns"):
             if budget.get(key):
                 yield f"cost.budget.{key}: needs cost.budget.monthly_limit_usd; set the monthly limit or remove {key}"
+    if "deny_new_endpoints_at_percent" in budget and not budget.get("deny_role_arns"):
+        yield (
+            "cost.budget.deny_new_endpoints_at_percent: has no effect without cost.budget.deny_role_arns; "
+            "list the roles to freeze, or remove it"
+        )
+    monitor = _dict(cost.get("anomaly_monitor"))
+    if "threshold_usd" in monitor and not monitor.get("notify_email"):
+        yield (
+            "cost.anomaly_monitor.threshold_usd: the monitor is created only with notify_email; "
+            "set cost.anomaly_monitor.notify_email, or remove threshold_usd"
+        )
+    observability = _dict(data.get("observability"))
+    if observability.get("source_account_ids") and observability.get("dashboard") is False:
+        yield (
+            "observability.source_account_ids: only the dashboard searches other accounts, and dashboard is false; "
+            "set dashboard: true, or remove source_account_ids"
+        )
 
 
 def _duplicates(path: str, names: list[Any], why: str) -> Iterator[str]:
@@ -70,6 +88,18 @@ def _endpoint_problems(path: str, ep: dict[str, Any]) -> Iterator[str]:
         yield f"{path}.image: required when serving: custom; give the container image URI"
     model = _dict(ep.get("model"))
     source = model.get("source", "huggingface")
+    if model.get("s3_uri") and source != "s3":
+        yield f"{path}.model.s3_uri: only used with model.source s3; set source: s3, or remove s3_uri"
+    if model.get("s3_uri") and kind == "multi-model":
+        yield (
+            f"{path}.model.s3_uri: multi-model endpoints load models from multi_model.model_data_prefix; "
+            "remove model.s3_uri"
+        )
+    if kind == "serverless" and "capacity" in ep:
+        yield (
+            f"{path}.capacity: serverless endpoints have no instances to count; size them with "
+            "serverless.max_concurrency and serverless.provisioned_concurrency, and remove capacity"
+        )
     if source == "s3" and not model.get("s3_uri") and kind != "multi-model":
         yield f"{path}.model.s3_uri: required when model.source is s3; give s3://bucket/key.tar.gz or a prefix"
     if source == "huggingface" and not model.get("id"):

@@ -126,6 +126,48 @@ def test_fails_on_cross_field_rules(snippet: str, expected: str) -> None:
     assert any(p.startswith(expected) for p in problems), problems
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "endpoints:\n  - {name: a, model: {id: o/m, s3_uri: 's3://my-bucket/m.tar.gz'}}\n",
+            "endpoints[0].model.s3_uri: only used with model.source s3",
+        ),
+        (
+            "endpoints:\n  - {name: a, type: serverless, serving: sklearn, capacity: {max: 3}, "
+            "model: {source: s3, s3_uri: 's3://my-bucket/m.tar.gz'}}\n",
+            "endpoints[0].capacity: serverless endpoints have no instances to count",
+        ),
+        (
+            "endpoints:\n  - {name: a, type: multi-model, serving: xgboost, model: {source: s3, "
+            "s3_uri: 's3://my-bucket/m.tar.gz'}, multi_model: {model_data_prefix: 's3://my-bucket/mm/'}}\n",
+            "endpoints[0].model.s3_uri: multi-model endpoints load models from multi_model.model_data_prefix",
+        ),
+        (
+            "observability: {dashboard: false, source_account_ids: ['111122223333']}\n",
+            "observability.source_account_ids: only the dashboard searches other accounts",
+        ),
+        ("cost: {budget: {deny_new_endpoints_at_percent: 90}}\n", "cost.budget.deny_new_endpoints_at_percent: has no"),
+        (
+            "cost: {anomaly_monitor: {threshold_usd: 50}}\n",
+            "cost.anomaly_monitor.threshold_usd: the monitor is created",
+        ),
+    ],
+    ids=[
+        "s3-uri-with-hf",
+        "serverless-capacity",
+        "multi-model-s3-uri",
+        "accounts-no-dashboard",
+        "deny-no-roles",
+        "threshold",
+    ],
+)
+def test_fails_on_a_key_that_would_be_silently_ignored(text: str, expected: str) -> None:
+    # GIVEN a key whose setting nothing would use WHEN parsed THEN it is an error, never ignored
+    problems = _problems("name: acme\n" + text)
+    assert any(p.startswith(expected) for p in problems), problems
+
+
 def test_fails_on_provisioned_above_max_concurrency() -> None:
     text = (
         "name: acme\nendpoints:\n  - {name: s, type: serverless, serving: sklearn, "
