@@ -20,14 +20,19 @@ def endpoint_name(platform: str, decisions: EndpointDecisions) -> str:
     return f"{platform}-{decisions.name}"
 
 
-def monitored(platform: str, decisions: EndpointDecisions) -> MonitoredEndpoint:
-    """What the dashboard and the alarms need to know of an endpoint."""
+def monitored(
+    platform: str, decisions: EndpointDecisions, endpoint: InferenceEndpoint | None = None
+) -> MonitoredEndpoint:
+    """What the dashboard and the alarms need to know of an endpoint (with the built ``endpoint``: the name of
+    the inference component that serves a scale-to-zero endpoint, whose invocation metrics it carries)."""
+    component = endpoint.inference_component if endpoint is not None else None
     return MonitoredEndpoint(
         name=endpoint_name(platform, decisions),
         variant_name=decisions.hosting.variant_name,
         kind=decisions.kind,
         gpu_count=decisions.hosting.gpu_count,
         instance_type=decisions.hosting.instance_type,
+        inference_component_name=component.inference_component_name if component is not None else None,
     )
 
 
@@ -70,7 +75,7 @@ class HostingStack(Stack):
         self.alarms = InferenceAlarms(
             self,
             "Alarms",
-            endpoints=[monitored(platform, d) for d in endpoints],
+            endpoints=[monitored(platform, d, self.endpoints[d.name]) for d in endpoints],
             anomaly_std_devs=anomaly_std_devs,
             topic=alarm_topic,
         )

@@ -331,11 +331,18 @@ def endpoint_metric(
     label: str | None = None,
     period: Duration = DEFAULT_PERIOD,
 ) -> cloudwatch.Metric:
-    """One metric of one endpoint variant (``EndpointName, VariantName``)."""
+    """One metric of one endpoint variant (``EndpointName, VariantName``), or, for an ``AWS/SageMaker`` metric of
+    an endpoint served through an inference component, of that component (``InferenceComponentName``)."""
+    component = endpoint.inference_component_name
+    dimensions = (
+        {"InferenceComponentName": component}
+        if component is not None and namespace == SAGEMAKER_NAMESPACE
+        else {"EndpointName": endpoint.name, "VariantName": endpoint.variant_name}
+    )
     return cloudwatch.Metric(
         namespace=namespace,
         metric_name=metric_name,
-        dimensions_map={"EndpointName": endpoint.name, "VariantName": endpoint.variant_name},
+        dimensions_map=dimensions,
         statistic=statistic,
         period=period,
         label=label,

@@ -47,6 +47,11 @@ class MonitoredEndpoint:
     account_id:
         Account that hosts the endpoint, for a dashboard in a monitoring account. Default: the metrics are read
         from the account the dashboard is deployed in.
+    inference_component_name:
+        Name of the inference component that serves the model (real-time endpoints that scale to zero). Its
+        invocation metrics (``Invocations``, ``ModelLatency``, ``Invocation*Errors`` in ``AWS/SageMaker``) carry
+        the ``InferenceComponentName`` dimension instead of ``EndpointName, VariantName``. Default: the model is
+        served by the variant itself.
     """
 
     name: str
@@ -55,6 +60,7 @@ class MonitoredEndpoint:
     gpu_count: int = 0
     instance_type: str | None = None
     account_id: str | None = None
+    inference_component_name: str | None = None
 
 
 @dataclass(frozen=True)

@@ -194,3 +194,20 @@ def test_resource_estimate_is_a_tight_upper_bound(tmp_path: Path, kind: str) -> 
     # THEN the planned estimate is never below what the endpoint adds, and at most one above
     estimate = estimated_resources(result.plan.endpoints[0].footprint)
     assert actual <= estimate <= actual + 1
+
+
+def test_scale_to_zero_example_alarms_and_scales_its_inference_component(
+    assemblies: dict[str, tuple[Assembly, Assembly]],
+) -> None:
+    # GIVEN the scale-to-zero example: a real-time endpoint with capacity.min 0
+    hosting = assemblies["examples-scale-to-zero"][0].templates["lab-llm-hosting-1"]
+    (component,) = _resources(hosting, "AWS::SageMaker::InferenceComponent")
+    component_name = component["Properties"]["InferenceComponentName"]
+    # THEN copy scaling targets the component, from 0
+    targets = [t["Properties"] for t in _resources(hosting, "AWS::ApplicationAutoScaling::ScalableTarget")]
+    copy_targets = [t for t in targets if t["ScalableDimension"] == "sagemaker:inference-component:DesiredCopyCount"]
+    assert len(copy_targets) == 1
+    assert copy_targets[0]["MinCapacity"] == 0
+    # AND the observability alarms on its invocations read the component's metrics
+    dumped = json.dumps(_resources(hosting, "AWS::CloudWatch::Alarm"))
+    assert json.dumps({"Name": "InferenceComponentName", "Value": component_name}) in dumped

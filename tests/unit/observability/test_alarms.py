@@ -288,3 +288,20 @@ def test_fails_on_email_with_a_topic_passed_in(app: App, stack: Stack) -> None:
     owner = InferenceAlarms(stack, "Alarms")
     with pytest.raises(InferenceConfigError, match="alarm_email: cannot subscribe to a topic passed in"):
         InferenceAlarms(Stack(app, "Shard"), "Alarms", topic=owner.topic, alarm_email="a@example.com")
+
+
+def test_alarms_of_a_scale_to_zero_endpoint_read_its_inference_component(app: App, stack: Stack, synth: Synth) -> None:
+    # GIVEN a real-time endpoint served through an inference component
+    component = MonitoredEndpoint("playground", gpu_count=1, inference_component_name="playground-component")
+    # WHEN its alarms are synthesized
+    InferenceAlarms(stack, "Alarms", endpoints=[component])
+    template = synth(app, stack)
+    # THEN invocation and latency metrics use the InferenceComponentName dimension, never EndpointName
+    dims = [
+        query["MetricStat"]["Metric"]["Dimensions"]
+        for alarm in _alarms(template).values()
+        for query in alarm.get("Metrics", [])
+        if "MetricStat" in query
+    ]
+    assert dims
+    assert all(d == [{"Name": "InferenceComponentName", "Value": "playground-component"}] for d in dims)
