@@ -367,7 +367,7 @@ def decide_endpoint(index: int, endpoint: Endpoint, catalog: Catalog) -> Endpoin
         model=model_spec(endpoint),
         hosting=hosting,
         scaling=scaling,
-        warnings=tuple(f"{endpoint.name}: {w}" for w in scaling.warnings),
+        warnings=tuple(scaling.warnings),
     )
 
 

@@ -30,3 +30,14 @@ def test_readme_construct_examples_run_and_synthesize() -> None:
     assert namespace["chat"].plan.host.memory_available_gb >= namespace["chat"].plan.host.memory_required_gb
     assert types.count("AWS::ApplicationAutoScaling::ScalingPolicy") == 2
     assert "AWS::Bedrock::ApplicationInferenceProfile" in types
+
+
+def test_readme_plan_table_is_the_current_plan_of_the_default_config(capsys: Any) -> None:
+    # GIVEN the plan table shown in the README WHEN the plan command runs on config/default.yaml
+    from inference_constructs.__main__ import main
+
+    text = (ROOT / "README.md").read_text()
+    shown = text.split("## The plan", 1)[1].split("```\n", 2)[1]
+    assert main(["plan", str(ROOT / "config" / "default.yaml")]) == 0
+    # THEN the README shows exactly what it prints
+    assert capsys.readouterr().out == shown
