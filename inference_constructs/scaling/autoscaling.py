@@ -22,13 +22,13 @@ from constructs import Construct, IValidation
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
 from inference_constructs.scaling import _render
+from inference_constructs.scaling._base import CapacityScaling, seconds
 from inference_constructs.scaling.decisions import (
     DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION,
     Dimension,
     ScalableDimension,
     ScalingPlan,
     ScheduledFloor,
-    TargetTrackingPolicy,
     async_wake_up_policy,
     backlog_policy,
     check_capacity,
@@ -37,15 +37,10 @@ from inference_constructs.scaling.decisions import (
     gpu_memory_policy,
     invocations_policy,
     provisioned_concurrency_policy,
-    schedule_floors,
 )
 from inference_constructs.spec import EndpointKind
 
 DEFAULT_VARIANT_NAME = "AllTraffic"
-
-
-def _seconds(duration: Duration | None) -> int | None:
-    return None if duration is None else int(duration.to_seconds())
 
 
 @jsii.implements(IValidation)
@@ -64,7 +59,7 @@ class _AsyncZeroNeedsBacklog:
         return []
 
 
-class EndpointAutoScaling(Construct):
+class EndpointAutoScaling(CapacityScaling):
     """Application Auto Scaling of a SageMaker variant's instance count, with intent-level policies.
 
     Creates one ``AWS::ApplicationAutoScaling::ScalableTarget`` (id ``Target``) on
@@ -146,14 +141,12 @@ class EndpointAutoScaling(Construct):
         self.max_capacity = max_capacity
         self.gpu_count = gpu_count
         self.instance_type = instance_type
-        self._dimensions = {Dimension.ENDPOINT_NAME: endpoint_name, Dimension.VARIANT_NAME: variant_name}
-        self._schedules: list[ScheduledFloor] = []
-        self.target = _render.scalable_target(
-            self,
+        self.target = self._scalable_target(
             resource_id=f"endpoint/{endpoint_name}/variant/{variant_name}",
             dimension=ScalableDimension.VARIANT_INSTANCES,
             min_capacity=min_capacity,
             max_capacity=max_capacity,
+            dimensions={Dimension.ENDPOINT_NAME: endpoint_name, Dimension.VARIANT_NAME: variant_name},
         )
         """The ``ScalableTarget`` L2 (construct id ``Target``)."""
         self.wake_up_alarm: cloudwatch.Alarm | None = None
@@ -194,12 +187,7 @@ class EndpointAutoScaling(Construct):
             min_capacity=plan.min_capacity,
             max_capacity=plan.max_capacity,
         )
-        for policy in plan.target_tracking:
-            scaling._add_policy(policy)
-        if plan.wake_up is not None:
-            scaling._add_wake_up()
-        for floor in plan.schedules:
-            scaling._add_floor(floor)
+        scaling._apply_plan(plan, wake_up=async_wake_up_policy() if plan.wake_up is not None else None)
         return scaling
 
     # ---------------------------------------------------------------- policies
@@ -225,16 +213,9 @@ class EndpointAutoScaling(Construct):
         scale_in_cooldown:
             Wait after a scale-in. Default: 600 s, since a removed LLM instance takes 5–10 minutes to come back.
         """
-        problems = ProblemCollector()
-        policy = concurrency_policy(
-            problems,
-            self._path,
-            kind=self.kind,
-            per_instance=per_instance,
-            scale_out_cooldown_seconds=_seconds(scale_out_cooldown),
-            scale_in_cooldown_seconds=_seconds(scale_in_cooldown),
+        return self._track(
+            concurrency_policy, scale_out_cooldown, scale_in_cooldown, kind=self.kind, per_instance=per_instance
         )
-        return self._add_checked(problems, policy)
 
     def scale_on_invocations(
         self,
@@ -258,16 +239,13 @@ class EndpointAutoScaling(Construct):
         scale_in_cooldown:
             Wait after a scale-in. Default: 600 s.
         """
-        problems = ProblemCollector()
-        policy = invocations_policy(
-            problems,
-            self._path,
+        return self._track(
+            invocations_policy,
+            scale_out_cooldown,
+            scale_in_cooldown,
             kind=self.kind,
             per_instance_per_minute=per_instance_per_minute,
-            scale_out_cooldown_seconds=_seconds(scale_out_cooldown),
-            scale_in_cooldown_seconds=_seconds(scale_in_cooldown),
         )
-        return self._add_checked(problems, policy)
 
     def scale_on_gpu_memory(
         self,
@@ -291,18 +269,15 @@ class EndpointAutoScaling(Construct):
         scale_in_cooldown:
             Wait after a scale-in. Default: 600 s.
         """
-        problems = ProblemCollector()
-        policy = gpu_memory_policy(
-            problems,
-            self._path,
+        return self._track(
+            gpu_memory_policy,
+            scale_out_cooldown,
+            scale_in_cooldown,
             kind=self.kind,
             percent_per_gpu=percent_per_gpu,
             gpu_count=self.gpu_count,
             instance_type=self.instance_type,
-            scale_out_cooldown_seconds=_seconds(scale_out_cooldown),
-            scale_in_cooldown_seconds=_seconds(scale_in_cooldown),
         )
-        return self._add_checked(problems, policy)
 
     def scale_on_backlog(
         self,
@@ -326,18 +301,11 @@ class EndpointAutoScaling(Construct):
         scale_in_cooldown:
             Wait after a scale-in. Default: 600 s.
         """
-        problems = ProblemCollector()
-        policy = backlog_policy(
-            problems,
-            self._path,
-            kind=self.kind,
-            per_instance=per_instance,
-            scale_out_cooldown_seconds=_seconds(scale_out_cooldown),
-            scale_in_cooldown_seconds=_seconds(scale_in_cooldown),
+        result = self._track(
+            backlog_policy, scale_out_cooldown, scale_in_cooldown, kind=self.kind, per_instance=per_instance
         )
-        result = self._add_checked(problems, policy)
         if self.min_capacity == 0:
-            self._add_wake_up()
+            self._add_wake_up(async_wake_up_policy())
         return result
 
     def scale_on_schedule(self, *, cron: str, min_capacity: int, max_capacity: int | None = None) -> None:
@@ -357,42 +325,12 @@ class EndpointAutoScaling(Construct):
         max_capacity:
             Maximum from that time on. Default: the maximum is left unchanged.
         """
-        problems = ProblemCollector()
-        floors = schedule_floors(
-            problems,
-            self._path,
+        self._schedule(
             kind=self.kind,
-            schedule=[ScheduledFloor(cron=cron, min_capacity=min_capacity, max_capacity=max_capacity)],
+            floor=ScheduledFloor(cron=cron, min_capacity=min_capacity, max_capacity=max_capacity),
             max_capacity=self.max_capacity,
             zero_allowed=self.kind is EndpointKind.ASYNC,
-            start_index=len(self._schedules),
         )
-        problems.raise_if_any()
-        for floor in floors:
-            self._add_floor(floor)
-
-    # ---------------------------------------------------------------- internals
-
-    def _add_checked(
-        self, problems: ProblemCollector, policy: TargetTrackingPolicy | None
-    ) -> appscaling.TargetTrackingScalingPolicy:
-        problems.raise_if_any()
-        assert policy is not None  # no problems means a policy was decided
-        return self._add_policy(policy)
-
-    def _add_policy(self, policy: TargetTrackingPolicy) -> appscaling.TargetTrackingScalingPolicy:
-        return _render.add_target_tracking(self, self.target, policy, self._dimensions)
-
-    def _add_wake_up(self) -> None:
-        if self.wake_up_alarm is not None:
-            return
-        self.wake_up_policy, self.wake_up_alarm = _render.add_wake_up(
-            self, self.target, async_wake_up_policy(), self._dimensions
-        )
-
-    def _add_floor(self, floor: ScheduledFloor) -> None:
-        self._schedules.append(floor)
-        _render.add_schedule(self.target, floor, f"Floor{len(self._schedules)}")
 
 
 class ServerlessProvisionedConcurrencyScaling(Construct):
@@ -454,8 +392,8 @@ class ServerlessProvisionedConcurrencyScaling(Construct):
             problems,
             path,
             target_utilization=target_utilization,
-            scale_out_cooldown_seconds=_seconds(scale_out_cooldown),
-            scale_in_cooldown_seconds=_seconds(scale_in_cooldown),
+            scale_out_cooldown_seconds=seconds(scale_out_cooldown),
+            scale_in_cooldown_seconds=seconds(scale_in_cooldown),
         )
         problems.raise_if_any()
         assert policy is not None

@@ -36,7 +36,7 @@ from constructs import Construct
 
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
-from inference_constructs.scaling import _render
+from inference_constructs.scaling._base import CapacityScaling
 from inference_constructs.scaling.autoscaling import DEFAULT_VARIANT_NAME
 from inference_constructs.scaling.decisions import (
     MAX_CAPACITY,
@@ -44,11 +44,9 @@ from inference_constructs.scaling.decisions import (
     ScalableDimension,
     ScalingPlan,
     ScheduledFloor,
-    TargetTrackingPolicy,
     concurrency_policy,
     inference_component_wake_up_policy,
     invocations_policy,
-    schedule_floors,
 )
 from inference_constructs.spec import EndpointKind
 
@@ -265,7 +263,7 @@ def _valid_name(name: str) -> bool:
     return bool(re.fullmatch(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}", name))
 
 
-class InferenceComponentScaling(Construct):
+class InferenceComponentScaling(CapacityScaling):
     """Scale an inference component's copy count, to and from zero.
 
     Creates a scalable target (id ``Target``) on ``sagemaker:inference-component:DesiredCopyCount``
@@ -321,14 +319,12 @@ class InferenceComponentScaling(Construct):
         problems.raise_if_any()
         self.min_copy_count = min_copy_count
         self.max_copy_count = max_copy_count
-        self._dimensions = {Dimension.INFERENCE_COMPONENT_NAME: inference_component_name}
-        self._schedules: list[ScheduledFloor] = []
-        self.target = _render.scalable_target(
-            self,
+        self.target = self._scalable_target(
             resource_id=f"inference-component/{inference_component_name}",
             dimension=ScalableDimension.INFERENCE_COMPONENT_COPIES,
             min_capacity=min_copy_count,
             max_capacity=max_copy_count,
+            dimensions={Dimension.INFERENCE_COMPONENT_NAME: inference_component_name},
         )
         """The ``ScalableTarget`` L2 (construct id ``Target``)."""
         self.wake_up_policy: appscaling.StepScalingAction | None = None
@@ -336,9 +332,7 @@ class InferenceComponentScaling(Construct):
         self.wake_up_alarm: cloudwatch.Alarm | None = None
         """The ``NoCapacityInvocationFailures`` alarm (only with minimum 0)."""
         if min_copy_count == 0:
-            self.wake_up_policy, self.wake_up_alarm = _render.add_wake_up(
-                self, self.target, inference_component_wake_up_policy(), self._dimensions
-            )
+            self._add_wake_up(inference_component_wake_up_policy())
 
     @classmethod
     def from_plan(
@@ -357,10 +351,7 @@ class InferenceComponentScaling(Construct):
             min_copy_count=plan.min_capacity,
             max_copy_count=plan.max_capacity,
         )
-        for policy in plan.target_tracking:
-            scaling._add_policy(policy)
-        for floor in plan.schedules:
-            scaling._add_floor(floor)
+        scaling._apply_plan(plan)
         return scaling
 
     def scale_on_concurrency(
@@ -381,19 +372,14 @@ class InferenceComponentScaling(Construct):
         scale_in_cooldown:
             Wait after a scale-in. Default: 600 s.
         """
-        problems = ProblemCollector()
-        policy = concurrency_policy(
-            problems,
-            self._path,
+        return self._track(
+            concurrency_policy,
+            scale_out_cooldown,
+            scale_in_cooldown,
             kind=EndpointKind.REALTIME,
             per_instance=per_copy,
             inference_component=True,
-            scale_out_cooldown_seconds=None if scale_out_cooldown is None else int(scale_out_cooldown.to_seconds()),
-            scale_in_cooldown_seconds=None if scale_in_cooldown is None else int(scale_in_cooldown.to_seconds()),
         )
-        problems.raise_if_any()
-        assert policy is not None
-        return self._add_policy(policy)
 
     def scale_on_invocations(
         self,
@@ -413,19 +399,14 @@ class InferenceComponentScaling(Construct):
         scale_in_cooldown:
             Wait after a scale-in. Default: 600 s.
         """
-        problems = ProblemCollector()
-        policy = invocations_policy(
-            problems,
-            self._path,
+        return self._track(
+            invocations_policy,
+            scale_out_cooldown,
+            scale_in_cooldown,
             kind=EndpointKind.REALTIME,
             per_instance_per_minute=per_copy_per_minute,
             inference_component=True,
-            scale_out_cooldown_seconds=None if scale_out_cooldown is None else int(scale_out_cooldown.to_seconds()),
-            scale_in_cooldown_seconds=None if scale_in_cooldown is None else int(scale_in_cooldown.to_seconds()),
         )
-        problems.raise_if_any()
-        assert policy is not None
-        return self._add_policy(policy)
 
     def scale_on_schedule(self, *, cron: str, min_capacity: int, max_capacity: int | None = None) -> None:
         """Set the minimum (and optionally maximum) copy count on a schedule (a warm floor before busy hours).
@@ -439,23 +420,9 @@ class InferenceComponentScaling(Construct):
         max_capacity:
             Most copies from that time on. Default: unchanged.
         """
-        problems = ProblemCollector()
-        floors = schedule_floors(
-            problems,
-            self._path,
+        self._schedule(
             kind=EndpointKind.REALTIME,
-            schedule=[ScheduledFloor(cron=cron, min_capacity=min_capacity, max_capacity=max_capacity)],
+            floor=ScheduledFloor(cron=cron, min_capacity=min_capacity, max_capacity=max_capacity),
             max_capacity=self.max_copy_count,
             zero_allowed=True,
-            start_index=len(self._schedules),
         )
-        problems.raise_if_any()
-        for floor in floors:
-            self._add_floor(floor)
-
-    def _add_policy(self, policy: TargetTrackingPolicy) -> appscaling.TargetTrackingScalingPolicy:
-        return _render.add_target_tracking(self, self.target, policy, self._dimensions)
-
-    def _add_floor(self, floor: ScheduledFloor) -> None:
-        self._schedules.append(floor)
-        _render.add_schedule(self.target, floor, f"Floor{len(self._schedules)}")
