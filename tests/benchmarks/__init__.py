@@ -1,0 +1,1 @@
+"""Smoke tests of the benchmark code: correct numbers on tiny inputs, never timings."""
