@@ -8,8 +8,9 @@ factories (:mod:`.metrics`) import aws_cdk lazily through this package's attribu
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from inference_constructs._lazy import lazy_exports
 from inference_constructs.bedrock.guidance import (
     GUIDANCE_AS_OF,
     cache_checkpoint_min_tokens,
@@ -40,20 +41,16 @@ if TYPE_CHECKING:
     from inference_constructs.bedrock.inference_profile import INVOKE_ACTIONS, ApplicationInferenceProfile
     from inference_constructs.bedrock.metrics import bedrock_metric, cache_tokens_total
 
-_LAZY = {
-    "ApplicationInferenceProfile": "inference_constructs.bedrock.inference_profile",
-    "INVOKE_ACTIONS": "inference_constructs.bedrock.inference_profile",
-    "bedrock_metric": "inference_constructs.bedrock.metrics",
-    "cache_tokens_total": "inference_constructs.bedrock.metrics",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# Only __getattr__: the default dir() keeps listing the eager names (lazy_exports' __dir__ lists the lazy ones only).
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "ApplicationInferenceProfile": "inference_constructs.bedrock.inference_profile",
+        "INVOKE_ACTIONS": "inference_constructs.bedrock.inference_profile",
+        "bedrock_metric": "inference_constructs.bedrock.metrics",
+        "cache_tokens_total": "inference_constructs.bedrock.metrics",
+    },
+)[0]
 
 
 __all__ = [

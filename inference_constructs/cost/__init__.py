@@ -7,9 +7,9 @@ recommend_commitment`` stays fast and CDK-free.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from inference_constructs._lazy import lazy_exports
 from inference_constructs.cost.capacity_tags import (
     BASELINE_INSTANCES_TAG,
     BASELINE_USD_PER_HOUR_TAG,
@@ -41,19 +41,17 @@ if TYPE_CHECKING:
     from inference_constructs.cost.tag_activation import CostAllocationTagActivation
     from inference_constructs.cost.tags import RequireCostTags, apply_cost_tags
 
-_LAZY = {
-    "CostAnomalyMonitor": "inference_constructs.cost.anomaly",
-    "BudgetGuardrail": "inference_constructs.cost.budget",
-    "CostAllocationTagActivation": "inference_constructs.cost.tag_activation",
-    "RequireCostTags": "inference_constructs.cost.tags",
-    "apply_cost_tags": "inference_constructs.cost.tags",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# Only __getattr__: the default dir() keeps listing the eager names (lazy_exports' __dir__ lists the lazy ones only).
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "CostAnomalyMonitor": "inference_constructs.cost.anomaly",
+        "BudgetGuardrail": "inference_constructs.cost.budget",
+        "CostAllocationTagActivation": "inference_constructs.cost.tag_activation",
+        "RequireCostTags": "inference_constructs.cost.tags",
+        "apply_cost_tags": "inference_constructs.cost.tags",
+    },
+)[0]
 
 
 __all__ = [
