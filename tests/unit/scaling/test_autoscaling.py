@@ -10,14 +10,12 @@ from aws_cdk.assertions import Match, Template
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.scaling import (
     EndpointAutoScaling,
-    HostFacts,
-    ScalingIntent,
     ScheduledFloor,
     ServerlessFacts,
     ServerlessProvisionedConcurrencyScaling,
-    plan_scaling,
 )
 from inference_constructs.spec import EndpointKind
+from tests.unit.scaling._plans import GPU4, scaling_plan
 from tests.unit.scaling._synth import synth_checked
 
 SERVICE_LINKED_ROLE_SUFFIX = (
@@ -405,17 +403,14 @@ def test_fails_concurrency_on_an_async_endpoint() -> None:
 
 def test_from_plan_creates_every_planned_policy_and_schedule() -> None:
     # GIVEN a plan from config keys for a 4-GPU real-time endpoint
-    plan = plan_scaling(
-        "endpoints[0]",
-        kind=EndpointKind.REALTIME,
+    plan = scaling_plan(
+        EndpointKind.REALTIME,
         min_capacity=1,
         max_capacity=4,
-        intent=ScalingIntent(
-            concurrency_per_instance=8,
-            gpu_memory_percent=80,
-            schedule=(ScheduledFloor("cron(0 7 ? * MON-FRI *)", 2), ScheduledFloor("cron(0 19 ? * MON-FRI *)", 1)),
-        ),
-        host=HostFacts(gpu_count=4, instance_type="ml.g5.12xlarge"),
+        concurrency_per_instance=8,
+        gpu_memory_percent=80,
+        schedule=(ScheduledFloor("cron(0 7 ? * MON-FRI *)", 2), ScheduledFloor("cron(0 19 ? * MON-FRI *)", 1)),
+        host=GPU4,
     )
     # WHEN the construct is built from it
     template = synth_checked(lambda s: EndpointAutoScaling.from_plan(s, "Scaling", endpoint_name="chat", plan=plan))
@@ -436,13 +431,7 @@ def test_from_plan_creates_every_planned_policy_and_schedule() -> None:
 
 def test_from_plan_async_zero_has_the_wake_up_alarm() -> None:
     # GIVEN an async plan with minimum 0 and a backlog target
-    plan = plan_scaling(
-        "endpoints[1]",
-        kind=EndpointKind.ASYNC,
-        min_capacity=0,
-        max_capacity=2,
-        intent=ScalingIntent(backlog_per_instance=5),
-    )
+    plan = scaling_plan(EndpointKind.ASYNC, path="endpoints[1]", min_capacity=0, max_capacity=2, backlog_per_instance=5)
     # WHEN the construct is built from it
     template = synth_checked(lambda s: EndpointAutoScaling.from_plan(s, "Scaling", endpoint_name="jobs", plan=plan))
     # THEN the HasBacklogWithoutCapacity alarm is there
@@ -488,12 +477,11 @@ def test_serverless_provisioned_concurrency_tracks_its_utilization() -> None:
 
 def test_serverless_from_plan_scales_from_provisioned_to_max_concurrency() -> None:
     # GIVEN a serverless plan with 2 provisioned of 20 maximum concurrency
-    plan = plan_scaling(
-        "endpoints[2]",
-        kind=EndpointKind.SERVERLESS,
+    plan = scaling_plan(
+        EndpointKind.SERVERLESS,
+        path="endpoints[2]",
         min_capacity=1,
         max_capacity=4,
-        intent=ScalingIntent(),
         serverless=ServerlessFacts(max_concurrency=20, provisioned_concurrency=2),
     )
     # WHEN the construct is built from it

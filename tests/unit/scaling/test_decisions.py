@@ -12,44 +12,24 @@ from inference_constructs.scaling import (
     ScheduledFloor,
     ServerlessFacts,
     bottleneck_intent,
-    plan_scaling,
 )
 from inference_constructs.scaling.decisions import cron_problem
 from inference_constructs.spec import EndpointKind
+from tests.unit.scaling._plans import GPU4, scaling_plan
 
-GPU4 = HostFacts(gpu_count=4, instance_type="ml.g5.12xlarge")
 CPU = HostFacts(gpu_count=0, instance_type="ml.m5.xlarge")
-
-
-def _plan(
-    kind: EndpointKind = EndpointKind.REALTIME,
-    *,
-    min_capacity: int = 1,
-    max_capacity: int = 4,
-    host: HostFacts = GPU4,
-    serverless: ServerlessFacts | None = None,
-    **intent: object,
-) -> object:
-    return plan_scaling(
-        "endpoints[0]",
-        kind=kind,
-        min_capacity=min_capacity,
-        max_capacity=max_capacity,
-        intent=ScalingIntent(**intent),  # type: ignore[arg-type]
-        host=host,
-        serverless=serverless,
-    )
 
 
 def test_realtime_plan_has_one_policy_per_key() -> None:
     # GIVEN concurrency, invocations and GPU-memory keys on a 4-GPU host
     # WHEN planned
-    plan = plan_scaling(
-        "endpoints[0]",
-        kind=EndpointKind.REALTIME,
+    plan = scaling_plan(
+        EndpointKind.REALTIME,
         min_capacity=1,
         max_capacity=4,
-        intent=ScalingIntent(concurrency_per_instance=8, invocations_per_instance_per_minute=60, gpu_memory_percent=80),
+        concurrency_per_instance=8,
+        invocations_per_instance_per_minute=60,
+        gpu_memory_percent=80,
         host=GPU4,
     )
     # THEN three target-tracking policies scale variant instances, GPU memory at 80 x 4
@@ -63,12 +43,10 @@ def test_realtime_plan_has_one_policy_per_key() -> None:
 def test_fixed_capacity_without_keys_creates_nothing() -> None:
     # GIVEN min == max and no scaling keys, on a burstable host (fine when nothing scales)
     # WHEN planned
-    plan = plan_scaling(
-        "endpoints[0]",
-        kind=EndpointKind.REALTIME,
+    plan = scaling_plan(
+        EndpointKind.REALTIME,
         min_capacity=1,
         max_capacity=1,
-        intent=ScalingIntent(),
         host=HostFacts(burstable=True, instance_type="ml.t2.medium"),
     )
     # THEN scaling is disabled
@@ -78,13 +56,7 @@ def test_fixed_capacity_without_keys_creates_nothing() -> None:
 def test_async_zero_plan_adds_the_backlog_wake_up_and_warns() -> None:
     # GIVEN an async endpoint with min 0 and backlog scaling
     # WHEN planned
-    plan = plan_scaling(
-        "endpoints[1]",
-        kind=EndpointKind.ASYNC,
-        min_capacity=0,
-        max_capacity=3,
-        intent=ScalingIntent(backlog_per_instance=5),
-    )
+    plan = scaling_plan(EndpointKind.ASYNC, path="endpoints[1]", min_capacity=0, max_capacity=3, backlog_per_instance=5)
     # THEN a HasBacklogWithoutCapacity >= 1 wake-up is planned and the plan warns about the wait
     assert plan.wake_up is not None
     assert plan.wake_up.alarm_metric.metric_name == "HasBacklogWithoutCapacity"
@@ -96,14 +68,7 @@ def test_async_zero_plan_adds_the_backlog_wake_up_and_warns() -> None:
 def test_realtime_zero_plan_goes_through_an_inference_component() -> None:
     # GIVEN a real-time endpoint with capacity.min 0
     # WHEN planned with concurrency scaling
-    plan = plan_scaling(
-        "endpoints[0]",
-        kind=EndpointKind.REALTIME,
-        min_capacity=0,
-        max_capacity=2,
-        intent=ScalingIntent(concurrency_per_instance=8),
-        host=GPU4,
-    )
+    plan = scaling_plan(EndpointKind.REALTIME, min_capacity=0, max_capacity=2, concurrency_per_instance=8, host=GPU4)
     # THEN copies are scaled, the wake-up is NoCapacityInvocationFailures, and the plan warns
     assert plan.uses_inference_component
     assert plan.managed_instance_max == 2
@@ -117,12 +82,11 @@ def test_realtime_zero_plan_goes_through_an_inference_component() -> None:
 def test_serverless_plan_scales_provisioned_concurrency() -> None:
     # GIVEN a serverless endpoint with 2 provisioned of 20 concurrency
     # WHEN planned (capacity keys do not apply to serverless)
-    plan = plan_scaling(
-        "endpoints[2]",
-        kind=EndpointKind.SERVERLESS,
+    plan = scaling_plan(
+        EndpointKind.SERVERLESS,
+        path="endpoints[2]",
         min_capacity=1,
         max_capacity=4,
-        intent=ScalingIntent(),
         serverless=ServerlessFacts(max_concurrency=20, provisioned_concurrency=2),
     )
     # THEN provisioned concurrency is tracked between 2 and 20
@@ -134,21 +98,19 @@ def test_serverless_plan_scales_provisioned_concurrency() -> None:
 def test_serverless_without_provisioned_concurrency_does_not_scale() -> None:
     # GIVEN a serverless endpoint without provisioned concurrency
     # WHEN planned
-    plan = plan_scaling(
-        "endpoints[2]", kind=EndpointKind.SERVERLESS, min_capacity=1, max_capacity=1, intent=ScalingIntent()
-    )
+    plan = scaling_plan(EndpointKind.SERVERLESS, path="endpoints[2]", min_capacity=1, max_capacity=1)
     # THEN nothing is scaled
     assert not plan.enabled
 
 
 def test_plan_document_form_is_json_ready() -> None:
     # GIVEN a plan with a policy and a schedule
-    plan = plan_scaling(
-        "endpoints[0]",
-        kind=EndpointKind.REALTIME,
+    plan = scaling_plan(
+        EndpointKind.REALTIME,
         min_capacity=1,
         max_capacity=4,
-        intent=ScalingIntent(gpu_memory_percent=80, schedule=(ScheduledFloor("cron(0 7 ? * MON-FRI *)", 2),)),
+        gpu_memory_percent=80,
+        schedule=(ScheduledFloor("cron(0 7 ? * MON-FRI *)", 2),),
         host=GPU4,
     )
     # WHEN rendered for the plan document
@@ -162,12 +124,11 @@ def test_plan_document_form_is_json_ready() -> None:
 def test_schedule_that_only_raises_the_floor_warns() -> None:
     # GIVEN one scheduled floor above capacity.min and none that lowers it
     # WHEN planned
-    plan = plan_scaling(
-        "endpoints[0]",
-        kind=EndpointKind.REALTIME,
+    plan = scaling_plan(
+        EndpointKind.REALTIME,
         min_capacity=1,
         max_capacity=4,
-        intent=ScalingIntent(schedule=(ScheduledFloor("cron(0 7 ? * MON-FRI *)", 3),)),
+        schedule=(ScheduledFloor("cron(0 7 ? * MON-FRI *)", 3),),
         host=GPU4,
     )
     # THEN the plan warns that the raised floor stays
@@ -300,14 +261,14 @@ def test_fails_invalid_scaling_config(kwargs: dict[str, object], match: str) -> 
     # WHEN planned
     # THEN one InferenceConfigError names the key, the value and the fix
     with pytest.raises(InferenceConfigError, match=match):
-        _plan(**kwargs)  # type: ignore[arg-type]
+        scaling_plan(**{"host": GPU4, **kwargs})  # type: ignore[arg-type]
 
 
 def test_fails_with_every_problem_listed_once() -> None:
     # GIVEN a config that breaks three rules at once
     # WHEN planned
     with pytest.raises(InferenceConfigError) as info:
-        _plan(min_capacity=5, max_capacity=2, host=CPU, gpu_memory_percent=80, backlog_per_instance=5)
+        scaling_plan(min_capacity=5, max_capacity=2, host=CPU, gpu_memory_percent=80, backlog_per_instance=5)
     # THEN the single error lists all three problems
     assert len(info.value.problems) == 3
     assert all(p.startswith("endpoints[0].") for p in info.value.problems)

@@ -13,12 +13,11 @@ from inference_constructs.scaling import (
     HostFacts,
     InferenceComponentScaling,
     ModelInferenceComponent,
-    ScalingIntent,
     ScheduledFloor,
-    plan_scaling,
     scale_to_zero_variant,
 )
 from inference_constructs.spec import EndpointKind
+from tests.unit.scaling._plans import GPU4, scaling_plan
 from tests.unit.scaling._synth import synth_checked
 
 ROLE_ARN = "arn:aws:iam::111122223333:role/sagemaker-execution"
@@ -218,16 +217,13 @@ def test_minimum_one_copy_has_no_wake_up() -> None:
 
 def test_from_plan_builds_copy_scaling_with_schedules() -> None:
     # GIVEN a real-time plan with capacity.min 0, concurrency and a schedule
-    plan = plan_scaling(
-        "endpoints[0]",
-        kind=EndpointKind.REALTIME,
+    plan = scaling_plan(
+        EndpointKind.REALTIME,
         min_capacity=0,
         max_capacity=2,
-        intent=ScalingIntent(
-            concurrency_per_instance=8,
-            schedule=(ScheduledFloor("cron(0 7 ? * MON-FRI *)", 1), ScheduledFloor("cron(0 19 ? * MON-FRI *)", 0)),
-        ),
-        host=HostFacts(gpu_count=4, instance_type="ml.g5.12xlarge"),
+        concurrency_per_instance=8,
+        schedule=(ScheduledFloor("cron(0 7 ? * MON-FRI *)", 1), ScheduledFloor("cron(0 19 ? * MON-FRI *)", 0)),
+        host=GPU4,
     )
     # WHEN the copy scaling is built from it
     template = synth_checked(
@@ -283,13 +279,7 @@ def test_fails_invalid_inference_component(kwargs: dict[str, object], match: str
 
 def test_fails_instance_scaling_from_a_copy_plan() -> None:
     # GIVEN a plan that scales variant instances
-    plan = plan_scaling(
-        "endpoints[0]",
-        kind=EndpointKind.REALTIME,
-        min_capacity=1,
-        max_capacity=2,
-        intent=ScalingIntent(concurrency_per_instance=4),
-    )
+    plan = scaling_plan(EndpointKind.REALTIME, min_capacity=1, max_capacity=2, concurrency_per_instance=4)
     # WHEN copy scaling is built from it
     # THEN it is refused with the construct to use
     with pytest.raises(InferenceConfigError, match="use EndpointAutoScaling"):
@@ -298,12 +288,11 @@ def test_fails_instance_scaling_from_a_copy_plan() -> None:
 
 def test_component_scales_from_plan_after_it_exists() -> None:
     # GIVEN a real-time scale-to-zero plan with invocation scaling
-    plan = plan_scaling(
-        "endpoints[0]",
-        kind=EndpointKind.REALTIME,
+    plan = scaling_plan(
+        EndpointKind.REALTIME,
         min_capacity=0,
         max_capacity=2,
-        intent=ScalingIntent(invocations_per_instance_per_minute=30),
+        invocations_per_instance_per_minute=30,
         host=HostFacts(gpu_count=4),
     )
     # WHEN the component scales from it
