@@ -7,6 +7,7 @@ aws_cdk, so a package whose public API also holds constructs resolves each name 
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -25,6 +26,6 @@ def lazy_exports(package: str, exports: Mapping[str, str]) -> tuple[Callable[[st
         return getattr(importlib.import_module(module, package), name)
 
     def __dir__() -> list[str]:  # noqa: N807 - module-level __dir__ (PEP 562)
-        return sorted(exports)
+        return sorted(set(exports) | set(vars(sys.modules[package])))
 
     return __getattr__, __dir__

@@ -41,8 +41,8 @@ if TYPE_CHECKING:
     from inference_constructs.bedrock.inference_profile import INVOKE_ACTIONS, ApplicationInferenceProfile
     from inference_constructs.bedrock.metrics import bedrock_metric, cache_tokens_total
 
-# Only __getattr__: the default dir() keeps listing the eager names (lazy_exports' __dir__ lists the lazy ones only).
-__getattr__ = lazy_exports(
+# The constructs load aws_cdk on first use, so the pure decisions import without it (the plan needs that).
+__getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "ApplicationInferenceProfile": "inference_constructs.bedrock.inference_profile",
@@ -50,7 +50,7 @@ __getattr__ = lazy_exports(
         "bedrock_metric": "inference_constructs.bedrock.metrics",
         "cache_tokens_total": "inference_constructs.bedrock.metrics",
     },
-)[0]
+)
 
 
 __all__ = [

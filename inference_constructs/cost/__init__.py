@@ -41,8 +41,8 @@ if TYPE_CHECKING:
     from inference_constructs.cost.tag_activation import CostAllocationTagActivation
     from inference_constructs.cost.tags import RequireCostTags, apply_cost_tags
 
-# Only __getattr__: the default dir() keeps listing the eager names (lazy_exports' __dir__ lists the lazy ones only).
-__getattr__ = lazy_exports(
+# The constructs load aws_cdk on first use, so the pure decisions import without it (the plan needs that).
+__getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "CostAnomalyMonitor": "inference_constructs.cost.anomaly",
@@ -51,7 +51,7 @@ __getattr__ = lazy_exports(
         "RequireCostTags": "inference_constructs.cost.tags",
         "apply_cost_tags": "inference_constructs.cost.tags",
     },
-)[0]
+)
 
 
 __all__ = [

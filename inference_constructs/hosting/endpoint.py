@@ -671,7 +671,7 @@ class InferenceEndpoint(Construct):
             return custom, arn
         arn = stack.format_arn(service="ecr", resource="repository", resource_name="*")
         self._acknowledge_wildcard(
-            f"Resource::arn:<AWS::Partition>:ecr:{_nag_region(stack)}:{_nag_account(stack)}:repository/*",
+            f"Resource::arn:{_nag_partition(stack)}:ecr:{_nag_region(stack)}:{_nag_account(stack)}:repository/*",
             "the custom image uri is only known at deploy time (e.g. a cdk docker image asset), so image pull is "
             "allowed on this account's repositories in this region only",
         )
@@ -726,7 +726,7 @@ class InferenceEndpoint(Construct):
             )
         )
         self._acknowledge_wildcard(
-            f"Resource::arn:<AWS::Partition>:logs:{_nag_region(stack)}:{_nag_account(stack)}:log-group:{group}"
+            f"Resource::arn:{_nag_partition(stack)}:logs:{_nag_region(stack)}:{_nag_account(stack)}:log-group:{group}"
             ":log-stream:*",
             "sagemaker names one log stream per instance at run time; access is limited to this endpoint's log group",
         )
@@ -1061,6 +1061,12 @@ def _rolling_batch_percent(d: DeploymentOptions) -> int:
     if d.strategy is DeploymentStrategy.LINEAR:
         return max(5, d.linear_step_percent)
     return 50
+
+
+def _nag_partition(stack: Stack) -> str:
+    """The partition as cdk-nag shows it in a finding id: a literal where ``@aws-cdk/core:enablePartitionLiterals``
+    and a concrete region make it one, else the token."""
+    return "<AWS::Partition>" if Token.is_unresolved(stack.partition) else stack.partition
 
 
 def _nag_region(stack: Stack) -> str:

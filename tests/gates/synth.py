@@ -60,11 +60,17 @@ class Assembly:
         return dict(json.loads((self.outdir / PLAN_FILE).read_text()))
 
 
+def cli_context() -> dict[str, Any]:
+    """The context (feature flags) ``cdk.json`` gives the app under the CDK CLI."""
+    return dict(json.loads((ROOT / "cdk.json").read_text())["context"])
+
+
 def synth_config(config: Path, outdir: Path) -> Assembly:
-    """Synthesize ``config`` into ``outdir`` as the app does; a failed gate is recorded, not raised."""
+    """Synthesize ``config`` into ``outdir`` as ``cdk synth`` does (same feature flags from cdk.json); a
+    failed gate is recorded, not raised."""
     result = Assembly(outdir=outdir)
     try:
-        synthesize(App(outdir=str(outdir)), config)
+        synthesize(App(outdir=str(outdir), context=cli_context()), config)
     except RuntimeError as exc:  # cdk-nag findings: ValidationFailed
         result.error = str(exc)
     for path in sorted(outdir.glob("*.template.json")):

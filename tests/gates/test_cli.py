@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gates.synth import ROOT
+from tests.gates.synth import ROOT, Assembly
 
 BAD = "name: X\nendpoints:\n  - {name: chat, servng: lmi, model: {id: org/m, parameters_billion: 3}}\n"
 
@@ -33,7 +33,9 @@ def _synth(tmp_path: Path, *args: str, config: Path | None = None) -> subprocess
     )
 
 
-def test_cli_synth_of_the_default_platform_writes_templates_and_plan(tmp_path: Path) -> None:
+def test_cli_synth_of_the_default_platform_writes_templates_and_plan(
+    tmp_path: Path, assemblies: dict[str, tuple[Assembly, Assembly]]
+) -> None:
     # GIVEN the README's synth command with an output directory
     out = tmp_path / "cdk.out"
     # WHEN run THEN it succeeds, leaves templates and the plan, and prints no traceback
@@ -43,6 +45,11 @@ def test_cli_synth_of_the_default_platform_writes_templates_and_plan(tmp_path: P
     plan = json.loads((out / "inference-plan.json").read_text())
     assert plan["name"] == "acme-genai"
     assert "Traceback" not in result.stdout + result.stderr
+    # AND, from another process, the templates and plan are byte-identical to the gates' in-process synth
+    gated = assemblies["default"][0].outdir
+    names = [*sorted(p.name for p in out.glob("*.template.json")), "inference-plan.json"]
+    assert names == [*sorted(p.name for p in gated.glob("*.template.json")), "inference-plan.json"]
+    assert [n for n in names if (out / n).read_bytes() != (gated / n).read_bytes()] == []
 
 
 @pytest.mark.parametrize("how", ["env", "context"])
