@@ -8,12 +8,16 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+
 from aws_cdk import Aws, CfnMapping, Duration, Fn, RemovalPolicy, Stack, Token
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
 from constructs import Construct, IConstruct
 
-from inference_constructs.compliance import acknowledge
+from inference_constructs.compliance import acknowledge_all
 from inference_constructs.containers import ContainerImage, load_snapshot
 from inference_constructs.errors import InferenceConfigError
 
@@ -22,32 +26,88 @@ STORAGE_ID = "InferenceStorage"
 _DOMAIN = "Domain"
 # Python-side record, on the mapping object, of the columns (and domain rows) already written.
 _WRITTEN = "_inference_constructs_written"
+# Python-side record, on the stack object, of its environment (see stack_env).
+_ENV = "_inference_constructs_env"
+# ... and of its image mapping.
+_MAPPING = "_inference_constructs_image_mapping"
+_STORAGE = "_inference_constructs_storage"
 
 
-def _mapping(stack: Stack) -> CfnMapping:
+@functools.cache
+def _aws_region() -> str:
+    """``Aws.REGION`` (a constant token), read from the jsii kernel once per process instead of once per use."""
+    return Aws.REGION
+
+
+@dataclass(frozen=True)
+class StackEnv:
+    """A stack's partition, region and account as cdk-nag shows them in finding ids (a literal where the stack
+    has one, else ``<AWS::Partition>``, ``<AWS::Region>``, ``<AWS::AccountId>``), and its region."""
+
+    nag_partition: str
+    nag_region: str
+    nag_account: str
+    region: str
+    region_resolved: bool
+
+
+def stack_env(stack: Stack) -> StackEnv:
+    """The environment of ``stack``, read from the jsii kernel once per stack (six round trips) instead of at
+    every use, since it never changes after the stack is created."""
+    found = getattr(stack, _ENV, None)
+    if isinstance(found, StackEnv):
+        return found
+    partition, region, account = stack.partition, stack.region, stack.account
+    env = StackEnv(
+        nag_partition="<AWS::Partition>" if Token.is_unresolved(partition) else partition,
+        nag_region="<AWS::Region>" if Token.is_unresolved(region) else region,
+        nag_account="<AWS::AccountId>" if Token.is_unresolved(account) else account,
+        region=region,
+        region_resolved=not Token.is_unresolved(region),
+    )
+    setattr(stack, _ENV, env)
+    return env
+
+
+def _mapping(stack: Stack, image: ContainerImage, domains: Mapping[str, str]) -> CfnMapping:
+    """The stack's image mapping (kept on the stack object); a new one holds ``image``'s column and the
+    domains of its regions from the start, in the order ``image_uri`` writes them, in one round trip."""
+    mapping = getattr(stack, _MAPPING, None)
+    if isinstance(mapping, CfnMapping):
+        return mapping
     found = stack.node.try_find_child(MAPPING_ID)
     if isinstance(found, CfnMapping):
-        return found
-    return CfnMapping(stack, MAPPING_ID, mapping={})
+        mapping = found
+    else:
+        rows = sorted(image.accounts.items())
+        mapping = CfnMapping(
+            stack, MAPPING_ID, mapping={r: {image.mapping_key: account, _DOMAIN: domains[r]} for r, account in rows}
+        )
+        setattr(mapping, _WRITTEN, {image.mapping_key, *(f"{_DOMAIN}:{r}" for r, _ in rows)})
+    setattr(stack, _MAPPING, mapping)
+    return mapping
 
 
-def image_uri(scope: IConstruct, image: ContainerImage, *, path: str = "serving") -> tuple[str, str]:
+def image_uri(
+    scope: IConstruct, image: ContainerImage, *, path: str = "serving", stack: Stack | None = None
+) -> tuple[str, str]:
     """(image URI, registry account) of ``image`` in ``scope``'s stack.
 
     A stack with a concrete region gets literal strings; a region-agnostic stack gets
     ``Fn::FindInMap`` lookups in the shared mapping, which covers every region the image is published in.
     """
-    stack = Stack.of(scope)
+    stack = stack or Stack.of(scope)
     snapshot = load_snapshot()
-    region = stack.region
-    if not Token.is_unresolved(region):
+    env = stack_env(stack)
+    region = env.region
+    if env.region_resolved:
         if region not in image.accounts:
             raise InferenceConfigError(
                 f"{path}: image {image.repository}:{image.tag} is not published in {region}; "
                 f"use one of {', '.join(sorted(image.accounts))}, or serving custom with your own image"
             )
         return snapshot.uri(image.key, region), image.accounts[region]
-    mapping = _mapping(stack)
+    mapping = _mapping(stack, image, snapshot.domains)
     column = image.mapping_key
     # Each column is written once per stack: every set_value is a round trip to the jsii kernel, and
     # rewriting ~40 regions per endpoint was 40% of all jsii calls of a 50-endpoint synth.
@@ -60,9 +120,10 @@ def image_uri(scope: IConstruct, image: ContainerImage, *, path: str = "serving"
             written.add(f"{_DOMAIN}:{r}")
     written.add(column)
     setattr(mapping, _WRITTEN, written)
-    account = mapping.find_in_map(Aws.REGION, column)
-    domain = mapping.find_in_map(Aws.REGION, _DOMAIN)
-    uri = Fn.join("", [account, ".dkr.ecr.", Aws.REGION, ".", domain, f"/{image.repository}:{image.tag}"])
+    aws_region = _aws_region()
+    account = mapping.find_in_map(aws_region, column)
+    domain = mapping.find_in_map(aws_region, _DOMAIN)
+    uri = Fn.join("", [account, ".dkr.ecr.", aws_region, ".", domain, f"/{image.repository}:{image.tag}"])
     return uri, account
 
 
@@ -88,26 +149,27 @@ class InferenceStorage(Construct):
                 s3.LifecycleRule(expiration=Duration.days(365), noncurrent_version_expiration=Duration.days(30))
             ],
         )
-        acknowledge(
+        sse_s3 = "s3 server access log delivery only writes to buckets encrypted with sse-s3, not sse-kms"
+        acknowledge_all(
             self.access_logs,
-            "NIST.800.53.R5-S3DefaultEncryptionKMS",
-            "s3 server access log delivery only writes to buckets encrypted with sse-s3, not sse-kms",
+            [
+                ("NIST.800.53.R5-S3DefaultEncryptionKMS", sse_s3),
+                ("HIPAA.Security-S3DefaultEncryptionKMS", sse_s3),
+                *self._no_replication("access logs of the inference buckets"),
+            ],
         )
-        acknowledge(
-            self.access_logs,
-            "HIPAA.Security-S3DefaultEncryptionKMS",
-            "s3 server access log delivery only writes to buckets encrypted with sse-s3, not sse-kms",
-        )
-        self._no_replication(self.access_logs, "access logs of the inference buckets")
 
     @staticmethod
     def of(scope: IConstruct) -> InferenceStorage:
         """The stack's storage, created on first use."""
         stack = Stack.of(scope)
-        found = stack.node.try_find_child(STORAGE_ID)
-        if isinstance(found, InferenceStorage):
-            return found
-        return InferenceStorage(stack, STORAGE_ID)
+        found = getattr(stack, _STORAGE, None)  # kept on the stack object: saves two round trips per use
+        if not isinstance(found, InferenceStorage):
+            found = stack.node.try_find_child(STORAGE_ID)
+        if not isinstance(found, InferenceStorage):
+            found = InferenceStorage(stack, STORAGE_ID)
+        setattr(stack, _STORAGE, found)
+        return found
 
     @property
     def data(self) -> s3.Bucket:
@@ -125,7 +187,7 @@ class InferenceStorage(Construct):
                 lifecycle_rules=[s3.LifecycleRule(noncurrent_version_expiration=Duration.days(30))],
             )
             self._deliver_access_logs(self._data, "data/")
-            self._no_replication(self._data, "async inference results and captured requests")
+            acknowledge_all(self._data, self._no_replication("async inference results and captured requests"))
         return self._data
 
     def _deliver_access_logs(self, source: s3.Bucket, prefix: str) -> None:
@@ -152,11 +214,14 @@ class InferenceStorage(Construct):
         )
 
     @staticmethod
-    def _no_replication(bucket: s3.Bucket, what: str) -> None:
+    def _no_replication(what: str) -> list[tuple[str, str]]:
+        """The replication findings of a bucket holding ``what``, with their reason."""
         reason = (
             f"{what} are regional working data of endpoints in this region; cross-region replication would "
             "copy them out of the region (data residency) and double storage cost. versioning and retention "
             "on stack deletion protect them"
         )
-        acknowledge(bucket, "NIST.800.53.R5-S3BucketReplicationEnabled", reason)
-        acknowledge(bucket, "HIPAA.Security-S3BucketReplicationEnabled", reason)
+        return [
+            ("NIST.800.53.R5-S3BucketReplicationEnabled", reason),
+            ("HIPAA.Security-S3BucketReplicationEnabled", reason),
+        ]

@@ -26,9 +26,9 @@ from aws_cdk import aws_sns as sns
 from constructs import Construct, IValidation
 
 from inference_constructs.catalog import Catalog
-from inference_constructs.compliance import acknowledge
+from inference_constructs.compliance import acknowledge, acknowledge_all
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
-from inference_constructs.hosting._shared import InferenceStorage, image_uri
+from inference_constructs.hosting._shared import InferenceStorage, image_uri, stack_env
 from inference_constructs.hosting.decisions import (
     AsyncOptions,
     Capacity,
@@ -150,7 +150,9 @@ class InferenceEndpoint(Construct):
             description="SageMaker execution role of one inference endpoint (least privilege)",
         )
         self._statements: list[iam.PolicyStatement] = []
-        image, repository_arn = self._image()
+        # IAM5 wildcard findings of the execution policy, acknowledged on this construct in one call below.
+        self._wildcards: list[tuple[str, str]] | None = []
+        image, repository_arn = self._image(stack)
         self._grant_image_pull(repository_arn)
         self._grant_model_data()
         self._grant_logs_and_metrics(stack)
@@ -165,6 +167,8 @@ class InferenceEndpoint(Construct):
         self.error_topic: sns.ITopic | None = None
         async_config = self._async_config(stack) if plan.async_inference is not None else None
         data_capture = self._data_capture() if plan.data_capture_enabled else None
+        acknowledge_all(self, self._wildcards)
+        self._wildcards = None
 
         self.policy = iam.ManagedPolicy(
             self,
@@ -205,8 +209,13 @@ class InferenceEndpoint(Construct):
             self.endpoint_config.node.add_dependency(self.policy)
         if plan.kms_omitted_reason is not None:
             reason = f"kms key left off: {plan.kms_omitted_reason}"
-            acknowledge(self.endpoint_config, "NIST.800.53.R5-SageMakerEndpointConfigurationKMSKeyConfigured", reason)
-            acknowledge(self.endpoint_config, "HIPAA.Security-SageMakerEndpointConfigurationKMSKeyConfigured", reason)
+            acknowledge_all(
+                self.endpoint_config,
+                [
+                    ("NIST.800.53.R5-SageMakerEndpointConfigurationKMSKeyConfigured", reason),
+                    ("HIPAA.Security-SageMakerEndpointConfigurationKMSKeyConfigured", reason),
+                ],
+            )
 
         self.inference_component: ModelInferenceComponent | None = None
         """The inference component hosting the model (real-time ``capacity.min: 0`` only), id ``InferenceComponent``."""
@@ -648,12 +657,13 @@ class InferenceEndpoint(Construct):
 
     # ------------------------------------------------------------------------------------------ building
 
-    def _image(self) -> tuple[str, str]:
+    def _image(self, stack: Stack) -> tuple[str, str]:
         """(image uri, ECR repository ARN) for the plan's image."""
         plan = self.plan
-        stack = Stack.of(self)
         if plan.image is not None:
-            uri, account = image_uri(self, plan.image, path=f"{self._path}.serving" if self._path else "serving")
+            uri, account = image_uri(
+                self, plan.image, path=f"{self._path}.serving" if self._path else "serving", stack=stack
+            )
             arn = stack.format_arn(
                 service="ecr", resource="repository", resource_name=plan.image.repository, account=account
             )
@@ -671,7 +681,7 @@ class InferenceEndpoint(Construct):
             return custom, arn
         arn = stack.format_arn(service="ecr", resource="repository", resource_name="*")
         self._acknowledge_wildcard(
-            f"Resource::arn:{_nag_partition(stack)}:ecr:{_nag_region(stack)}:{_nag_account(stack)}:repository/*",
+            f"Resource::{_nag_arn(stack, 'ecr')}:repository/*",
             "the custom image uri is only known at deploy time (e.g. a cdk docker image asset), so image pull is "
             "allowed on this account's repositories in this region only",
         )
@@ -726,8 +736,7 @@ class InferenceEndpoint(Construct):
             )
         )
         self._acknowledge_wildcard(
-            f"Resource::arn:{_nag_partition(stack)}:logs:{_nag_region(stack)}:{_nag_account(stack)}:log-group:{group}"
-            ":log-stream:*",
+            f"Resource::{_nag_arn(stack, 'logs')}:log-group:{group}:log-stream:*",
             "sagemaker names one log stream per instance at run time; access is limited to this endpoint's log group",
         )
         self._statements.append(
@@ -757,7 +766,11 @@ class InferenceEndpoint(Construct):
         )
 
     def _acknowledge_wildcard(self, finding: str, reason: str) -> None:
-        acknowledge(self, f"AwsSolutions-IAM5[{finding}]", reason)
+        rule = f"AwsSolutions-IAM5[{finding}]"
+        if self._wildcards is None:
+            acknowledge(self, rule, reason)
+        else:
+            self._wildcards.append((rule, reason))
 
     def _acknowledge_objects(self, base: str, key_prefix: str, subpaths: list[str], reason: str) -> None:
         """Acknowledge the object wildcards under this endpoint's own prefix (``<base>/<subpath>*``)."""
@@ -979,8 +992,10 @@ class InferenceEndpoint(Construct):
             "update; notification actions are added by the observability layer when an alarm topic is configured"
         )
         for alarm in (errors, latency):
-            acknowledge(alarm, "NIST.800.53.R5-CloudWatchAlarmAction", reason)
-            acknowledge(alarm, "HIPAA.Security-CloudWatchAlarmAction", reason)
+            acknowledge_all(
+                alarm,
+                [("NIST.800.53.R5-CloudWatchAlarmAction", reason), ("HIPAA.Security-CloudWatchAlarmAction", reason)],
+            )
         return [errors, latency]
 
     def _deployment_config(self) -> sagemaker.CfnEndpoint.DeploymentConfigProperty:
@@ -1063,20 +1078,12 @@ def _rolling_batch_percent(d: DeploymentOptions) -> int:
     return 50
 
 
-def _nag_partition(stack: Stack) -> str:
-    """The partition as cdk-nag shows it in a finding id: a literal where ``@aws-cdk/core:enablePartitionLiterals``
-    and a concrete region make it one, else the token."""
-    return "<AWS::Partition>" if Token.is_unresolved(stack.partition) else stack.partition
-
-
-def _nag_region(stack: Stack) -> str:
-    """The region as cdk-nag shows it in a finding id: the literal of an environment-bound stack, else the token."""
-    return "<AWS::Region>" if Token.is_unresolved(stack.region) else stack.region
-
-
-def _nag_account(stack: Stack) -> str:
-    """The account as cdk-nag shows it in a finding id (see :func:`_nag_region`)."""
-    return "<AWS::AccountId>" if Token.is_unresolved(stack.account) else stack.account
+def _nag_arn(stack: Stack, service: str) -> str:
+    """``arn:<partition>:<service>:<region>:<account>`` as cdk-nag shows it in a finding id: literals where
+    ``@aws-cdk/core:enablePartitionLiterals`` and an environment-bound stack make them literals, else the
+    ``<AWS::...>`` pseudo parameters."""
+    env = stack_env(stack)
+    return f"arn:{env.nag_partition}:{service}:{env.nag_region}:{env.nag_account}"
 
 
 def _replace_kms(request: EndpointRequest, arn: str) -> EndpointRequest:
