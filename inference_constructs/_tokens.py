@@ -3,7 +3,11 @@ time, so checks on them are skipped rather than failed."""
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from aws_cdk import Duration
 
 
 def is_unresolved(value: Any) -> bool:
@@ -21,3 +25,40 @@ def is_unresolved(value: Any) -> bool:
     from aws_cdk import Token
 
     return bool(Token.is_unresolved(value))
+
+
+# Constant CDK values, read from the jsii kernel once per process instead of at every use (each read is a round
+# trip to Node; a synth used them thousands of times). Durations are immutable, the pseudo parameters are constant
+# token strings, so sharing them changes nothing in the templates.
+
+
+@functools.cache
+def minutes(amount: int) -> Duration:
+    """``Duration.minutes(amount)``, created once."""
+    from aws_cdk import Duration
+
+    return Duration.minutes(amount)
+
+
+@functools.cache
+def seconds(amount: int) -> Duration:
+    """``Duration.seconds(amount)``, created once."""
+    from aws_cdk import Duration
+
+    return Duration.seconds(amount)
+
+
+@functools.cache
+def aws_partition() -> str:
+    """``Aws.PARTITION``, read once."""
+    from aws_cdk import Aws
+
+    return Aws.PARTITION
+
+
+@functools.cache
+def aws_region() -> str:
+    """``Aws.REGION``, read once."""
+    from aws_cdk import Aws
+
+    return Aws.REGION

@@ -33,8 +33,9 @@ def apply_cost_tags(scope: IConstruct, tags: Mapping[str, str], *, path: str = "
     problems = ProblemCollector()
     validate_cost_tags(tags, path, problems)
     problems.raise_if_any()
+    tagger = Tags.of(scope)  # once per scope, not per key: each is a round trip to the jsii kernel
     for key, value in tags.items():
-        Tags.of(scope).add(key, value)
+        tagger.add(key, value)
 
 
 @jsii.implements(IAspect)

@@ -8,15 +8,15 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from aws_cdk import Aws, CfnMapping, Duration, Fn, RemovalPolicy, Stack, Token
+from aws_cdk import CfnMapping, Duration, Fn, RemovalPolicy, Stack, Token
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
 from constructs import Construct, IConstruct
 
+from inference_constructs import _tokens
 from inference_constructs.compliance import acknowledge_all
 from inference_constructs.containers import ContainerImage, load_snapshot
 from inference_constructs.errors import InferenceConfigError
@@ -31,12 +31,6 @@ _ENV = "_inference_constructs_env"
 # ... and of its image mapping.
 _MAPPING = "_inference_constructs_image_mapping"
 _STORAGE = "_inference_constructs_storage"
-
-
-@functools.cache
-def _aws_region() -> str:
-    """``Aws.REGION`` (a constant token), read from the jsii kernel once per process instead of once per use."""
-    return Aws.REGION
 
 
 @dataclass(frozen=True)
@@ -120,7 +114,7 @@ def image_uri(
             written.add(f"{_DOMAIN}:{r}")
     written.add(column)
     setattr(mapping, _WRITTEN, written)
-    aws_region = _aws_region()
+    aws_region = _tokens.aws_region()
     account = mapping.find_in_map(aws_region, column)
     domain = mapping.find_in_map(aws_region, _DOMAIN)
     uri = Fn.join("", [account, ".dkr.ecr.", aws_region, ".", domain, f"/{image.repository}:{image.tag}"])

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 import jsii
-from aws_cdk import ArnFormat, Aws, Duration, Names, Stack, Token
+from aws_cdk import ArnFormat, Duration, Names, Stack, Token
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
@@ -25,6 +25,7 @@ from aws_cdk import aws_sagemaker as sagemaker
 from aws_cdk import aws_sns as sns
 from constructs import Construct, IValidation
 
+from inference_constructs import _tokens
 from inference_constructs.catalog import Catalog
 from inference_constructs.compliance import acknowledge, acknowledge_all
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
@@ -529,7 +530,7 @@ class InferenceEndpoint(Construct):
             metric_name=metric_name,
             dimensions_map=dimensions,
             statistic=statistic,
-            period=period or Duration.minutes(1),
+            period=period or _tokens.minutes(1),
             unit=unit,
         )
 
@@ -651,7 +652,7 @@ class InferenceEndpoint(Construct):
             metric_name=metric_name,
             dimensions_map={"InferenceComponentName": self.inference_component.inference_component_name},
             statistic=statistic,
-            period=Duration.minutes(1),
+            period=_tokens.minutes(1),
             unit=unit,
         )
 
@@ -706,7 +707,7 @@ class InferenceEndpoint(Construct):
         data = self.plan.model_data
         if data.kind is ModelDataKind.NONE or data.bucket is None:
             return
-        bucket_arn = f"arn:{Aws.PARTITION}:s3:::{data.bucket}"
+        bucket_arn = f"arn:{_tokens.aws_partition()}:s3:::{data.bucket}"
         prefix = data.key_prefix
         if data.kind is ModelDataKind.ARCHIVE:
             self._statements.append(iam.PolicyStatement(actions=["s3:GetObject"], resources=[f"{bucket_arn}/{prefix}"]))
@@ -774,7 +775,7 @@ class InferenceEndpoint(Construct):
 
     def _acknowledge_objects(self, base: str, key_prefix: str, subpaths: list[str], reason: str) -> None:
         """Acknowledge the object wildcards under this endpoint's own prefix (``<base>/<subpath>*``)."""
-        given_bucket = f"arn:{Aws.PARTITION}:s3:::"
+        given_bucket = f"arn:{_tokens.aws_partition()}:s3:::"
         if base.startswith(given_bucket):  # a bucket the user named: only the partition is a token
             shown = "arn:<AWS::Partition>:s3:::" + base[len(given_bucket) :]
         elif Token.is_unresolved(base):
@@ -797,7 +798,7 @@ class InferenceEndpoint(Construct):
         if options.output_s3_uri:
             output = options.output_s3_uri.rstrip("/")
             bucket_name, _, key = output[len("s3://") :].partition("/")
-            bucket_arn = f"arn:{Aws.PARTITION}:s3:::{bucket_name}"
+            bucket_arn = f"arn:{_tokens.aws_partition()}:s3:::{bucket_name}"
             key_prefix = key
         else:
             bucket, key_prefix = self._data_uri("async")
@@ -868,7 +869,7 @@ class InferenceEndpoint(Construct):
         if capture.s3_uri:
             destination = capture.s3_uri.rstrip("/")
             bucket_name, _, key = destination[len("s3://") :].partition("/")
-            base = f"arn:{Aws.PARTITION}:s3:::{bucket_name}" + (f"/{key}" if key else "")
+            base = f"arn:{_tokens.aws_partition()}:s3:::{bucket_name}" + (f"/{key}" if key else "")
         else:
             bucket, key = self._data_uri("capture")
             destination = f"s3://{bucket.bucket_name}/{key}"

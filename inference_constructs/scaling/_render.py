@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from aws_cdk import ArnFormat, Duration, Stack
+from aws_cdk import ArnFormat, Stack
 from aws_cdk import aws_applicationautoscaling as appscaling
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as cloudwatch_actions
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
+from inference_constructs import _tokens
 from inference_constructs.scaling.decisions import (
     Dimension,
     MetricRef,
@@ -100,7 +101,7 @@ def cloudwatch_metric(
         metric_name=ref.metric_name,
         dimensions_map={d.value: dimensions[d] for d in ref.dimensions},
         statistic=ref.statistic,
-        period=Duration.seconds(period_seconds),
+        period=_tokens.seconds(period_seconds),
     )
 
 
@@ -120,8 +121,8 @@ def add_target_tracking(
         target_value=policy.target_value,
         predefined_metric=predefined,
         custom_metric=custom,
-        scale_out_cooldown=Duration.seconds(policy.scale_out_cooldown_seconds),
-        scale_in_cooldown=Duration.seconds(policy.scale_in_cooldown_seconds),
+        scale_out_cooldown=_tokens.seconds(policy.scale_out_cooldown_seconds),
+        scale_in_cooldown=_tokens.seconds(policy.scale_in_cooldown_seconds),
     )
 
 
@@ -137,7 +138,7 @@ def add_wake_up(
         f"{policy.construct_id}Policy",
         scaling_target=target,
         adjustment_type=appscaling.AdjustmentType.CHANGE_IN_CAPACITY,
-        cooldown=Duration.seconds(policy.cooldown_seconds),
+        cooldown=_tokens.seconds(policy.cooldown_seconds),
         metric_aggregation_type=_AGGREGATION[policy.metric_aggregation],
     )
     action.add_adjustment(adjustment=policy.adjustment, lower_bound=0)

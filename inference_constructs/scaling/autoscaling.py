@@ -19,6 +19,7 @@ from aws_cdk import aws_applicationautoscaling as appscaling
 from aws_cdk import aws_cloudwatch as cloudwatch
 from constructs import Construct, IValidation
 
+from inference_constructs import _tokens
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
 from inference_constructs.scaling import _render
@@ -438,6 +439,6 @@ class ServerlessProvisionedConcurrencyScaling(Construct):
             min_provisioned_concurrency=plan.min_capacity,
             max_provisioned_concurrency=plan.max_capacity,
             target_utilization=policy.target_value,
-            scale_out_cooldown=Duration.seconds(policy.scale_out_cooldown_seconds),
-            scale_in_cooldown=Duration.seconds(policy.scale_in_cooldown_seconds),
+            scale_out_cooldown=_tokens.seconds(policy.scale_out_cooldown_seconds),
+            scale_in_cooldown=_tokens.seconds(policy.scale_in_cooldown_seconds),
         )
