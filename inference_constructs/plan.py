@@ -330,7 +330,9 @@ class PlatformPlan:
         widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
+        reasons = [f"why {e.name}: {e.to_json()['reason']}" for e in self.endpoints]
         footer = [
+            *reasons,
             f"baseline on-demand: ${self.baseline_usd_per_hour:.3f}/h; prices {self.catalog.region} "
             f"as of {self.catalog.prices_as_of}",
         ]

@@ -1,0 +1,80 @@
+"""The plan: decisions for a whole config, the document CONFIG.md specifies, and one error for all problems."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from inference_constructs.config import parse_config
+from inference_constructs.errors import InferenceConfigError
+from inference_constructs.plan import HOURS_PER_MONTH, plan_platform
+
+PLATFORM = """
+name: acme
+endpoints:
+  - name: chat
+    model: {id: org/chat-8b, parameters_billion: 8, max_context_tokens: 8192, max_concurrent_sequences: 16}
+    serving: lmi
+    accelerator: gpu
+    capacity: {min: 2, max: 5}
+  - name: churn
+    type: serverless
+    serving: sklearn
+    model: {source: s3, s3_uri: "s3://acme-models/churn.tar.gz"}
+    serverless: {memory_mb: 3072}
+"""
+
+
+@pytest.fixture(scope="module")
+def doc() -> dict[str, Any]:
+    return plan_platform(parse_config(PLATFORM)).to_json()
+
+
+def test_monthly_costs_are_price_times_capacity_times_730_hours(doc: dict[str, Any]) -> None:
+    chat = doc["endpoints"][0]
+    assert chat["monthly_usd_at_min"] == round(chat["price_per_hour_usd"] * 2 * HOURS_PER_MONTH, 2)
+    assert chat["monthly_usd_at_max"] == round(chat["price_per_hour_usd"] * 5 * HOURS_PER_MONTH, 2)
+    assert doc["baseline_usd_per_hour"] == round(chat["price_per_hour_usd"] * 2, 4)
+
+
+def test_accelerated_entry_fits_and_names_its_reason(doc: dict[str, Any]) -> None:
+    chat = doc["endpoints"][0]
+    assert chat["accelerator"] == "gpu"
+    assert chat["memory_available_gb"] >= chat["memory_required_gb"]
+    assert chat["instance_type"] in chat["reason"]
+    assert chat["tensor_parallel_degree"] >= 1
+
+
+def test_serverless_entry_has_no_host_and_its_memory(doc: dict[str, Any]) -> None:
+    churn = doc["endpoints"][1]
+    assert (churn["instance_type"], churn["price_per_hour_usd"], churn["devices"]) == (None, None, 0)
+    assert churn["memory_available_gb"] == 3.0
+
+
+def test_commitment_is_reported_beside_average_and_peak(doc: dict[str, Any]) -> None:
+    options = doc["savings_plan"]["options"]
+    assert set(options) == {"recommended", "average", "peak", "on_demand"}
+    assert options["recommended"]["monthly_cost_usd"] <= options["on_demand"]["monthly_cost_usd"]
+
+
+def test_table_shows_every_endpoint_with_its_reason() -> None:
+    table = plan_platform(parse_config(PLATFORM)).table()
+    assert "why chat: ml." in table
+    assert "why churn: serverless" in table
+
+
+def test_fails_with_every_endpoints_problem_in_one_error() -> None:
+    # GIVEN two endpoints that each break a decision rule (an explicit host too small; a Neuron stack on a GPU)
+    text = """
+name: acme
+endpoints:
+  - {name: big, model: {id: org/m-70b, parameters_billion: 70}, serving: lmi, instance_type: ml.g5.xlarge}
+  - {name: neuron, model: {id: org/m-8b, parameters_billion: 8}, serving: neuron, accelerator: gpu}
+"""
+    # WHEN planned THEN one error names both endpoints' key paths
+    with pytest.raises(InferenceConfigError) as info:
+        plan_platform(parse_config(text))
+    paths = {p.split(":")[0].split(".")[0] for p in info.value.problems}
+    assert paths == {"endpoints[0]", "endpoints[1]"}
+    assert any("needs" in p and "GB" in p for p in info.value.problems)
