@@ -59,6 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="synth N=10 comparison and N=10/30 scaling only")
     parser.add_argument("--repeat", type=int, default=2, help="synth runs per measurement; fastest counts")
+    parser.add_argument(
+        "--baseline", choices=synth.BASELINES, default="typed", help="plain-L1 baseline re-emitter (default typed)"
+    )
     args = parser.parse_args(argv)
     print(machine(), flush=True)
     print(flush=True)
@@ -66,9 +69,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.stdout.write(optimality.format_report(report))
     print(flush=True)
     if args.quick:
-        synth_report = synth.run(compare_ns=(10,), scaling_ns=(10, 30), repeat=args.repeat, log=sys.stderr)
+        synth_report = synth.run(
+            compare_ns=(10,), scaling_ns=(10, 30), repeat=args.repeat, baseline=args.baseline, log=sys.stderr
+        )
     else:
-        synth_report = synth.run(repeat=args.repeat, log=sys.stderr)
+        synth_report = synth.run(repeat=args.repeat, baseline=args.baseline, log=sys.stderr)
     sys.stdout.write(synth.format_report(synth_report))
     commitments_ok = all(c.ratio_to_brute_force <= 1.0 + 1e-9 for c in report.commitments)
     return 0 if report.all_optimal and commitments_ok else 1

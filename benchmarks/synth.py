@@ -9,13 +9,19 @@ What is measured
   ``validate_config`` and written to a temporary YAML file.
 - **library**: ``stacks.platform.synthesize(App(outdir=...), config)``: what ``cdk synth`` does (load,
   plan, build the stacks, cdk-nag packs, CloudFormation validation, synth, write the plan).
-- **baseline**: the same resources written by hand with plain L1 ``CfnResource`` (:func:`reemit`): every
+- **baseline**: the same resources written by hand with plain L1 constructs (:func:`reemit`): every
   resource of the library's templates re-created with the same logical id, type, properties and
   attributes in the same stacks, the same acknowledged nag findings, the same cross-stack outputs, and no
-  library construct, decision, aspect or tag logic. Both sides synthesize with the same validation
-  settings: the three cdk-nag packs (``add_compliance_gates``), CDK's built-in CloudFormation validation
-  and the project's ``cdk.json`` context. The benchmark checks that both sides emit the same
-  resources (types and counts per stack) and reports whether the templates are byte-identical.
+  library construct, decision, aspect or tag logic. ``--baseline typed`` (default, :func:`reemit_typed`)
+  re-emits each stack's template with ``cloudformation_include.CfnInclude``, which instantiates the TYPED
+  L1 class of every resource (``CfnRole``, ``CfnAlarm``, ...): cdk-nag rules select resources by
+  ``instanceof`` on those classes, so the packs do the same rule work on both sides. ``--baseline
+  generic`` (:func:`reemit_generic`, the first baseline) uses ``CfnResource``, which most rules skip.
+  Both sides synthesize with the same validation settings: the three cdk-nag packs
+  (``add_compliance_gates``), CDK's built-in CloudFormation validation and the project's ``cdk.json``
+  context. The benchmark checks that both sides emit the same resources (types and counts per stack)
+  and reports whether the templates are byte-identical (generic), equal up to key order (typed: typed
+  L1s render their properties in their own order) or where they differ.
 - Every measurement runs in a FRESH subprocess. In it, a one-resource app is synthesized first with the
   same validation plugins: that is the one-time plugin initialisation (``init``), paid equally by both
   sides and reported separately; ``synth`` is the time of the measured synth after it. Peak memory is the
@@ -222,11 +228,14 @@ def _condition(expr: Any) -> Any:
     raise NotImplementedError(f"condition expression not supported by the re-emitter: {expr!r}")
 
 
-def reemit(app: Any, sources: Sequence[StackSource]) -> dict[str, Any]:
-    """Hand-written plain L1: re-create every stack of ``sources`` in ``app`` with ``CfnResource`` (same
-    logical ids, types, properties, DependsOn and policies), ``CfnMapping``, ``CfnParameter``,
-    ``CfnCondition`` and ``CfnOutput``, the same stack dependencies and the same acknowledged findings.
-    Returns the stacks by name."""
+def reemit_generic(app: Any, sources: Sequence[StackSource]) -> dict[str, Any]:
+    """The ``generic`` baseline (the first one published): re-create every stack of ``sources`` in ``app``
+    with ``CfnResource`` (same logical ids, types, properties, DependsOn and policies), ``CfnMapping``,
+    ``CfnParameter``, ``CfnCondition`` and ``CfnOutput``, the same stack dependencies and the same
+    acknowledged findings. Returns the stacks by name.
+
+    cdk-nag rules select resources by ``instanceof`` on typed L1 classes, so most rules skip these
+    generic resources: this baseline does less validation work than the library (kept for comparison)."""
     from aws_cdk import (
         Acknowledgment,
         CfnCondition,
@@ -296,6 +305,99 @@ def reemit(app: Any, sources: Sequence[StackSource]) -> dict[str, Any]:
     return stacks
 
 
+BASELINES = ("typed", "generic")
+"""``typed``: :func:`reemit_typed` (default, same cdk-nag rule work as the library); ``generic``:
+:func:`reemit_generic` (plain ``CfnResource``, most nag rules skip it)."""
+BASELINE_TITLES = {
+    "typed": "baseline 'typed' (typed L1 classes via CfnInclude)",
+    "generic": "baseline 'generic' (CfnResource; most nag rules skip it)",
+}
+
+
+def include_template(src: StackSource) -> dict[str, Any]:
+    """The template ``CfnInclude`` reads for ``src``: the library's template without the synthesizer's
+    ``BootstrapVersion`` parameter and ``CheckBootstrapVersion`` rule (the baseline stack's synthesizer adds
+    them again, as it does for the library)."""
+    out: dict[str, Any] = {}
+    for section, body in src.template.items():
+        kept = body
+        if section == "Parameters":
+            kept = {k: v for k, v in body.items() if k not in _SYNTHESIZER_PARAMETERS}
+        elif section == "Rules":
+            if set(body) - _SYNTHESIZER_RULES:
+                raise NotImplementedError(f"{src.name}: template Rules are not supported: {sorted(body)}")
+            kept = {}
+        if kept:
+            out[section] = kept
+    return out
+
+
+def write_include_templates(sources: Sequence[StackSource], directory: Path) -> dict[str, Path]:
+    """Write :func:`include_template` of every stack into ``directory``; returns the paths by stack name.
+    (A hand-written app has these resources in code; writing the files is not part of its synth.)"""
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for src in sources:
+        path = directory / f"{src.name}.include.json"
+        path.write_text(json.dumps(include_template(src)), encoding="utf-8")
+        paths[src.name] = path
+    return paths
+
+
+def reemit_typed(app: Any, sources: Sequence[StackSource], template_files: Mapping[str, Path]) -> dict[str, Any]:
+    """Hand-written TYPED L1: re-create every stack of ``sources`` in ``app`` with
+    ``cloudformation_include.CfnInclude`` of its template (``template_files``, from
+    :func:`write_include_templates`), which instantiates the typed L1 class of each resource type
+    (``CfnRole``, ``CfnAlarm``, ``CfnEndpoint``, ...; ``CfnResource`` only for unknown types) with the same
+    logical ids, properties, DependsOn, conditions, mappings and outputs; the same stack dependencies and
+    the same acknowledged findings on the same resources (``get_resource``). cdk-nag rules select resources
+    by ``instanceof`` on the typed classes, so its packs do the same rule work as on the library.
+    Returns the stacks by name."""
+    from aws_cdk import Acknowledgment, Stack, Validations
+    from aws_cdk.cloudformation_include import CfnInclude
+
+    stacks: dict[str, Stack] = {}
+    for src in sources:
+        stack = Stack(app, src.name)
+        stacks[src.name] = stack
+        for dep in src.dependencies:
+            stack.add_stack_dependency(stacks[dep])
+        included = CfnInclude(stack, "Template", template_file=str(template_files[src.name]))
+        lids = set(src.template.get("Resources", {}))
+        # The library's acknowledgments, on the same resources (a construct's acknowledgment covers its
+        # children), batched per resource as the library batches them per construct.
+        per_target: dict[str, list[Any]] = {}
+        for path, rule, reason in src.acknowledgments:
+            if path == f"/{src.name}":
+                targets = [""]
+            else:
+                targets = [
+                    lid
+                    for lid, p in src.logical_paths.items()
+                    if lid in lids and (p == path or p.startswith(path + "/"))
+                ]
+            for lid in targets:
+                per_target.setdefault(lid, []).append(Acknowledgment(id=rule, reason=reason))
+        for lid, acks in per_target.items():
+            target = stack if lid == "" else included.get_resource(lid)
+            Validations.of(target).acknowledge(*acks)
+    return stacks
+
+
+def reemit(
+    app: Any, sources: Sequence[StackSource], *, baseline: str = "typed", workdir: Path | None = None
+) -> dict[str, Any]:
+    """Re-emit ``sources`` in ``app`` with the ``baseline`` re-emitter (:data:`BASELINES`); the typed one
+    writes its include templates into ``workdir`` (a temporary directory if None). Returns the stacks."""
+    if baseline == "generic":
+        return reemit_generic(app, sources)
+    if baseline != "typed":
+        raise ValueError(f"unknown baseline {baseline!r}; expected one of {BASELINES}")
+    if workdir is None:
+        workdir = Path(tempfile.mkdtemp(prefix="bench-include-"))
+    return reemit_typed(app, sources, write_include_templates(sources, workdir))
+
+
 def resource_counts(outdir: Path) -> dict[str, dict[str, int]]:
     """Resource types and counts per stack of a synthesized assembly."""
     return {
@@ -342,8 +444,9 @@ def _count_jsii_calls() -> list[int]:
     return calls
 
 
-def child(mode: str, config: Path, outdir: Path, source: Path | None) -> dict[str, Any]:
-    """One measurement in this (fresh) process: import, warm-up, then the measured synth."""
+def child(mode: str, config: Path, outdir: Path, source: Path | None, baseline: str = "typed") -> dict[str, Any]:
+    """One measurement in this (fresh) process: import, warm-up, then the measured synth (``baseline``
+    names the re-emitter of the ``baseline`` mode, see :data:`BASELINES`)."""
     t0 = time.perf_counter()
     from aws_cdk import App
 
@@ -360,9 +463,15 @@ def child(mode: str, config: Path, outdir: Path, source: Path | None) -> dict[st
     elif mode == "baseline":
         assert source is not None
         sources = read_assembly(source)
+        files = (
+            write_include_templates(sources, outdir.parent / f"{outdir.name}-include") if baseline == "typed" else {}
+        )
         t2 = time.perf_counter()  # reading the library's JSON is not part of hand-written code
         app = App(outdir=str(outdir), context=dict(context))
-        reemit(app, sources)
+        if baseline == "typed":
+            reemit_typed(app, sources, files)  # CfnInclude parsing its template file is measured
+        else:
+            reemit(app, sources, baseline=baseline)
         add_compliance_gates(app)
         app.synth()
     else:
@@ -418,11 +527,13 @@ class Measurement:
     error: str = ""
 
 
-def measure(mode: str, n: int, config: Path, outdir: Path, source: Path | None = None) -> Measurement:
+def measure(
+    mode: str, n: int, config: Path, outdir: Path, source: Path | None = None, *, baseline: str = "typed"
+) -> Measurement:
     """Run one measurement in a fresh subprocess, sampling its process tree's memory."""
     cmd = [sys.executable, "-m", "benchmarks.synth", "--child", mode, str(config), str(outdir)]
     if source is not None:
-        cmd += ["--source", str(source)]
+        cmd += ["--source", str(source), "--baseline", baseline]
     env = {**os.environ, **_ENV, "PYTHONPATH": str(ROOT)}
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -500,18 +611,48 @@ class SynthReport:
     plan: tuple[int, float, float] | None = None
     stacks: dict[int, dict[str, int]] = field(default_factory=dict)
     """N -> resources per stack of the library's output"""
+    baseline: str = "typed"
+    """the re-emitter of the baseline (:data:`BASELINES`)"""
 
 
 def compare_outputs(library: Path, baseline: Path) -> str:
-    """'same resources' (+ 'identical templates') or the first difference."""
+    """'same N resources in K stacks' and how the templates compare: 'identical templates' (byte for
+    byte), 'templates equal up to key order' (same JSON) or where they differ; or the first stack whose
+    resources (types and counts) differ."""
     a, b = resource_counts(library), resource_counts(baseline)
     if a != b:
         for stack in sorted(set(a) | set(b)):
             if a.get(stack) != b.get(stack):
                 return f"DIFFERENT resources in {stack}: library {a.get(stack)} baseline {b.get(stack)}"
-    same_text = templates(library) == templates(baseline)
     total = sum(sum(c.values()) for c in a.values())
-    return f"same {total} resources in {len(a)} stacks" + (", identical templates" if same_text else "")
+    return f"same {total} resources in {len(a)} stacks, {template_difference(library, baseline)}"
+
+
+def template_difference(library: Path, baseline: Path) -> str:
+    """How the templates of two assemblies compare (see :func:`compare_outputs`)."""
+    ta, tb = templates(library), templates(baseline)
+    if ta == tb:
+        return "identical templates"
+    if ta.keys() != tb.keys():
+        return f"templates DIFFER: stacks {sorted(ta)} vs {sorted(tb)}"
+    diffs = []
+    for stack in sorted(ta):
+        ja, jb = json.loads(ta[stack]), json.loads(tb[stack])
+        if ja == jb:
+            continue
+        for section in sorted(set(ja) | set(jb)):
+            sa, sb = ja.get(section), jb.get(section)
+            if sa == sb:
+                continue
+            if isinstance(sa, dict) and isinstance(sb, dict):
+                keys = sorted(k for k in set(sa) | set(sb) if sa.get(k) != sb.get(k))
+                more = f" +{len(keys) - 3}" if len(keys) > 3 else ""
+                diffs.append(f"{stack} {section} {', '.join(keys[:3])}{more}")
+            else:
+                diffs.append(f"{stack} {section}")
+    if not diffs:
+        return "templates equal up to key order"
+    return "templates DIFFER: " + "; ".join(diffs)
 
 
 def _stack_sizes(outdir: Path) -> dict[str, int]:
@@ -524,11 +665,15 @@ def run(
     scaling_ns: Sequence[int] = (30, 100, 300),
     plan_n: int = 300,
     repeat: int = 2,
+    baseline: str = "typed",
     log: Any = None,
 ) -> SynthReport:
     """Measure every N in fresh subprocesses, ``repeat`` times (library and baseline interleaved; the
-    fastest run of each side counts); ``log`` receives progress lines."""
-    report = SynthReport()
+    fastest run of each side counts); ``baseline`` names the re-emitter (:data:`BASELINES`); ``log``
+    receives progress lines."""
+    if baseline not in BASELINES:
+        raise ValueError(f"unknown baseline {baseline!r}; expected one of {BASELINES}")
+    report = SynthReport(baseline=baseline)
 
     def say(msg: str) -> None:
         if log is not None:
@@ -545,8 +690,10 @@ def run(
                 libs.append(measure("library", n, config, tmp / f"lib-{n}-{k}"))
                 if libs[-1].error:
                     break
-                say(f"synth N={n}: baseline {k + 1}/{repeat} ...")
-                bases.append(measure("baseline", n, config, tmp / f"base-{n}-{k}", source=libs[0].outdir))
+                say(f"synth N={n}: {baseline} baseline {k + 1}/{repeat} ...")
+                bases.append(
+                    measure("baseline", n, config, tmp / f"base-{n}-{k}", source=libs[0].outdir, baseline=baseline)
+                )
             lib = best(libs)
             if lib.error:
                 report.comparisons.append((lib, lib, f"library failed: {lib.error}"))
@@ -619,8 +766,8 @@ def format_report(report: SynthReport) -> str:
                 ]
             )
         lines += [
-            f"Synth: library vs hand-written plain L1 (same resources, nag packs + CFN validation on both; "
-            f"goal: time ratio <= {RATIO_GOAL})",
+            f"Synth: library vs hand-written plain L1, {BASELINE_TITLES.get(report.baseline, report.baseline)} "
+            f"(same resources, nag packs + CFN validation on both; goal: time ratio <= {RATIO_GOAL})",
             _table(rows),
             "",
         ]
@@ -674,18 +821,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.synth", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="N=10 comparison and N=10/30 scaling only")
     parser.add_argument("--repeat", type=int, default=2, help="runs per measurement; the fastest counts (default 2)")
+    parser.add_argument(
+        "--baseline",
+        choices=BASELINES,
+        default="typed",
+        help="re-emitter of the plain-L1 baseline: typed L1 classes via CfnInclude (default) or generic CfnResource",
+    )
     parser.add_argument("--child", nargs=3, metavar=("MODE", "CONFIG", "OUTDIR"), help=argparse.SUPPRESS)
     parser.add_argument("--source", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         mode, config, outdir = args.child
-        result = child(mode, Path(config), Path(outdir), Path(args.source) if args.source else None)
+        result = child(mode, Path(config), Path(outdir), Path(args.source) if args.source else None, args.baseline)
         print(json.dumps(result))
         return 0
     if args.quick:
-        report = run(compare_ns=(10,), scaling_ns=(10, 30), plan_n=300, repeat=args.repeat, log=sys.stderr)
+        report = run(
+            compare_ns=(10,),
+            scaling_ns=(10, 30),
+            plan_n=300,
+            repeat=args.repeat,
+            baseline=args.baseline,
+            log=sys.stderr,
+        )
     else:
-        report = run(repeat=args.repeat, log=sys.stderr)
+        report = run(repeat=args.repeat, baseline=args.baseline, log=sys.stderr)
     sys.stdout.write(format_report(report))
     return 0
 
