@@ -59,9 +59,9 @@ class HostingStack(Stack):
                 self,
                 decisions.name,
                 endpoint_request(decisions.config),
-                host=decisions.host,
                 endpoint_name=endpoint_name(platform, decisions),
                 path=decisions.path,
+                plan=decisions.hosting,
             )
             self.endpoints[decisions.name] = endpoint
             endpoint.auto_scale_from_plan(decisions.scaling)

@@ -117,6 +117,9 @@ class InferenceEndpoint(Construct):
         so a stable name is safe; Model and EndpointConfig never get names).
     path:
         Key path prefix for error messages, e.g. ``endpoints[2]``. Default: none.
+    plan:
+        The decisions for ``request``, already made by :func:`plan_endpoint` (the platform plan makes them
+        before any construct exists). Default: planned here from ``request``, ``host`` and ``catalog``.
     """
 
     def __init__(
@@ -130,11 +133,12 @@ class InferenceEndpoint(Construct):
         kms_key: kms.IKey | None = None,
         endpoint_name: str | None = None,
         path: str = "",
+        plan: EndpointPlan | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         if kms_key is not None and request.kms_key_arn is None:
             request = _replace_kms(request, kms_key.key_arn)
-        self.plan: EndpointPlan = plan_endpoint(request, host=host, catalog=catalog, path=path)
+        self.plan: EndpointPlan = plan or plan_endpoint(request, host=host, catalog=catalog, path=path)
         """The decisions this endpoint was built from (host, image, environment, timeouts, reasons)."""
         self.kind: EndpointKind = self.plan.kind
         self.variant_name: str = self.plan.variant_name
@@ -1395,10 +1399,12 @@ def endpoint_from_request(
     kms_key: kms.IKey | None = None,
     endpoint_name: str | None = None,
     path: str = "",
+    plan: EndpointPlan | None = None,
 ) -> InferenceEndpoint:
     """Build an endpoint of any kind from a request (the config layer's entry point).
 
     ``request.kms_key_arn`` (a literal ARN from the config) is imported as a key when ``kms_key`` is not given.
+    ``plan``: the decisions already made for ``request`` (see :class:`InferenceEndpoint`); default: made here.
     """
     if kms_key is None and request.kms_key_arn is not None:
         kms_key = kms.Key.from_key_arn(scope, f"{construct_id}Key", request.kms_key_arn)
@@ -1411,4 +1417,5 @@ def endpoint_from_request(
         kms_key=kms_key,
         endpoint_name=endpoint_name,
         path=path,
+        plan=plan,
     )

@@ -211,3 +211,19 @@ def test_scale_to_zero_example_alarms_and_scales_its_inference_component(
     # AND the observability alarms on its invocations read the component's metrics
     dumped = json.dumps(_resources(hosting, "AWS::CloudWatch::Alarm"))
     assert json.dumps({"Name": "InferenceComponentName", "Value": component_name}) in dumped
+
+
+def test_hosting_stack_builds_from_the_plans_own_decisions() -> None:
+    # GIVEN the default platform planned once
+    from inference_constructs.config import load_config
+    from inference_constructs.plan import plan_platform
+    from stacks.hosting import HostingStack
+    from stacks.platform import build_platform
+
+    plan = plan_platform(load_config(Path(__file__).resolve().parents[2] / "config" / "default.yaml"))
+    app = App()
+    # WHEN the stacks are composed
+    build_platform(app, plan)
+    (hosting,) = [s for s in app.node.children if isinstance(s, HostingStack)]
+    # THEN every endpoint carries exactly the plan's decisions (nothing is decided twice)
+    assert all(hosting.endpoints[d.name].plan is d.hosting for d in plan.endpoints)
