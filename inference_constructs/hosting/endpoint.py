@@ -45,6 +45,7 @@ from inference_constructs.hosting.decisions import (
     VpcOptions,
     plan_endpoint,
 )
+from inference_constructs.observability._alarm import AlarmMetric, add_alarm
 from inference_constructs.scaling.autoscaling import EndpointAutoScaling, ServerlessProvisionedConcurrencyScaling
 from inference_constructs.scaling.decisions import (
     DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION,
@@ -224,7 +225,9 @@ class InferenceEndpoint(Construct):
 
         self.inference_component: ModelInferenceComponent | None = None
         """The inference component hosting the model (real-time ``capacity.min: 0`` only), id ``InferenceComponent``."""
-        self.rollback_alarms: list[cloudwatch.Alarm] = []
+        self.rollback_alarms: list[cloudwatch.CfnAlarm] = []
+        """The 5XX-rate and p99-latency alarms SageMaker's deployment auto-rollback watches (ids
+        ``Rollback5xxAlarm``, ``RollbackLatencyAlarm``); empty when rollback on alarms is off."""
         if plan.deployment.rollback_on_alarms and component_plan is None:
             self.rollback_alarms = self._rollback_alarms()
 
@@ -961,33 +964,40 @@ class InferenceEndpoint(Construct):
             ),
         )
 
-    def _rollback_alarms(self) -> list[cloudwatch.Alarm]:
+    def _rollback_alarms(self) -> list[cloudwatch.CfnAlarm]:
         plan = self.plan
         d = plan.deployment
-        errors = cloudwatch.Alarm(
+        if self.inference_component is not None:
+            dimensions: tuple[tuple[str, str], ...] = (
+                ("InferenceComponentName", self.inference_component.inference_component_name),
+            )
+        else:
+            dimensions = (("EndpointName", self.endpoint_name), ("VariantName", self.variant_name))
+        errors = add_alarm(
             self,
             "Rollback5xxAlarm",
-            metric=self.metric_invocation_5xx_errors(),
+            # Average of a 1-or-0-per-request metric: the 5XX error rate (0..1), as metric_invocation_5xx_errors().
+            AlarmMetric(_SAGEMAKER, "Invocation5XXErrors", dimensions, "Average", 60),
             threshold=d.max_error_rate_percent / 100.0,
             comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
             evaluation_periods=3,
             datapoints_to_alarm=2,
             treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
-            alarm_description=(
+            description=(
                 f"5XX error rate above {d.max_error_rate_percent:g}% in 2 of 3 minutes: "
                 "rolls back an endpoint update in progress"
             ),
         )
-        latency = cloudwatch.Alarm(
+        latency = add_alarm(
             self,
             "RollbackLatencyAlarm",
-            metric=self.metric_model_latency("p99"),
+            AlarmMetric(_SAGEMAKER, "ModelLatency", dimensions, "p99", 60, unit="Microseconds"),
             threshold=plan.rollback_p99_model_latency_ms * 1000.0,
             comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
             evaluation_periods=3,
             datapoints_to_alarm=2,
             treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
-            alarm_description=(
+            description=(
                 f"p99 ModelLatency above {plan.rollback_p99_model_latency_ms:g} ms in 2 of 3 minutes: "
                 "rolls back an endpoint update in progress"
             ),
@@ -1038,7 +1048,7 @@ class InferenceEndpoint(Construct):
             ),
             auto_rollback_configuration=(
                 cfn.AutoRollbackConfigProperty(
-                    alarms=[cfn.AlarmProperty(alarm_name=a.alarm_name) for a in self.rollback_alarms]
+                    alarms=[cfn.AlarmProperty(alarm_name=a.ref) for a in self.rollback_alarms]
                 )
                 if self.rollback_alarms
                 else None
@@ -1066,7 +1076,7 @@ class InferenceEndpoint(Construct):
             ),
             auto_rollback_configuration=(
                 cfn.AutoRollbackConfigurationProperty(
-                    alarms=[cfn.AlarmProperty(alarm_name=a.alarm_name) for a in self.rollback_alarms]
+                    alarms=[cfn.AlarmProperty(alarm_name=a.ref) for a in self.rollback_alarms]
                 )
                 if self.rollback_alarms
                 else None

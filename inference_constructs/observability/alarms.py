@@ -11,9 +11,8 @@ import math
 import re
 from collections.abc import Sequence
 
-from aws_cdk import ArnFormat, Aws, Duration, Stack
+from aws_cdk import ArnFormat, Aws, Stack
 from aws_cdk import aws_cloudwatch as cloudwatch
-from aws_cdk import aws_cloudwatch_actions as cloudwatch_actions
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_sns as sns
@@ -23,6 +22,7 @@ from constructs import Construct
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
 from inference_constructs.observability import metrics
+from inference_constructs.observability._alarm import AlarmMath, AlarmMetric, add_alarm, add_anomaly_alarm
 from inference_constructs.observability.targets import (
     MonitoredEndpoint,
     MonitoredProfile,
@@ -33,7 +33,7 @@ from inference_constructs.observability.targets import (
 from inference_constructs.spec import EndpointKind
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-_ANOMALY_PERIOD = Duration.minutes(5)
+_PERIOD_SECONDS = 300  # 5-minute periods, as the dashboard graphs them
 _ANOMALY_EVALUATIONS = 3
 _MAX_ALARM_WINDOW_MINUTES = 1440  # period x evaluation periods may not exceed one day
 
@@ -168,10 +168,12 @@ class InferenceAlarms(Construct):
             )
             if alarm_email:
                 self.topic.add_subscription(subscriptions.EmailSubscription(alarm_email))
-        self._action = cloudwatch_actions.SnsAction(self.topic)
+        self._actions = [self.topic.topic_arn]
+        self._stack_account = Stack.of(self).account
 
-        self.alarms: dict[str, cloudwatch.AlarmBase] = {}
-        """Every alarm by construct id."""
+        self.alarms: dict[str, cloudwatch.CfnAlarm] = {}
+        """Every alarm by construct id (``AWS::CloudWatch::Alarm`` resources; for an ``IAlarm``, e.g. for a
+        composite alarm, use ``cloudwatch.Alarm.from_alarm_arn(scope, id, alarm.attr_arn)``)."""
         for index, endpoint in enumerate(endpoints):
             self._endpoint_alarms(
                 _endpoint_id(endpoint, index),
@@ -185,7 +187,14 @@ class InferenceAlarms(Construct):
             prefix = _pascal(profile.name)
             self._anomaly(
                 f"{prefix}OutputTokensAnomaly",
-                metrics.profile_output_tokens(profile, period=_ANOMALY_PERIOD),
+                AlarmMetric(
+                    metrics.BEDROCK_NAMESPACE,
+                    "OutputTokenCount",
+                    (("ModelId", profile.profile_id),),
+                    "Sum",
+                    _PERIOD_SECONDS,
+                    account_id=self._account(profile.account_id),
+                ),
                 cloudwatch.ComparisonOperator.GREATER_THAN_UPPER_THRESHOLD,
                 f"Bedrock profile {profile.name}: OutputTokenCount (sum per 5 min) above its anomaly band for 15 "
                 "minutes; a workload is spending more tokens than usual (prompt change, retry loop, abuse)",
@@ -193,35 +202,56 @@ class InferenceAlarms(Construct):
 
     # ------------------------------------------------------------------------------------------------ helpers
 
-    def _register(self, construct_id: str, alarm: cloudwatch.AlarmBase) -> None:
-        alarm.add_alarm_action(self._action)
-        alarm.add_ok_action(self._action)
-        self.alarms[construct_id] = alarm
+    def _account(self, account_id: str | None) -> str | None:
+        """The account to read a metric from when it is not this stack's (a cross-account alarm), else None."""
+        return account_id if account_id is not None and account_id != self._stack_account else None
+
+    def _endpoint_metric(
+        self,
+        endpoint: MonitoredEndpoint,
+        metric_name: str,
+        statistic: str,
+        *,
+        period_seconds: int = _PERIOD_SECONDS,
+        queue_metric: bool = False,
+    ) -> AlarmMetric:
+        """An ``AWS/SageMaker`` metric of ``endpoint``: per variant (or inference component), or with
+        ``queue_metric`` the async queue metrics' ``EndpointName`` only."""
+        dimensions = {"EndpointName": endpoint.name} if queue_metric else metrics.endpoint_dimensions(endpoint)
+        return AlarmMetric(
+            metrics.SAGEMAKER_NAMESPACE,
+            metric_name,
+            tuple(dimensions.items()),
+            statistic,
+            period_seconds,
+            account_id=self._account(endpoint.account_id),
+        )
 
     def _anomaly(
         self,
         construct_id: str,
-        metric: cloudwatch.IMetric,
+        metric: AlarmMetric,
         operator: cloudwatch.ComparisonOperator,
         description: str,
     ) -> None:
-        alarm = cloudwatch.AnomalyDetectionAlarm(
+        self.alarms[construct_id] = add_anomaly_alarm(
             self,
             construct_id,
-            metric=metric,
+            metric,
             std_devs=self._std_devs,
             evaluation_periods=_ANOMALY_EVALUATIONS,
             datapoints_to_alarm=_ANOMALY_EVALUATIONS,
             comparison_operator=operator,
             treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
-            alarm_description=description,
+            description=description,
+            actions=self._actions,
+            ok_actions=self._actions,
         )
-        self._register(construct_id, alarm)
 
     def _static(
         self,
         construct_id: str,
-        metric: cloudwatch.IMetric,
+        metric: AlarmMetric | AlarmMath,
         *,
         threshold: float,
         operator: cloudwatch.ComparisonOperator,
@@ -229,18 +259,19 @@ class InferenceAlarms(Construct):
         datapoints_to_alarm: int,
         description: str,
     ) -> None:
-        alarm = cloudwatch.Alarm(
+        self.alarms[construct_id] = add_alarm(
             self,
             construct_id,
-            metric=metric,
+            metric,
             threshold=threshold,
             comparison_operator=operator,
             evaluation_periods=evaluation_periods,
             datapoints_to_alarm=datapoints_to_alarm,
             treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
-            alarm_description=description,
+            description=description,
+            actions=self._actions,
+            ok_actions=self._actions,
         )
-        self._register(construct_id, alarm)
 
     def _endpoint_alarms(
         self,
@@ -255,20 +286,27 @@ class InferenceAlarms(Construct):
         label = "endpoint" if is_unresolved(endpoint.name) else f"endpoint {endpoint.name}"
         self._anomaly(
             f"{prefix}ModelLatencyP99Anomaly",
-            metrics.endpoint_model_latency(endpoint, "p99", period=_ANOMALY_PERIOD),
+            self._endpoint_metric(endpoint, "ModelLatency", "p99"),
             cloudwatch.ComparisonOperator.GREATER_THAN_UPPER_THRESHOLD,
             f"SageMaker {label}: ModelLatency p99 above its anomaly band for 15 minutes; latency regressed",
         )
         if endpoint.kind is not EndpointKind.ASYNC:
             self._anomaly(
                 f"{prefix}InvocationsAnomaly",
-                metrics.endpoint_invocations(endpoint, period=_ANOMALY_PERIOD),
+                self._endpoint_metric(endpoint, "Invocations", "Sum"),
                 cloudwatch.ComparisonOperator.LESS_THAN_LOWER_OR_GREATER_THAN_UPPER_THRESHOLD,
                 f"SageMaker {label}: Invocations outside its anomaly band for 15 minutes; traffic surged or dropped",
             )
             self._static(
                 f"{prefix}5xxErrorRate",
-                metrics.endpoint_error_rate_percent(endpoint, "5XX"),
+                AlarmMath(
+                    "100*errors5xx/invocations",
+                    (
+                        ("errors5xx", self._endpoint_metric(endpoint, "Invocation5XXErrors", "Sum")),
+                        ("invocations", self._endpoint_metric(endpoint, "Invocations", "Sum")),
+                    ),
+                    label="5XX error rate (%)",
+                ),
                 threshold=error_rate_percent,
                 operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
                 evaluation_periods=3,
@@ -279,7 +317,9 @@ class InferenceAlarms(Construct):
         if endpoint.kind is EndpointKind.ASYNC:
             self._static(
                 f"{prefix}BacklogWithoutCapacity",
-                metrics.endpoint_has_backlog_without_capacity(endpoint),
+                self._endpoint_metric(
+                    endpoint, "HasBacklogWithoutCapacity", "Average", period_seconds=60, queue_metric=True
+                ),
                 threshold=1,
                 operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
                 evaluation_periods=backlog_without_capacity_minutes,
@@ -289,7 +329,7 @@ class InferenceAlarms(Construct):
             )
             self._static(
                 f"{prefix}OldestRequestAge",
-                metrics.endpoint_oldest_request_age(endpoint),
+                self._endpoint_metric(endpoint, "ApproximateAgeOfOldestRequest", "Maximum", queue_metric=True),
                 threshold=oldest_request_age_seconds,
                 operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
                 evaluation_periods=3,
@@ -300,7 +340,7 @@ class InferenceAlarms(Construct):
         if endpoint.kind is EndpointKind.SERVERLESS:
             self._static(
                 f"{prefix}ColdStart",
-                metrics.endpoint_model_setup_time(endpoint),
+                self._endpoint_metric(endpoint, "ModelSetupTime", "Maximum"),
                 threshold=cold_start_seconds * 1_000_000,
                 operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
                 evaluation_periods=1,

@@ -322,6 +322,15 @@ def fleet_cache_hit_ratio_percent(
 # ------------------------------------------------------------------------------------------ one endpoint
 
 
+def endpoint_dimensions(endpoint: MonitoredEndpoint, namespace: str = SAGEMAKER_NAMESPACE) -> dict[str, str]:
+    """Dimensions of one endpoint variant's metrics in ``namespace``: ``EndpointName, VariantName``, or
+    ``InferenceComponentName`` for an ``AWS/SageMaker`` metric of an endpoint served through an inference component."""
+    component = endpoint.inference_component_name
+    if component is not None and namespace == SAGEMAKER_NAMESPACE:
+        return {"InferenceComponentName": component}
+    return {"EndpointName": endpoint.name, "VariantName": endpoint.variant_name}
+
+
 def endpoint_metric(
     endpoint: MonitoredEndpoint,
     metric_name: str,
@@ -333,16 +342,10 @@ def endpoint_metric(
 ) -> cloudwatch.Metric:
     """One metric of one endpoint variant (``EndpointName, VariantName``), or, for an ``AWS/SageMaker`` metric of
     an endpoint served through an inference component, of that component (``InferenceComponentName``)."""
-    component = endpoint.inference_component_name
-    dimensions = (
-        {"InferenceComponentName": component}
-        if component is not None and namespace == SAGEMAKER_NAMESPACE
-        else {"EndpointName": endpoint.name, "VariantName": endpoint.variant_name}
-    )
     return cloudwatch.Metric(
         namespace=namespace,
         metric_name=metric_name,
-        dimensions_map=dimensions,
+        dimensions_map=endpoint_dimensions(endpoint, namespace),
         statistic=statistic,
         period=period,
         label=label,

@@ -42,7 +42,7 @@ class CapacityScaling(Construct):
     _schedules: list[ScheduledFloor]
     target: appscaling.ScalableTarget
     wake_up_policy: appscaling.StepScalingAction | None
-    wake_up_alarm: cloudwatch.Alarm | None
+    wake_up_alarm: cloudwatch.CfnAlarm | None
 
     def _scalable_target(
         self,

@@ -7,11 +7,11 @@ from collections.abc import Mapping
 from aws_cdk import ArnFormat, Stack
 from aws_cdk import aws_applicationautoscaling as appscaling
 from aws_cdk import aws_cloudwatch as cloudwatch
-from aws_cdk import aws_cloudwatch_actions as cloudwatch_actions
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from inference_constructs import _tokens
+from inference_constructs.observability._alarm import AlarmMetric, add_alarm
 from inference_constructs.scaling.decisions import (
     Dimension,
     MetricRef,
@@ -131,7 +131,7 @@ def add_wake_up(
     target: appscaling.ScalableTarget,
     policy: WakeUpPolicy,
     dimensions: Mapping[Dimension, str],
-) -> tuple[appscaling.StepScalingAction, cloudwatch.Alarm]:
+) -> tuple[appscaling.StepScalingAction, cloudwatch.CfnAlarm]:
     """Create the step policy (``<id>Policy``) and the alarm (``<id>Alarm``) that triggers it."""
     action = appscaling.StepScalingAction(
         scope,
@@ -142,18 +142,25 @@ def add_wake_up(
         metric_aggregation_type=_AGGREGATION[policy.metric_aggregation],
     )
     action.add_adjustment(adjustment=policy.adjustment, lower_bound=0)
-    alarm = cloudwatch.Alarm(
+    ref = policy.alarm_metric
+    alarm = add_alarm(
         scope,
         f"{policy.construct_id}Alarm",
-        metric=cloudwatch_metric(policy.alarm_metric, dimensions, policy.period_seconds),
+        AlarmMetric(
+            ref.namespace,
+            ref.metric_name,
+            tuple((d.value, dimensions[d]) for d in ref.dimensions),
+            ref.statistic,
+            policy.period_seconds,
+        ),
         threshold=policy.threshold,
         comparison_operator=_COMPARISON[policy.comparison_operator],
         evaluation_periods=policy.evaluation_periods,
         datapoints_to_alarm=policy.datapoints_to_alarm,
         treat_missing_data=cloudwatch.TreatMissingData.MISSING,
-        alarm_description=policy.reason,
+        description=policy.reason,
+        actions=[action.scaling_policy_arn],
     )
-    alarm.add_alarm_action(cloudwatch_actions.ApplicationScalingAction(action))
     return action, alarm
 
 

@@ -150,7 +150,7 @@ class EndpointAutoScaling(CapacityScaling):
             dimensions={Dimension.ENDPOINT_NAME: endpoint_name, Dimension.VARIANT_NAME: variant_name},
         )
         """The ``ScalableTarget`` L2 (construct id ``Target``)."""
-        self.wake_up_alarm: cloudwatch.Alarm | None = None
+        self.wake_up_alarm: cloudwatch.CfnAlarm | None = None
         """The ``HasBacklogWithoutCapacity`` alarm, once ``scale_on_backlog`` ran with minimum 0."""
         self.wake_up_policy: appscaling.StepScalingAction | None = None
         """The scale-from-zero step policy, once ``scale_on_backlog`` ran with minimum 0."""

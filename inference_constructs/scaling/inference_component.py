@@ -329,7 +329,7 @@ class InferenceComponentScaling(CapacityScaling):
         """The ``ScalableTarget`` L2 (construct id ``Target``)."""
         self.wake_up_policy: appscaling.StepScalingAction | None = None
         """The +1 copy step policy (only with minimum 0)."""
-        self.wake_up_alarm: cloudwatch.Alarm | None = None
+        self.wake_up_alarm: cloudwatch.CfnAlarm | None = None
         """The ``NoCapacityInvocationFailures`` alarm (only with minimum 0)."""
         if min_copy_count == 0:
             self._add_wake_up(inference_component_wake_up_policy())

@@ -332,7 +332,7 @@ def test_blue_green_with_alarm_rollback(
     assert policy["TrafficRoutingConfiguration"] == routing
     assert policy["TerminationWaitInSeconds"] == termination
     alarms = config["AutoRollbackConfiguration"]["Alarms"]
-    assert [a["AlarmName"]["Ref"] for a in alarms] == [stack.get_logical_id(_cfn(a)) for a in endpoint.rollback_alarms]
+    assert [a["AlarmName"]["Ref"] for a in alarms] == [stack.get_logical_id(a) for a in endpoint.rollback_alarms]
 
 
 def test_rollback_can_be_turned_off(built: tuple[Stack, dict[str, InferenceEndpoint], Template]) -> None:
@@ -347,9 +347,7 @@ def test_rollback_alarms_are_plain_metric_alarms(built: tuple[Stack, dict[str, I
     # GIVEN the gpu llm's alarms WHEN synthesized THEN p99 ModelLatency is in microseconds and 5XX is a rate, no SEARCH
     stack, endpoints, template = built
     resources = template.to_json()["Resources"]
-    errors, latency = (
-        resources[stack.get_logical_id(_cfn(a))]["Properties"] for a in endpoints["gpu_llm"].rollback_alarms
-    )
+    errors, latency = (resources[stack.get_logical_id(a)]["Properties"] for a in endpoints["gpu_llm"].rollback_alarms)
     assert (errors["MetricName"], errors["Statistic"], errors["Threshold"]) == ("Invocation5XXErrors", "Average", 0.05)
     assert (latency["MetricName"], latency["ExtendedStatistic"], latency["Threshold"], latency["Unit"]) == (
         "ModelLatency",

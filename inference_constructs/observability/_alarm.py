@@ -1,0 +1,199 @@
+"""CloudWatch alarms rendered straight to ``AWS::CloudWatch::Alarm`` (``CfnAlarm``).
+
+The L2 ``cloudwatch.Alarm`` builds a ``Metric`` object, its own construct around the ``CfnAlarm`` and one more
+round trip to the jsii kernel per action; a platform has several alarms per endpoint, so that was the largest
+single cost of a synth that the plain-resource baseline does not pay (``docs/benchmarks.md``). These helpers
+describe an alarm's metric as plain data and emit the ``CfnAlarm`` in one call, with the properties the L2
+alarm renders for the same metric (``tests/unit/observability/test_alarm_rendering.py`` compares the two).
+
+Each ``CfnAlarm`` is the ``Resource`` child of a plain construct named like the L2 alarm was, so construct paths
+and logical ids (which hash the path) are the ones the L2 alarms had: a deployed stack keeps its alarms, and the
+endpoints that name their rollback alarms are not updated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from aws_cdk import aws_cloudwatch as cloudwatch
+from constructs import Construct
+
+#: Statistics CloudWatch renders as ``Statistic``; everything else (``p99``, ``tm90``, ...) is ``ExtendedStatistic``.
+SIMPLE_STATISTICS = frozenset({"SampleCount", "Average", "Sum", "Minimum", "Maximum"})
+
+
+_C = cloudwatch.ComparisonOperator
+#: CloudFormation ``ComparisonOperator`` of each CDK enum member (jsii enum values are the member names).
+COMPARISON_OPERATORS: dict[cloudwatch.ComparisonOperator, str] = {
+    _C.GREATER_THAN_OR_EQUAL_TO_THRESHOLD: "GreaterThanOrEqualToThreshold",
+    _C.GREATER_THAN_THRESHOLD: "GreaterThanThreshold",
+    _C.LESS_THAN_THRESHOLD: "LessThanThreshold",
+    _C.LESS_THAN_OR_EQUAL_TO_THRESHOLD: "LessThanOrEqualToThreshold",
+    _C.LESS_THAN_LOWER_OR_GREATER_THAN_UPPER_THRESHOLD: "LessThanLowerOrGreaterThanUpperThreshold",
+    _C.GREATER_THAN_UPPER_THRESHOLD: "GreaterThanUpperThreshold",
+    _C.LESS_THAN_LOWER_THRESHOLD: "LessThanLowerThreshold",
+}
+_T = cloudwatch.TreatMissingData
+#: CloudFormation ``TreatMissingData`` of each CDK enum member.
+TREAT_MISSING_DATA: dict[cloudwatch.TreatMissingData, str] = {
+    _T.BREACHING: "breaching",
+    _T.NOT_BREACHING: "notBreaching",
+    _T.IGNORE: "ignore",
+    _T.MISSING: "missing",
+}
+
+
+def js_number(value: float) -> str:
+    """``value`` as JavaScript prints a number in a string (``2.0`` -> ``2``, ``2.5`` -> ``2.5``)."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+@dataclass(frozen=True)
+class AlarmMetric:
+    """One plain metric an alarm watches.
+
+    ``dimensions`` keeps its order (the template lists dimensions in this order). ``account_id``: the account
+    that publishes the metric when it is not the alarm's own (a cross-account alarm); None reads this account.
+    ``unit`` filters datapoints by unit (CloudWatch ``Unit``); None takes every unit.
+    """
+
+    namespace: str
+    metric_name: str
+    dimensions: tuple[tuple[str, str], ...]
+    statistic: str
+    period_seconds: int
+    unit: str | None = None
+    account_id: str | None = None
+
+    def stat_query(self, query_id: str, *, return_data: bool) -> cloudwatch.CfnAlarm.MetricDataQueryProperty:
+        """This metric as one ``MetricDataQuery`` of a metric-math or anomaly alarm."""
+        return cloudwatch.CfnAlarm.MetricDataQueryProperty(
+            id=query_id,
+            account_id=self.account_id,
+            metric_stat=cloudwatch.CfnAlarm.MetricStatProperty(
+                metric=cloudwatch.CfnAlarm.MetricProperty(
+                    metric_name=self.metric_name, namespace=self.namespace, dimensions=self._dimensions()
+                ),
+                period=self.period_seconds,
+                stat=self.statistic,
+                unit=self.unit,
+            ),
+            return_data=return_data,
+        )
+
+    def _dimensions(self) -> list[cloudwatch.CfnAlarm.DimensionProperty] | None:
+        dims = [cloudwatch.CfnAlarm.DimensionProperty(name=n, value=v) for n, v in self.dimensions]
+        return dims or None
+
+
+@dataclass(frozen=True)
+class AlarmMath:
+    """Metric math over plain metrics, e.g. ``100*errors/invocations``; ``using`` maps expression ids to metrics."""
+
+    expression: str
+    using: tuple[tuple[str, AlarmMetric], ...]
+    label: str | None = None
+
+
+def add_alarm(
+    scope: Construct,
+    construct_id: str,
+    metric: AlarmMetric | AlarmMath,
+    *,
+    threshold: float,
+    comparison_operator: cloudwatch.ComparisonOperator,
+    evaluation_periods: int,
+    datapoints_to_alarm: int,
+    treat_missing_data: cloudwatch.TreatMissingData,
+    description: str,
+    actions: Sequence[str] = (),
+    ok_actions: Sequence[str] = (),
+) -> cloudwatch.CfnAlarm:
+    """A static-threshold alarm on ``metric``; ``actions``/``ok_actions`` are ARNs notified on ALARM/OK.
+
+    A plain metric of this account renders as the classic ``MetricName/Namespace/Dimensions/Statistic`` form,
+    metric math and cross-account metrics as ``Metrics`` (the expression is ``expr_1``), as the L2 alarm does.
+    """
+    if isinstance(metric, AlarmMetric) and metric.account_id is None:
+        simple = metric.statistic in SIMPLE_STATISTICS
+        return cloudwatch.CfnAlarm(
+            Construct(scope, construct_id),
+            "Resource",
+            alarm_description=description,
+            comparison_operator=COMPARISON_OPERATORS[comparison_operator],
+            datapoints_to_alarm=datapoints_to_alarm,
+            evaluation_periods=evaluation_periods,
+            threshold=threshold,
+            treat_missing_data=TREAT_MISSING_DATA[treat_missing_data],
+            namespace=metric.namespace,
+            metric_name=metric.metric_name,
+            dimensions=metric._dimensions(),
+            period=metric.period_seconds,
+            statistic=metric.statistic if simple else None,
+            extended_statistic=None if simple else metric.statistic,
+            unit=metric.unit,
+            alarm_actions=list(actions) or None,
+            ok_actions=list(ok_actions) or None,
+        )
+    if isinstance(metric, AlarmMetric):
+        queries = [metric.stat_query("m1", return_data=True)]
+    else:
+        queries = [
+            cloudwatch.CfnAlarm.MetricDataQueryProperty(
+                id="expr_1", expression=metric.expression, label=metric.label, return_data=True
+            ),
+            *(m.stat_query(qid, return_data=False) for qid, m in metric.using),
+        ]
+    return cloudwatch.CfnAlarm(
+        Construct(scope, construct_id),
+        "Resource",
+        alarm_description=description,
+        comparison_operator=COMPARISON_OPERATORS[comparison_operator],
+        datapoints_to_alarm=datapoints_to_alarm,
+        evaluation_periods=evaluation_periods,
+        threshold=threshold,
+        treat_missing_data=TREAT_MISSING_DATA[treat_missing_data],
+        metrics=queries,
+        alarm_actions=list(actions) or None,
+        ok_actions=list(ok_actions) or None,
+    )
+
+
+def add_anomaly_alarm(
+    scope: Construct,
+    construct_id: str,
+    metric: AlarmMetric,
+    *,
+    std_devs: float,
+    comparison_operator: cloudwatch.ComparisonOperator,
+    evaluation_periods: int,
+    datapoints_to_alarm: int,
+    treat_missing_data: cloudwatch.TreatMissingData,
+    description: str,
+    actions: Sequence[str] = (),
+    ok_actions: Sequence[str] = (),
+) -> cloudwatch.CfnAlarm:
+    """An anomaly-detection alarm: ``metric`` (id ``m0``) against ``ANOMALY_DETECTION_BAND(m0, std_devs)``
+    (id ``expr_1``, the threshold metric), as ``cloudwatch.AnomalyDetectionAlarm`` renders it."""
+    return cloudwatch.CfnAlarm(
+        Construct(scope, construct_id),
+        "Resource",
+        alarm_description=description,
+        comparison_operator=COMPARISON_OPERATORS[comparison_operator],
+        datapoints_to_alarm=datapoints_to_alarm,
+        evaluation_periods=evaluation_periods,
+        threshold_metric_id="expr_1",
+        treat_missing_data=TREAT_MISSING_DATA[treat_missing_data],
+        metrics=[
+            cloudwatch.CfnAlarm.MetricDataQueryProperty(
+                id="expr_1",
+                expression=f"ANOMALY_DETECTION_BAND(m0, {js_number(std_devs)})",
+                label="Anomaly Detection Band",
+                return_data=True,
+            ),
+            metric.stat_query("m0", return_data=True),
+        ],
+        alarm_actions=list(actions) or None,
+        ok_actions=list(ok_actions) or None,
+    )
