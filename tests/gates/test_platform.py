@@ -13,7 +13,7 @@ from aws_cdk import App
 from inference_constructs.config import validate_config
 from inference_constructs.layout import EndpointFootprint, estimated_resources, shard
 from inference_constructs.spec import EndpointKind
-from stacks.platform import synthesize
+from stacks.platform import check_stack_sizes, synthesize
 from tests.gates.synth import Assembly
 
 Templates = dict[str, dict[str, Any]]
@@ -156,6 +156,14 @@ def test_estimate_bounds_real_counts_when_sharded_tightly(tmp_path: Path) -> Non
     hosting = [s for s in result.assembly.stacks if "-hosting-" in s.stack_name]
     assert len(hosting) >= 3
     assert all(len(s.template["Resources"]) <= 60 for s in hosting)
+    # AND the size check reads the assembly on disk and names a stack over a lower limit
+    largest = max(hosting, key=lambda s: len(s.template["Resources"]))
+    size = len(largest.template["Resources"])
+    check_stack_sizes(result.assembly.directory, size)
+    with pytest.raises(
+        RuntimeError, match=rf"stack shards-hosting-\d+ has {size} resources, over the {size - 1} allowed"
+    ):
+        check_stack_sizes(result.assembly.directory, size - 1)
 
 
 ENDPOINT_KINDS = {
