@@ -6,6 +6,7 @@ import json
 import shutil
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from aws_cdk import App, CfnResource, Stack, aws_sns
@@ -166,3 +167,160 @@ def test_include_template_drops_only_the_synthesizer_parameter_and_rule() -> Non
     }
     with pytest.raises(ValueError, match="unknown baseline"):
         synth.reemit(App(), [src], baseline="l2")
+
+
+def _findings(outdir: Path) -> set[tuple[str, str, str]]:
+    """(stack, logical id, rule) of every finding in an assembly's validation report."""
+    report = json.loads((outdir / "validation-report.json").read_text(encoding="utf-8"))
+    out = set()
+    for plugin in report["pluginReports"]:
+        for violation in plugin["violations"]:
+            for construct in violation["violatingConstructs"]:
+                stack, *_, lid = construct["constructPath"].split("/")
+                out.add((stack, lid, violation["ruleName"]))
+    return out
+
+
+def test_python_reemitter_reproduces_templates_and_acknowledgments(library: Path, tmp_path: Path) -> None:
+    base = _reemit(library, tmp_path, "python", nag=True)  # the nag packs pass: every finding acknowledged
+
+    assert synth.resource_counts(library) == synth.resource_counts(base)
+    lib_t, base_t = synth.templates(library), synth.templates(base)
+    assert {k: json.loads(v) for k, v in lib_t.items()} == {k: json.loads(v) for k, v in base_t.items()}
+    # The fixture's subscription is a CfnResource in the library and a typed CfnSubscription here, which
+    # renders its properties in its own order.
+    assert synth.compare_outputs(library, base) == "same 10 resources in 2 stacks, templates equal up to key order"
+    assert lib_t["First"] == base_t["First"]  # every resource of First is a typed L1 on both sides
+    baseline = synth.read_assembly(base)
+    assert _acknowledged(baseline) == _acknowledged(synth.read_assembly(library))
+    assert [s.dependencies for s in baseline] == [[], ["First"]]
+    assert _props_in_tree(base) == 10  # typed L1s
+
+
+def test_python_baseline_gets_the_nag_findings_the_library_acknowledges(library: Path, tmp_path: Path) -> None:
+    # Without the acknowledgments, the packs find on the python re-emission exactly the findings the library
+    # acknowledges (its rules match the typed L1 classes), the same as on the typed one.
+    with pytest.raises(RuntimeError, match="AwsSolutions-"):
+        _reemit(library, tmp_path / "python", "python", nag=True, acknowledge=False)
+    with pytest.raises(RuntimeError, match="AwsSolutions-"):
+        _reemit(library, tmp_path / "typed", "typed", nag=True, acknowledge=False)
+    found = _findings(tmp_path / "python" / "cdk.out")
+    assert found == _findings(tmp_path / "typed" / "cdk.out")
+    sources = synth.read_assembly(library)
+    assert found <= _acknowledged(sources)
+    for s in sources:  # every acknowledgment of the library covers a finding
+        for path, rule, _ in s.acknowledgments:
+            under = {lid for lid, p in s.logical_paths.items() if p == path or p.startswith(path + "/")}
+            assert any(st == s.name and lid in under and r == rule for st, lid, r in found), (path, rule)
+
+
+@pytest.fixture(scope="module")
+def platforms(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The library's assemblies of a generated benchmark config (every endpoint kind) and of the project's
+    default config (Bedrock profiles, budgets, anomaly detection, a custom resource, a dashboard...)."""
+    from stacks.platform import synthesize
+
+    out = {}
+    tmp = tmp_path_factory.mktemp("platforms")
+    for name, config in (("bench-4", synth.write_config(4, tmp)), ("default", synth.ROOT / "config/default.yaml")):
+        outdir = tmp / name
+        synthesize(App(outdir=str(outdir), context=dict(synth.cdk_context())), config)
+        out[name] = outdir
+    return out
+
+
+@pytest.mark.parametrize("name", ["bench-4", "default"])
+def test_python_reemitter_reproduces_the_platform_byte_for_byte(
+    platforms: dict[str, Path], name: str, tmp_path: Path
+) -> None:
+    library = platforms[name]
+    base = _reemit(library, tmp_path, "python", nag=True)
+
+    assert synth.resource_counts(library) == synth.resource_counts(base)
+    assert synth.templates(library) == synth.templates(base)
+    assert synth.compare_outputs(library, base).endswith(" stacks, identical templates")
+    assert _acknowledged(synth.read_assembly(base)) == _acknowledged(synth.read_assembly(library))
+
+
+def test_l1_class_finds_the_typed_class_of_a_resource_type() -> None:
+    from aws_cdk import aws_applicationautoscaling, aws_iam, aws_sagemaker
+
+    assert synth.l1_class("AWS::IAM::Role") is aws_iam.CfnRole
+    assert synth.l1_class("AWS::SageMaker::EndpointConfig") is aws_sagemaker.CfnEndpointConfig
+    assert synth.l1_class("AWS::ApplicationAutoScaling::ScalableTarget") is aws_applicationautoscaling.CfnScalableTarget
+    assert synth.l1_class("Custom::CostAllocationTags") is CfnResource
+    assert synth.l1_class("AWS::CloudFormation::CustomResource") is CfnResource
+    with pytest.raises(NotImplementedError, match="AWS::Nope::Thing"):
+        synth.l1_class("AWS::Nope::Thing")
+
+
+def test_python_reemitter_writes_intrinsics_and_attributes_as_tokens_and_options(tmp_path: Path) -> None:
+    # Every intrinsic and attribute the python baseline supports, in string, number and list positions,
+    # renders back to the template it was read from.
+    template = {
+        "Parameters": {
+            "Delay": {"Type": "Number"},
+            "Urls": {"Type": "CommaDelimitedList"},
+            "Env": {"Type": "String", "Default": "dev"},
+        },
+        "Mappings": {"Names": {"us-east-1": {"Queue": "q"}}},
+        "Conditions": {"IsProd": {"Fn::Equals": [{"Ref": "Env"}, "prod"]}},
+        "Resources": {
+            "Queue": {
+                "Type": "AWS::SQS::Queue",
+                "Properties": {
+                    "DelaySeconds": {"Ref": "Delay"},
+                    "QueueName": {
+                        "Fn::Join": [
+                            "-",
+                            [{"Fn::FindInMap": ["Names", {"Ref": "AWS::Region"}, "Queue"]}, {"Ref": "AWS::StackName"}],
+                        ]
+                    },
+                    "Tags": [{"Key": "k", "Value": {"Fn::ImportValue": "exported"}}],
+                },
+                "UpdateReplacePolicy": "Retain",
+                "DeletionPolicy": "Retain",
+                "Metadata": {"note": "kept"},
+            },
+            "Policy": {
+                "Type": "AWS::SQS::QueuePolicy",
+                "Properties": {
+                    "PolicyDocument": {
+                        "Statement": [
+                            {"Action": "sqs:*", "Effect": "Deny", "Principal": "*", "Resource": {"Ref": "Queue"}}
+                        ],
+                        "Version": "2012-10-17",
+                    },
+                    "Queues": {"Ref": "Urls"},
+                },
+                "DependsOn": ["Queue"],
+            },
+            "Topic": {
+                "Type": "AWS::SNS::Topic",
+                "Properties": {
+                    "DisplayName": {"Fn::Sub": ["${Name}-topic", {"Name": {"Fn::GetAtt": ["Queue", "QueueName"]}}]}
+                },
+                "Condition": "IsProd",
+            },
+        },
+        "Outputs": {"Arn": {"Value": {"Fn::GetAtt": ["Queue", "Arn"]}, "Export": {"Name": "queue-arn"}}},
+    }
+    app = App(outdir=str(tmp_path), context=dict(synth.cdk_context()))
+    synth.reemit(app, [synth.StackSource("S", template)], baseline="python")
+    app.synth()
+    (out,) = synth.read_assembly(tmp_path)
+    assert synth.include_template(out) == template  # the synthesizer's BootstrapVersion aside
+
+
+@pytest.mark.parametrize(
+    ("resource", "message"),
+    [
+        ({"Type": "AWS::SNS::Topic", "Properties": {"TopicName": {"Fn::Select": [0, ["a"]]}}}, "Fn::Select"),
+        ({"Type": "AWS::SNS::Topic", "Properties": {"Nope": "x"}}, "no keyword for property Nope"),
+        ({"Type": "AWS::SNS::Topic", "Properties": {"TopicName": 3}}, "TopicName"),
+        ({"Type": "AWS::SNS::Topic", "CreationPolicy": {}}, "attribute CreationPolicy"),
+    ],
+)
+def test_python_recipe_refuses_what_it_cannot_write_naming_the_resource(resource: dict[str, Any], message: str) -> None:
+    with pytest.raises(NotImplementedError, match=rf"S/Bad \(AWS::SNS::Topic\).*{message}"):
+        synth.python_recipes([synth.StackSource("S", {"Resources": {"Bad": resource}})])
