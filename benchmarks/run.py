@@ -60,7 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="synth N=10 comparison and N=10/30 scaling only")
     parser.add_argument("--repeat", type=int, default=2, help="synth runs per measurement; fastest counts")
     parser.add_argument(
-        "--baseline", choices=synth.BASELINES, default="typed", help="plain-L1 baseline re-emitter (default typed)"
+        "--baseline",
+        choices=synth.BASELINES,
+        default="python",
+        help="plain-L1 baseline re-emitter (default python: typed L1 classes from Python, as hand-written)",
     )
     args = parser.parse_args(argv)
     print(machine(), flush=True)

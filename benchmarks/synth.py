@@ -1322,6 +1322,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Command line: the benchmark, or (``--child``) one measurement inside a fresh process."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.synth", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="N=10 comparison and N=10/30 scaling only")
+    parser.add_argument(
+        "--compare-only",
+        action="store_true",
+        help="only the N=10/50 comparison with the baseline (no scaling, no plan)",
+    )
     parser.add_argument("--repeat", type=int, default=2, help="runs per measurement; the fastest counts (default 2)")
     parser.add_argument(
         "--baseline",
@@ -1341,7 +1346,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = child(mode, Path(config), Path(outdir), Path(args.source) if args.source else None, args.baseline)
         print(json.dumps(result))
         return 0
-    if args.quick:
+    if args.compare_only:
+        report = run(scaling_ns=(), plan_n=0, repeat=args.repeat, baseline=args.baseline, log=sys.stderr)
+    elif args.quick:
         report = run(
             compare_ns=(10,),
             scaling_ns=(10, 30),

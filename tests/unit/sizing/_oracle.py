@@ -64,8 +64,8 @@ def weights_gib(model: ModelSpec) -> float:
 def fits(model: ModelSpec, inst: InstanceType, llm: bool) -> bool:
     base, shard = need(model, llm)
     kind = inst.accelerator.value
-    if kind == "cpu":
-        return base <= inst.memory_gib * USABLE["cpu"] + 1e-9
+    if kind == "cpu":  # the whole host RAM is one shard (docs/sizing.md), so an LLM pays one shard's overhead
+        return base + shard <= inst.memory_gib * USABLE["cpu"] + 1e-9
     if kind == "gpu":
         per_shard = inst.device_memory_gib * USABLE["gpu"]
         degrees = [d for d in (1, 2, 4, 8) if d <= inst.devices]
