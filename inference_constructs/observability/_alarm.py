@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from aws_cdk import aws_cloudwatch as cloudwatch
 from constructs import Construct
@@ -115,17 +116,22 @@ def add_alarm(
     A plain metric of this account renders as the classic ``MetricName/Namespace/Dimensions/Statistic`` form,
     metric math and cross-account metrics as ``Metrics`` (the expression is ``expr_1``), as the L2 alarm does.
     """
+    common = _Common(
+        comparison_operator,
+        evaluation_periods,
+        datapoints_to_alarm,
+        treat_missing_data,
+        description,
+        actions,
+        ok_actions,
+    )
     if isinstance(metric, AlarmMetric) and metric.account_id is None:
         simple = metric.statistic in SIMPLE_STATISTICS
-        return cloudwatch.CfnAlarm(
-            Construct(scope, construct_id),
-            "Resource",
-            alarm_description=description,
-            comparison_operator=COMPARISON_OPERATORS[comparison_operator],
-            datapoints_to_alarm=datapoints_to_alarm,
-            evaluation_periods=evaluation_periods,
+        return _emit(
+            scope,
+            construct_id,
+            common,
             threshold=threshold,
-            treat_missing_data=TREAT_MISSING_DATA[treat_missing_data],
             namespace=metric.namespace,
             metric_name=metric.metric_name,
             dimensions=metric._dimensions(),
@@ -133,8 +139,6 @@ def add_alarm(
             statistic=metric.statistic if simple else None,
             extended_statistic=None if simple else metric.statistic,
             unit=metric.unit,
-            alarm_actions=list(actions) or None,
-            ok_actions=list(ok_actions) or None,
         )
     if isinstance(metric, AlarmMetric):
         queries = [metric.stat_query("m1", return_data=True)]
@@ -145,19 +149,7 @@ def add_alarm(
             ),
             *(m.stat_query(qid, return_data=False) for qid, m in metric.using),
         ]
-    return cloudwatch.CfnAlarm(
-        Construct(scope, construct_id),
-        "Resource",
-        alarm_description=description,
-        comparison_operator=COMPARISON_OPERATORS[comparison_operator],
-        datapoints_to_alarm=datapoints_to_alarm,
-        evaluation_periods=evaluation_periods,
-        threshold=threshold,
-        treat_missing_data=TREAT_MISSING_DATA[treat_missing_data],
-        metrics=queries,
-        alarm_actions=list(actions) or None,
-        ok_actions=list(ok_actions) or None,
-    )
+    return _emit(scope, construct_id, common, threshold=threshold, metrics=queries)
 
 
 def add_anomaly_alarm(
@@ -176,15 +168,20 @@ def add_anomaly_alarm(
 ) -> cloudwatch.CfnAlarm:
     """An anomaly-detection alarm: ``metric`` (id ``m0``) against ``ANOMALY_DETECTION_BAND(m0, std_devs)``
     (id ``expr_1``, the threshold metric), as ``cloudwatch.AnomalyDetectionAlarm`` renders it."""
-    return cloudwatch.CfnAlarm(
-        Construct(scope, construct_id),
-        "Resource",
-        alarm_description=description,
-        comparison_operator=COMPARISON_OPERATORS[comparison_operator],
-        datapoints_to_alarm=datapoints_to_alarm,
-        evaluation_periods=evaluation_periods,
+    common = _Common(
+        comparison_operator,
+        evaluation_periods,
+        datapoints_to_alarm,
+        treat_missing_data,
+        description,
+        actions,
+        ok_actions,
+    )
+    return _emit(
+        scope,
+        construct_id,
+        common,
         threshold_metric_id="expr_1",
-        treat_missing_data=TREAT_MISSING_DATA[treat_missing_data],
         metrics=[
             cloudwatch.CfnAlarm.MetricDataQueryProperty(
                 id="expr_1",
@@ -194,6 +191,33 @@ def add_anomaly_alarm(
             ),
             metric.stat_query("m0", return_data=True),
         ],
-        alarm_actions=list(actions) or None,
-        ok_actions=list(ok_actions) or None,
+    )
+
+
+@dataclass(frozen=True)
+class _Common:
+    """The settings every alarm shape renders the same way."""
+
+    comparison_operator: cloudwatch.ComparisonOperator
+    evaluation_periods: int
+    datapoints_to_alarm: int
+    treat_missing_data: cloudwatch.TreatMissingData
+    description: str
+    actions: Sequence[str]
+    ok_actions: Sequence[str]
+
+
+def _emit(scope: Construct, construct_id: str, common: _Common, **metric_props: Any) -> cloudwatch.CfnAlarm:
+    """The ``CfnAlarm`` (id ``Resource`` under a construct ``construct_id``) of ``common`` and ``metric_props``."""
+    return cloudwatch.CfnAlarm(
+        Construct(scope, construct_id),
+        "Resource",
+        alarm_description=common.description,
+        comparison_operator=COMPARISON_OPERATORS[common.comparison_operator],
+        datapoints_to_alarm=common.datapoints_to_alarm,
+        evaluation_periods=common.evaluation_periods,
+        treat_missing_data=TREAT_MISSING_DATA[common.treat_missing_data],
+        alarm_actions=list(common.actions) or None,
+        ok_actions=list(common.ok_actions) or None,
+        **metric_props,
     )

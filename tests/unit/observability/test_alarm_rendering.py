@@ -24,6 +24,14 @@ from inference_constructs.observability._alarm import (
 _DIMS = (("EndpointName", "chat"), ("VariantName", "AllTraffic"))
 _GT = cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD
 _NB = cloudwatch.TreatMissingData.NOT_BREACHING
+#: Settings both sides of the static-alarm comparison get.
+_STATIC: dict[str, Any] = {
+    "threshold": 5,
+    "comparison_operator": _GT,
+    "evaluation_periods": 3,
+    "datapoints_to_alarm": 2,
+    "treat_missing_data": _NB,
+}
 
 
 def _l2_metric(m: AlarmMetric) -> cloudwatch.Metric:
@@ -95,12 +103,8 @@ def test_static_alarm_renders_like_the_l2_alarm(spec: AlarmMetric | AlarmMath) -
         l2_stack,
         "Alarm",
         metric=_l2(spec),
-        threshold=5,
-        comparison_operator=_GT,
-        evaluation_periods=3,
-        datapoints_to_alarm=2,
-        treat_missing_data=_NB,
         alarm_description="five percent",
+        **_STATIC,
     )
     alarm.add_alarm_action(cloudwatch_actions.SnsAction(l2_topic))
     alarm.add_ok_action(cloudwatch_actions.SnsAction(l2_topic))
@@ -108,12 +112,8 @@ def test_static_alarm_renders_like_the_l2_alarm(spec: AlarmMetric | AlarmMath) -
         l1_stack,
         "Alarm",
         spec,
-        threshold=5,
-        comparison_operator=_GT,
-        evaluation_periods=3,
-        datapoints_to_alarm=2,
-        treat_missing_data=_NB,
         description="five percent",
+        **_STATIC,
         actions=[l1_topic.topic_arn],
         ok_actions=[l1_topic.topic_arn],
     )
