@@ -527,19 +527,22 @@ class InferenceEndpoint(Construct):
         metrics (``AWS/SageMaker``) are published per component: they get the ``InferenceComponentName``
         dimension instead.
         """
-        dimensions = {"EndpointName": self.endpoint_name}
-        if variant_dimension:
-            dimensions["VariantName"] = self.variant_name
-        if self.inference_component is not None and namespace == _SAGEMAKER and variant_dimension:
-            dimensions = {"InferenceComponentName": self.inference_component.inference_component_name}
         return cloudwatch.Metric(
             namespace=namespace,
             metric_name=metric_name,
-            dimensions_map=dimensions,
+            dimensions_map=self._metric_dimensions(namespace, variant_dimension=variant_dimension),
             statistic=statistic,
             period=period or _tokens.minutes(1),
             unit=unit,
         )
+
+    def _metric_dimensions(self, namespace: str = _SAGEMAKER, *, variant_dimension: bool = True) -> dict[str, str]:
+        """Dimensions of this endpoint's metrics in ``namespace`` (see :meth:`metric`)."""
+        if self.inference_component is not None and namespace == _SAGEMAKER and variant_dimension:
+            return {"InferenceComponentName": self.inference_component.inference_component_name}
+        if variant_dimension:
+            return {"EndpointName": self.endpoint_name, "VariantName": self.variant_name}
+        return {"EndpointName": self.endpoint_name}
 
     def metric_invocations(self) -> cloudwatch.Metric:
         """``Invocations`` (count), sum over 1 minute. Not published by async endpoints."""
@@ -967,12 +970,7 @@ class InferenceEndpoint(Construct):
     def _rollback_alarms(self) -> list[cloudwatch.CfnAlarm]:
         plan = self.plan
         d = plan.deployment
-        if self.inference_component is not None:
-            dimensions: tuple[tuple[str, str], ...] = (
-                ("InferenceComponentName", self.inference_component.inference_component_name),
-            )
-        else:
-            dimensions = (("EndpointName", self.endpoint_name), ("VariantName", self.variant_name))
+        dimensions = tuple(self._metric_dimensions().items())
         errors = add_alarm(
             self,
             "Rollback5xxAlarm",

@@ -291,6 +291,7 @@ class InferenceAlarms(Construct):
             f"SageMaker {label}: ModelLatency p99 above its anomaly band for 15 minutes; latency regressed",
         )
         if endpoint.kind is not EndpointKind.ASYNC:
+            rate = metrics.error_rate_expression("5XX")
             self._anomaly(
                 f"{prefix}InvocationsAnomaly",
                 self._endpoint_metric(endpoint, "Invocations", "Sum"),
@@ -300,12 +301,12 @@ class InferenceAlarms(Construct):
             self._static(
                 f"{prefix}5xxErrorRate",
                 AlarmMath(
-                    "100*errors5xx/invocations",
+                    rate.expression,
                     (
-                        ("errors5xx", self._endpoint_metric(endpoint, "Invocation5XXErrors", "Sum")),
+                        (rate.errors_id, self._endpoint_metric(endpoint, rate.errors_metric, "Sum")),
                         ("invocations", self._endpoint_metric(endpoint, "Invocations", "Sum")),
                     ),
-                    label="5XX error rate (%)",
+                    label=rate.label,
                 ),
                 threshold=error_rate_percent,
                 operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,

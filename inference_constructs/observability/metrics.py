@@ -22,7 +22,7 @@ https://docs.aws.amazon.com/bedrock/latest/userguide/monitoring.html):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
@@ -382,15 +382,32 @@ def endpoint_error_rate_percent(
     endpoint: MonitoredEndpoint, error_class: ErrorClass = "5XX", *, period: Duration = DEFAULT_PERIOD
 ) -> cloudwatch.MathExpression:
     """Invocation error rate of one endpoint variant in percent: ``100*errors/invocations``, sums over 5 minutes."""
-    errors_id = f"errors{error_class.lower()}"
+    rate = error_rate_expression(error_class)
     return cloudwatch.MathExpression(
-        expression=f"100*{errors_id}/invocations",
+        expression=rate.expression,
         using_metrics={
-            errors_id: endpoint_metric(endpoint, f"Invocation{error_class}Errors", "Sum", period=period),
+            rate.errors_id: endpoint_metric(endpoint, rate.errors_metric, "Sum", period=period),
             "invocations": endpoint_invocations(endpoint, period=period),
         },
-        label=f"{error_class} error rate (%)",
+        label=rate.label,
         period=period,
+    )
+
+
+class ErrorRateExpression(NamedTuple):
+    """The parts of ``100*errors/invocations`` for one error class (shared by the graph and the alarm)."""
+
+    errors_id: str
+    errors_metric: str
+    expression: str
+    label: str
+
+
+def error_rate_expression(error_class: ErrorClass) -> ErrorRateExpression:
+    """``100*errors<class>/invocations`` over ``Invocation<class>Errors`` and ``Invocations`` (both sums)."""
+    errors_id = f"errors{error_class.lower()}"
+    return ErrorRateExpression(
+        errors_id, f"Invocation{error_class}Errors", f"100*{errors_id}/invocations", f"{error_class} error rate (%)"
     )
 
 
