@@ -15,16 +15,19 @@ from aws_cdk import aws_cloudwatch as cloudwatch
 
 from inference_constructs import _tokens
 from inference_constructs.errors import InferenceConfigError
+from inference_constructs.observability.metric_definitions import (
+    COMPONENT_DIMENSIONS,
+    ENDPOINT_INSTANCE_NAMESPACE,
+    INFERENCE_COMPONENT_NAMESPACE,
+    SAGEMAKER_NAMESPACE,
+    endpoint_dimensions,
+)
 
 if TYPE_CHECKING:
     from inference_constructs.hosting.decisions import Capacity
     from inference_constructs.scaling.inference_component import ModelInferenceComponent
 
-__all__ = ["COMPONENT_NAMESPACE", "ENDPOINT_INSTANCE_NAMESPACE", "SAGEMAKER_NAMESPACE", "EndpointMetrics"]
-
-SAGEMAKER_NAMESPACE = "AWS/SageMaker"
-ENDPOINT_INSTANCE_NAMESPACE = "/aws/sagemaker/Endpoints"
-COMPONENT_NAMESPACE = "/aws/sagemaker/InferenceComponents"
+__all__ = ["EndpointMetrics"]
 
 
 class EndpointMetrics:
@@ -71,11 +74,14 @@ class EndpointMetrics:
         self, namespace: str = SAGEMAKER_NAMESPACE, *, variant_dimension: bool = True
     ) -> dict[str, str]:
         """Dimensions of this endpoint's metrics in ``namespace`` (see :meth:`metric`)."""
-        if self.inference_component is not None and namespace == SAGEMAKER_NAMESPACE and variant_dimension:
-            return {"InferenceComponentName": self.inference_component.inference_component_name}
-        if variant_dimension:
-            return {"EndpointName": self.endpoint_name, "VariantName": self.variant_name}
-        return {"EndpointName": self.endpoint_name}
+        component = self.inference_component
+        return endpoint_dimensions(
+            self.endpoint_name,
+            self.variant_name,
+            namespace=namespace,
+            inference_component_name=component.inference_component_name if component is not None else None,
+            variant_dimension=variant_dimension,
+        )
 
     def metric_invocations(self) -> cloudwatch.Metric:
         """``Invocations`` (count), sum over 1 minute. Not published by async endpoints."""
@@ -171,14 +177,14 @@ class EndpointMetrics:
         """Inference component: ``GPUUtilizationNormalized`` per copy (0..100 of its reserved GPUs), average over
         1 minute, namespace ``/aws/sagemaker/InferenceComponents``."""
         return self._component_metric(
-            "GPUUtilizationNormalized", "Average", cloudwatch.Unit.PERCENT, COMPONENT_NAMESPACE
+            "GPUUtilizationNormalized", "Average", cloudwatch.Unit.PERCENT, INFERENCE_COMPONENT_NAMESPACE
         )
 
     def metric_gpu_memory_utilization_normalized(self) -> cloudwatch.Metric:
         """Inference component: ``GPUMemoryUtilizationNormalized`` per copy (0..100), average over 1 minute,
         namespace ``/aws/sagemaker/InferenceComponents``."""
         return self._component_metric(
-            "GPUMemoryUtilizationNormalized", "Average", cloudwatch.Unit.PERCENT, COMPONENT_NAMESPACE
+            "GPUMemoryUtilizationNormalized", "Average", cloudwatch.Unit.PERCENT, INFERENCE_COMPONENT_NAMESPACE
         )
 
     def _component_metric(
@@ -193,7 +199,7 @@ class EndpointMetrics:
         return cloudwatch.Metric(
             namespace=namespace,
             metric_name=metric_name,
-            dimensions_map={"InferenceComponentName": self.inference_component.inference_component_name},
+            dimensions_map={COMPONENT_DIMENSIONS[0].value: self.inference_component.inference_component_name},
             statistic=statistic,
             period=_tokens.minutes(1),
             unit=unit,

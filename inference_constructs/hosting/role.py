@@ -19,7 +19,7 @@ from inference_constructs import _tokens
 from inference_constructs.compliance import acknowledge, acknowledge_all
 from inference_constructs.hosting._shared import InferenceStorage, image_uri, stack_env
 from inference_constructs.hosting.decisions import EndpointPlan, ModelData, ModelDataKind
-from inference_constructs.hosting.metrics import SAGEMAKER_NAMESPACE
+from inference_constructs.observability.metric_definitions import SAGEMAKER_NAMESPACE
 
 __all__ = ["ExecutionStatements", "execution_image"]
 

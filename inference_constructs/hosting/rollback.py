@@ -11,8 +11,8 @@ from constructs import Construct
 
 from inference_constructs.compliance import acknowledge_all
 from inference_constructs.hosting.decisions import EndpointPlan
-from inference_constructs.hosting.metrics import SAGEMAKER_NAMESPACE
 from inference_constructs.observability._alarm import AlarmMetric, add_alarm
+from inference_constructs.observability.metric_definitions import SAGEMAKER_NAMESPACE
 
 __all__ = ["rollback_alarms"]
 
