@@ -8,14 +8,14 @@ All problems across the whole file are collected and raised as one :class:`Infer
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from inference_constructs.bedrock.model_source import Residency
 from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_specs, plan_entries
 from inference_constructs.catalog import Catalog, load_catalog
 from inference_constructs.config.schema import Endpoint, PlatformConfig
-from inference_constructs.cost.commitment import CapacitySchedule, recommend_commitment
+from inference_constructs.cost.commitment import CapacitySchedule, CommitmentRecommendation, recommend_commitment
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting.decisions import (
     AsyncOptions,
@@ -121,9 +121,13 @@ def profile_specs(config: PlatformConfig) -> list[ProfileSpec]:
 
 @dataclass(frozen=True)
 class EndpointDecisions:
-    """Every decision for one config endpoint: hosting (host, image, environment, timeouts, update policy).
+    """Every decision for one config endpoint: hosting (host, image, environment, timeouts, update policy),
+    scaling, and the stack it is built in.
 
     ``host`` is None for serverless endpoints (SageMaker picks the compute; billing is per request).
+    ``request`` is what the hosting plan was made from (the constructs take it with the plan), and
+    ``schedule`` the weekly capacity schedule the commitment and the capacity tags are sized on (None for
+    serverless), so the stacks read the plan only.
     """
 
     index: int
@@ -133,6 +137,8 @@ class EndpointDecisions:
     scaling: ScalingPlan
     warnings: tuple[str, ...] = ()
     stack: str = ""
+    request: EndpointRequest | None = None
+    schedule: CapacitySchedule | None = None
 
     @property
     def footprint(self) -> EndpointFootprint:
@@ -146,6 +152,11 @@ class EndpointDecisions:
             inference_component=sp.uses_inference_component,
             rollback_alarms=self.hosting.deployment.rollback_on_alarms,
         )
+
+    @property
+    def hosting_request(self) -> EndpointRequest:
+        """The request the hosting plan was made from."""
+        return self.request if self.request is not None else endpoint_request(self.config)
 
     @property
     def host(self) -> HostDecision | None:
@@ -248,6 +259,28 @@ class EndpointDecisions:
             "routing_strategy": h.routing_strategy,
         }
         entry["scaling"] = self.scaling.to_dict()
+        entry["deployment"] = h.update_policy.to_dict()
+        ic = h.inference_component
+        entry["inference_component"] = (
+            None
+            if ic is None
+            else {
+                "accelerator_devices": ic.accelerator_devices,
+                "min_memory_required_mb": ic.min_memory_required_mb,
+                "initial_instance_count": ic.initial_instance_count,
+                "max_instance_count": ic.max_instance_count,
+            }
+        )
+        s = h.serverless
+        entry["serverless"] = (
+            None
+            if s is None
+            else {
+                "memory_mb": s.memory_mb,
+                "max_concurrency": s.max_concurrency,
+                "provisioned_concurrency": s.provisioned_concurrency,
+            }
+        )
         entry["decisions"] = list(self.hosting.reasons)
         entry["warnings"] = list(self.warnings)
         return entry
@@ -261,7 +294,12 @@ class PlatformPlan:
     endpoints: tuple[EndpointDecisions, ...]
     catalog: Catalog
     warnings: tuple[str, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
+    savings_plan: CommitmentRecommendation | None = None
+    """The Savings Plan commitment sized to the instance-backed endpoints' schedules (None without any)."""
+    bedrock: tuple[dict[str, Any], ...] = ()
+    """One plan entry per Bedrock profile, in config order (``bedrock.profiles.plan_entry``)."""
+    profiles: tuple[ProfileSpec, ...] = ()
+    """The Bedrock profiles to create, in config order."""
 
     def endpoints_by_stack(self) -> dict[str, list[EndpointDecisions]]:
         """Endpoints grouped by the hosting stack they were planned into, in stack order."""
@@ -284,8 +322,8 @@ class PlatformPlan:
             "price_source": self.catalog.price_source,
             "endpoints": [e.to_json() for e in self.endpoints],
             "baseline_usd_per_hour": self.baseline_usd_per_hour,
-            "savings_plan": self.extra.get("savings_plan"),
-            "bedrock": self.extra.get("bedrock", []),
+            "savings_plan": self.savings_plan.to_dict() if self.savings_plan is not None else None,
+            "bedrock": list(self.bedrock),
             "warnings": list(self.warnings) + [w for e in self.endpoints for w in e.warnings],
         }
         return doc
@@ -336,11 +374,10 @@ class PlatformPlan:
             f"baseline on-demand: ${self.baseline_usd_per_hour:.3f}/h; prices {self.catalog.region} "
             f"as of {self.catalog.prices_as_of}",
         ]
-        sp = self.extra.get("savings_plan")
-        if isinstance(sp, dict) and sp.get("commitment_usd_per_hour") is not None:
+        sp = self.savings_plan.to_dict() if self.savings_plan is not None else None
+        if sp is not None and sp["commitment_usd_per_hour"] is not None:
             footer.append(
-                f"savings plan: commit ${sp['commitment_usd_per_hour']}/h, "
-                f"saves ${sp.get('monthly_saving_usd', 0)}/month"
+                f"savings plan: commit ${sp['commitment_usd_per_hour']}/h, saves ${sp['monthly_saving_usd']}/month"
             )
         warnings = self.to_json()["warnings"]
         footer.extend(f"warning: {w}" for w in warnings)
@@ -354,7 +391,8 @@ def _num(value: float | None, digits: int = 1) -> str:
 def decide_endpoint(index: int, endpoint: Endpoint, catalog: Catalog) -> EndpointDecisions:
     """Every decision for one config endpoint. Raises InferenceConfigError listing its problems."""
     path = f"endpoints[{index}]"
-    hosting = plan_endpoint(endpoint_request(endpoint), catalog=catalog, path=path)
+    request = endpoint_request(endpoint)
+    hosting = plan_endpoint(request, catalog=catalog, path=path)
     host = hosting.host
     scaling = plan_from_config(
         path,
@@ -362,6 +400,7 @@ def decide_endpoint(index: int, endpoint: Endpoint, catalog: Catalog) -> Endpoin
         gpu_count=hosting.gpu_count,
         burstable=bool(host and host.instance.burstable),
         instance_type=hosting.instance_type,
+        inference_component=hosting.uses_inference_component,
     )
     return EndpointDecisions(
         index=index,
@@ -370,6 +409,8 @@ def decide_endpoint(index: int, endpoint: Endpoint, catalog: Catalog) -> Endpoin
         hosting=hosting,
         scaling=scaling,
         warnings=tuple(scaling.warnings),
+        request=request,
+        schedule=_capacity_schedule(endpoint, hosting) if host is not None else None,
     )
 
 
@@ -393,16 +434,15 @@ def plan_platform(
             problems.extend(exc.problems)
     specs = profile_specs(config)
     problems.extend(check_profile_specs(specs))
-    savings_plan: dict[str, Any] | None = None
+    savings_plan: CommitmentRecommendation | None = None
     hosted = [e for e in endpoints if e.host is not None]
     try:
-        recommendation = recommend_commitment(
+        savings_plan = recommend_commitment(
             [capacity_schedule(e) for e in hosted],
             term_years=config.cost.savings_plan.term_years,
             payment=config.cost.savings_plan.payment,
             paths=[e.path for e in hosted],
         )
-        savings_plan = recommendation.to_dict()
     except InferenceConfigError as exc:
         problems.extend(exc.problems)
     if problems:
@@ -417,7 +457,9 @@ def plan_platform(
         endpoints=tuple(endpoints),
         catalog=cat,
         warnings=warnings,
-        extra={"bedrock": bedrock, "savings_plan": savings_plan},
+        savings_plan=savings_plan,
+        bedrock=tuple(bedrock),
+        profiles=tuple(specs),
     )
 
 
@@ -428,9 +470,14 @@ def hosting_stack_name(platform: str, number: int) -> str:
 
 def capacity_schedule(decisions: EndpointDecisions) -> CapacitySchedule:
     """The weekly capacity schedule of an instance-backed endpoint (min, scheduled floors, max, price)."""
-    cfg = decisions.config
+    if decisions.schedule is not None:
+        return decisions.schedule
+    return _capacity_schedule(decisions.config, decisions.hosting)
+
+
+def _capacity_schedule(cfg: Endpoint, hosting: EndpointPlan) -> CapacitySchedule:
     return CapacitySchedule(
-        price_per_hour_usd=decisions.price_per_hour_usd or 0.0,
+        price_per_hour_usd=hosting.host.price_per_hour_usd if hosting.host else 0.0,
         min_capacity=cfg.capacity.min,
         max_capacity=cfg.capacity.max,
         floors=tuple((floor.cron, floor.min) for floor in cfg.scaling.schedule),

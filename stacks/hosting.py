@@ -12,7 +12,7 @@ from constructs import Construct
 from inference_constructs.cost import apply_cost_tags, capacity_tags
 from inference_constructs.hosting import InferenceEndpoint, endpoint_from_request
 from inference_constructs.observability import InferenceAlarms, MonitoredEndpoint
-from inference_constructs.plan import EndpointDecisions, capacity_schedule, endpoint_request
+from inference_constructs.plan import EndpointDecisions, capacity_schedule
 
 
 def endpoint_name(platform: str, decisions: EndpointDecisions) -> str:
@@ -58,7 +58,7 @@ class HostingStack(Stack):
             endpoint = endpoint_from_request(
                 self,
                 decisions.name,
-                endpoint_request(decisions.config),
+                decisions.hosting_request,
                 endpoint_name=endpoint_name(platform, decisions),
                 path=decisions.path,
                 plan=decisions.hosting,
@@ -68,7 +68,7 @@ class HostingStack(Stack):
             if capacity_tagging and decisions.host is not None:
                 tags = capacity_tags(
                     capacity_schedule(decisions).baseline_instances,
-                    decisions.config.capacity.max,
+                    decisions.hosting.capacity.max,
                     price_per_hour_usd=decisions.host.price_per_hour_usd,
                 )
                 apply_cost_tags(endpoint, tags, path=f"{decisions.path}.capacity")

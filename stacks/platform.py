@@ -13,7 +13,7 @@ from inference_constructs.config import load_config
 from inference_constructs.cost import CAPACITY_TAG_KEYS, RequireCostTags, apply_cost_tags
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK
 from inference_constructs.observability import MonitoredProfile
-from inference_constructs.plan import PlatformPlan, plan_platform, profile_specs
+from inference_constructs.plan import PlatformPlan, plan_platform
 from stacks.bedrock import BedrockStack
 from stacks.cost import CostStack, needs_cost_stack
 from stacks.hosting import HostingStack, monitored
@@ -32,11 +32,11 @@ def build_platform(app: App, plan: PlatformPlan) -> None:
     name = config.name
     env = Environment(account=config.account, region=config.region) if config.account or config.region else None
     profiles: list[MonitoredProfile] = []
-    if config.bedrock.profiles:
-        bedrock = BedrockStack(app, f"{name}-bedrock", profiles=profile_specs(config), env=env)
+    if plan.profiles:
+        bedrock = BedrockStack(app, f"{name}-bedrock", profiles=list(plan.profiles), env=env)
         profiles = [
             MonitoredProfile(name=p.name, profile_id=construct.profile_id, model=p.model)
-            for p, construct in zip(config.bedrock.profiles, bedrock.profiles.values(), strict=True)
+            for p, construct in zip(plan.profiles, bedrock.profiles.values(), strict=True)
         ]
     observability = ObservabilityStack(
         app,

@@ -19,10 +19,12 @@ from inference_constructs.hosting.decisions import (
     ModelDataKind,
     MultiModelOptions,
     ServerlessOptions,
+    ServerlessPlan,
     VpcOptions,
     plan_endpoint,
     startup_timeouts,
 )
+from inference_constructs.hosting.deployment import DeploymentPlan, RollbackAlarmPlan
 
 if TYPE_CHECKING:
     from inference_constructs.hosting.endpoint import InferenceEndpoint
@@ -51,6 +53,7 @@ __all__ = [
     "Capacity",
     "DataCaptureOptions",
     "DeploymentOptions",
+    "DeploymentPlan",
     "DeploymentStrategy",
     "EndpointPlan",
     "EndpointRequest",
@@ -61,8 +64,10 @@ __all__ = [
     "MultiModelEndpoint",
     "MultiModelOptions",
     "RealtimeEndpoint",
+    "RollbackAlarmPlan",
     "ServerlessEndpoint",
     "ServerlessOptions",
+    "ServerlessPlan",
     "VpcOptions",
     "endpoint_from_request",
     "plan_endpoint",

@@ -42,6 +42,7 @@ from inference_constructs.hosting.checks import (
     has_image,
     key_path,
 )
+from inference_constructs.hosting.deployment import DeploymentPlan, plan_deployment
 from inference_constructs.hosting.request import (
     AsyncOptions,
     Capacity,
@@ -53,6 +54,7 @@ from inference_constructs.hosting.request import (
     ServerlessOptions,
     VpcOptions,
 )
+from inference_constructs.scaling.decisions import uses_inference_component
 from inference_constructs.sizing import HostDecision, choose_host
 from inference_constructs.spec import (
     Accelerator,
@@ -75,6 +77,7 @@ __all__ = [
     "ModelDataKind",
     "MultiModelOptions",
     "ServerlessOptions",
+    "ServerlessPlan",
     "VpcOptions",
     "plan_endpoint",
     "startup_timeouts",
@@ -147,8 +150,20 @@ class InferenceComponentPlan:
     accelerator_devices: int
     min_memory_required_mb: int
     max_instance_count: int
+    initial_instance_count: int = 1
+    """Instances the variant starts with (the variant's ``InitialInstanceCount``)."""
     model_data_download_timeout_seconds: int | None = None
     container_startup_health_check_timeout_seconds: int | None = None
+
+
+@dataclass(frozen=True)
+class ServerlessPlan:
+    """A serverless endpoint's compute: memory (decided: the smallest size that holds the model, unless given),
+    concurrency and provisioned concurrency."""
+
+    memory_mb: int
+    max_concurrency: int
+    provisioned_concurrency: int
 
 
 @dataclass(frozen=True)
@@ -175,7 +190,7 @@ class EndpointPlan:
     volume_size_gb: int | None
     kms_key_arn: str | None
     kms_omitted_reason: str | None
-    serverless: ServerlessOptions | None
+    serverless: ServerlessPlan | None
     async_inference: AsyncOptions | None
     max_concurrent_invocations_per_instance: int | None
     multi_model: MultiModelOptions | None
@@ -185,6 +200,8 @@ class EndpointPlan:
     deployment: DeploymentOptions
     rollback_p99_model_latency_ms: float
     reasons: tuple[str, ...]
+    update_policy: DeploymentPlan
+    """How an update rolls out and rolls back (blue/green or rolling, time budgets, rollback alarms)."""
     inference_component: InferenceComponentPlan | None = None
     """Set for a real-time endpoint with ``capacity.min: 0``: the model is hosted through an inference component."""
 
@@ -314,6 +331,7 @@ def _inference_component(
         accelerator_devices=devices,
         min_memory_required_mb=memory_mb,
         max_instance_count=req.capacity.max,
+        initial_instance_count=max(1, req.capacity.min),
         model_data_download_timeout_seconds=download_s,
         container_startup_health_check_timeout_seconds=startup_s,
     )
@@ -357,12 +375,12 @@ def plan_endpoint(
     check_network(req, p, path)
     check_deployment(req, p, path)
     validate_environment(req.environment, p, key_path(path, "environment"))
-    serverless_opts: ServerlessOptions | None = None
+    serverless_opts: ServerlessPlan | None = None
     if req.kind is EndpointKind.SERVERLESS:
         check_serverless(req, p, path)
         memory = _serverless_memory(req, reasons, p, path)
         s = req.serverless or ServerlessOptions()
-        serverless_opts = ServerlessOptions(memory, s.max_concurrency, s.provisioned_concurrency)
+        serverless_opts = ServerlessPlan(memory, s.max_concurrency, s.provisioned_concurrency)
         host = None
         accelerator = Accelerator.CPU
     else:
@@ -462,11 +480,17 @@ def plan_endpoint(
             reasons.append(f"async concurrency per instance {max_invocations}: the server's concurrent sequences")
 
     component: InferenceComponentPlan | None = None
-    if req.kind is EndpointKind.REALTIME and req.capacity.min == 0 and host is not None:
+    if uses_inference_component(req.kind, req.capacity.min) and host is not None:
         component = _inference_component(req, host, download_s, startup_s, reasons)
 
     latency = req.deployment.max_p99_model_latency_ms or (60_000.0 if llm else 2_000.0)
     initial = None if req.kind is EndpointKind.SERVERLESS else max(1, req.capacity.min)
+    update_policy = plan_deployment(
+        req.deployment,
+        startup_seconds=(download_s or 0) + (startup_s or 0),
+        p99_model_latency_ms=latency,
+        inference_component=component is not None,
+    )
     return EndpointPlan(
         kind=req.kind,
         serving=req.serving,
@@ -495,5 +519,6 @@ def plan_endpoint(
         deployment=req.deployment,
         rollback_p99_model_latency_ms=latency,
         reasons=tuple(reasons),
+        update_policy=update_policy,
         inference_component=component,
     )

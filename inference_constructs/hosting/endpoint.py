@@ -208,7 +208,7 @@ class InferenceEndpoint(EndpointMetrics, Construct):
         self.rollback_alarms: list[cloudwatch.CfnAlarm] = []
         """The 5XX-rate and p99-latency alarms SageMaker's deployment auto-rollback watches (ids
         ``Rollback5xxAlarm``, ``RollbackLatencyAlarm``); empty when rollback on alarms is off."""
-        if plan.deployment.rollback_on_alarms and component_plan is None:
+        if component_plan is None:
             self.rollback_alarms = rollback_alarms(self, plan, tuple(self._metric_dimensions().items()))
 
         self.resource = sagemaker.CfnEndpoint(
@@ -229,8 +229,7 @@ class InferenceEndpoint(EndpointMetrics, Construct):
         """The auto scaling added by :meth:`auto_scale` or :meth:`auto_scale_from_plan` (id ``Scaling``), if any."""
         if component_plan is not None:
             self.inference_component = self._component(component_plan)
-            if plan.deployment.rollback_on_alarms:
-                self.rollback_alarms = rollback_alarms(self, plan, tuple(self._metric_dimensions().items()))
+            self.rollback_alarms = rollback_alarms(self, plan, tuple(self._metric_dimensions().items()))
             self.inference_component.resource.deployment_config = properties.component_deployment_config(
                 plan, self.rollback_alarms
             )

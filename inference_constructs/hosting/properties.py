@@ -8,14 +8,13 @@ inference component's copies), each with auto-rollback on the given alarms.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_sagemaker as sagemaker
 
-from inference_constructs.hosting.decisions import DeploymentOptions, DeploymentStrategy, EndpointPlan, ModelDataKind
+from inference_constructs.hosting.decisions import EndpointPlan, ModelDataKind
 from inference_constructs.scaling.inference_component import scale_to_zero_variant
 
 __all__ = ["component_deployment_config", "container", "deployment_config", "production_variant"]
@@ -57,7 +56,7 @@ def production_variant(plan: EndpointPlan, model_name: str) -> sagemaker.CfnEndp
             variant_name=plan.variant_name,
             model_name=model_name,
             serverless_config=sagemaker.CfnEndpointConfig.ServerlessConfigProperty(
-                memory_size_in_mb=s.memory_mb or 2048,
+                memory_size_in_mb=s.memory_mb,
                 max_concurrency=s.max_concurrency,
                 provisioned_concurrency=s.provisioned_concurrency or None,
             ),
@@ -67,7 +66,7 @@ def production_variant(plan: EndpointPlan, model_name: str) -> sagemaker.CfnEndp
             instance_type=plan.instance_type,
             max_instance_count=plan.inference_component.max_instance_count,
             variant_name=plan.variant_name,
-            initial_instance_count=plan.initial_instance_count or 1,
+            initial_instance_count=plan.inference_component.initial_instance_count,
             volume_size_in_gb=plan.volume_size_gb,
         )
     return sagemaker.CfnEndpointConfig.ProductionVariantProperty(
@@ -91,36 +90,27 @@ def deployment_config(
     plan: EndpointPlan, rollback_alarms: Sequence[cloudwatch.CfnAlarm]
 ) -> sagemaker.CfnEndpoint.DeploymentConfigProperty:
     """Blue/green update of the endpoint (all at once, canary or linear), rolled back on ``rollback_alarms``."""
-    d = plan.deployment
+    u = plan.update_policy
     cfn = sagemaker.CfnEndpoint
-    wait = d.wait_interval_seconds
-    if d.strategy is DeploymentStrategy.CANARY:
-        routing = cfn.TrafficRoutingConfigProperty(
-            type="CANARY",
-            canary_size=cfn.CapacitySizeProperty(type="CAPACITY_PERCENT", value=d.canary_size_percent),
-            wait_interval_in_seconds=wait,
-        )
-        steps = 2
-    elif d.strategy is DeploymentStrategy.LINEAR:
-        routing = cfn.TrafficRoutingConfigProperty(
-            type="LINEAR",
-            linear_step_size=cfn.CapacitySizeProperty(type="CAPACITY_PERCENT", value=d.linear_step_percent),
-            wait_interval_in_seconds=wait,
-        )
-        steps = math.ceil(100 / d.linear_step_percent)
-    else:
-        routing = cfn.TrafficRoutingConfigProperty(type="ALL_AT_ONCE", wait_interval_in_seconds=wait)
-        steps = 1
-    termination = 0 if d.strategy is DeploymentStrategy.ALL_AT_ONCE else d.termination_wait_seconds
-    startup = (plan.model_data_download_timeout_seconds or 0) + (
-        plan.container_startup_health_check_timeout_seconds or 0
+    routing = cfn.TrafficRoutingConfigProperty(
+        type=u.traffic_routing,
+        canary_size=(
+            cfn.CapacitySizeProperty(type="CAPACITY_PERCENT", value=u.canary_size_percent)
+            if u.canary_size_percent is not None
+            else None
+        ),
+        linear_step_size=(
+            cfn.CapacitySizeProperty(type="CAPACITY_PERCENT", value=u.linear_step_percent)
+            if u.linear_step_percent is not None
+            else None
+        ),
+        wait_interval_in_seconds=u.wait_interval_seconds,
     )
-    timeout = min(28_800, max(600, startup + wait * steps + termination + 900))
     return cfn.DeploymentConfigProperty(
         blue_green_update_policy=cfn.BlueGreenUpdatePolicyProperty(
             traffic_routing_configuration=routing,
-            termination_wait_in_seconds=termination,
-            maximum_execution_timeout_in_seconds=timeout,
+            termination_wait_in_seconds=u.termination_wait_seconds,
+            maximum_execution_timeout_in_seconds=u.maximum_execution_timeout_seconds,
         ),
         auto_rollback_configuration=(
             cfn.AutoRollbackConfigProperty(alarms=[cfn.AlarmProperty(alarm_name=a.ref) for a in rollback_alarms])
@@ -134,19 +124,15 @@ def component_deployment_config(
     plan: EndpointPlan, rollback_alarms: Sequence[cloudwatch.CfnAlarm]
 ) -> sagemaker.CfnInferenceComponent.InferenceComponentDeploymentConfigProperty:
     """Rolling update of the component's copies with alarm rollback (the endpoint's blue/green does not apply)."""
-    d = plan.deployment
+    u = plan.update_policy
     cfn = sagemaker.CfnInferenceComponent
-    percent = _rolling_batch_percent(d)
-    steps = math.ceil(100 / percent)
-    startup = (plan.model_data_download_timeout_seconds or 0) + (
-        plan.container_startup_health_check_timeout_seconds or 0
-    )
-    timeout = min(28_800, max(600, steps * (startup + d.wait_interval_seconds) + 900))
     return cfn.InferenceComponentDeploymentConfigProperty(
         rolling_update_policy=cfn.InferenceComponentRollingUpdatePolicyProperty(
-            maximum_batch_size=cfn.InferenceComponentCapacitySizeProperty(type="CAPACITY_PERCENT", value=percent),
-            wait_interval_in_seconds=d.wait_interval_seconds,
-            maximum_execution_timeout_in_seconds=timeout,
+            maximum_batch_size=cfn.InferenceComponentCapacitySizeProperty(
+                type="CAPACITY_PERCENT", value=u.rolling_batch_percent
+            ),
+            wait_interval_in_seconds=u.wait_interval_seconds,
+            maximum_execution_timeout_in_seconds=u.rolling_maximum_execution_timeout_seconds,
         ),
         auto_rollback_configuration=(
             cfn.AutoRollbackConfigurationProperty(alarms=[cfn.AlarmProperty(alarm_name=a.ref) for a in rollback_alarms])
@@ -154,12 +140,3 @@ def component_deployment_config(
             else None
         ),
     )
-
-
-def _rolling_batch_percent(d: DeploymentOptions) -> int:
-    """Share of copies replaced per rolling step; SageMaker accepts 5..50 % of the copy count."""
-    if d.strategy is DeploymentStrategy.CANARY:
-        return max(5, d.canary_size_percent)
-    if d.strategy is DeploymentStrategy.LINEAR:
-        return max(5, d.linear_step_percent)
-    return 50

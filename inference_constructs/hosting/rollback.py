@@ -11,54 +11,40 @@ from constructs import Construct
 
 from inference_constructs.compliance import acknowledge_all
 from inference_constructs.hosting.decisions import EndpointPlan
-from inference_constructs.observability._alarm import AlarmMetric, add_alarm
-from inference_constructs.observability.metric_definitions import SAGEMAKER_NAMESPACE
+from inference_constructs.observability._alarm import COMPARISON_OPERATORS, TREAT_MISSING_DATA, AlarmMetric, add_alarm
 
 __all__ = ["rollback_alarms"]
+
+
+_COMPARISON = {name: member for member, name in COMPARISON_OPERATORS.items()}
+_MISSING = {name: member for member, name in TREAT_MISSING_DATA.items()}
 
 
 def rollback_alarms(
     scope: Construct, plan: EndpointPlan, dimensions: tuple[tuple[str, str], ...]
 ) -> list[cloudwatch.CfnAlarm]:
-    """The 5XX-rate and p99-latency alarms (ids ``Rollback5xxAlarm``, ``RollbackLatencyAlarm``) in ``scope``,
-    on the invocation metrics with ``dimensions``."""
-    d = plan.deployment
-    errors = add_alarm(
-        scope,
-        "Rollback5xxAlarm",
-        # Average of a 1-or-0-per-request metric: the 5XX error rate (0..1), as metric_invocation_5xx_errors().
-        AlarmMetric(SAGEMAKER_NAMESPACE, "Invocation5XXErrors", dimensions, "Average", 60),
-        threshold=d.max_error_rate_percent / 100.0,
-        comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluation_periods=3,
-        datapoints_to_alarm=2,
-        treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
-        description=(
-            f"5XX error rate above {d.max_error_rate_percent:g}% in 2 of 3 minutes: "
-            "rolls back an endpoint update in progress"
-        ),
-    )
-    latency = add_alarm(
-        scope,
-        "RollbackLatencyAlarm",
-        AlarmMetric(SAGEMAKER_NAMESPACE, "ModelLatency", dimensions, "p99", 60, unit="Microseconds"),
-        threshold=plan.rollback_p99_model_latency_ms * 1000.0,
-        comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluation_periods=3,
-        datapoints_to_alarm=2,
-        treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
-        description=(
-            f"p99 ModelLatency above {plan.rollback_p99_model_latency_ms:g} ms in 2 of 3 minutes: "
-            "rolls back an endpoint update in progress"
-        ),
-    )
+    """The alarms of ``plan.update_policy.rollback_alarms`` (ids ``Rollback5xxAlarm``, ``RollbackLatencyAlarm``)
+    in ``scope``, on the invocation metrics with ``dimensions``."""
     reason = (
         "this alarm exists for sagemaker's deployment auto-rollback, which reads its state during an endpoint "
         "update; notification actions are added by the observability layer when an alarm topic is configured"
     )
-    for alarm in (errors, latency):
+    alarms = []
+    for a in plan.update_policy.rollback_alarms:
+        alarm = add_alarm(
+            scope,
+            a.construct_id,
+            AlarmMetric(a.namespace, a.metric_name, dimensions, a.statistic, a.period_seconds, unit=a.unit),
+            threshold=a.threshold,
+            comparison_operator=_COMPARISON[a.comparison_operator],
+            evaluation_periods=a.evaluation_periods,
+            datapoints_to_alarm=a.datapoints_to_alarm,
+            treat_missing_data=_MISSING[a.treat_missing_data],
+            description=a.description,
+        )
         acknowledge_all(
             alarm,
             [("NIST.800.53.R5-CloudWatchAlarmAction", reason), ("HIPAA.Security-CloudWatchAlarmAction", reason)],
         )
-    return [errors, latency]
+        alarms.append(alarm)
+    return alarms

@@ -53,6 +53,16 @@ class ScalableDimension(StrEnum):
     INFERENCE_COMPONENT_COPIES = "sagemaker:inference-component:DesiredCopyCount"
 
 
+def uses_inference_component(kind: EndpointKind, min_capacity: int) -> bool:
+    """True when an endpoint is hosted through an inference component: a real-time endpoint with minimum 0.
+
+    Real-time endpoints reach zero instances only through an inference component with managed instance scaling
+    (https://docs.aws.amazon.com/sagemaker/latest/dg/endpoint-auto-scaling-zero-instances.html); async endpoints
+    scale their variant to zero on the backlog.
+    """
+    return kind is EndpointKind.REALTIME and min_capacity == 0
+
+
 @dataclass(frozen=True)
 class MetricRef:
     """A CloudWatch metric by namespace, name, dimension names and statistic."""
@@ -752,6 +762,7 @@ def plan_scaling(
     intent: ScalingIntent,
     host: HostFacts | None = None,
     serverless: ServerlessFacts | None = None,
+    inference_component: bool | None = None,
 ) -> ScalingPlan:
     """Decide how one endpoint scales; raise one ``InferenceConfigError`` listing every problem.
 
@@ -771,6 +782,10 @@ def plan_scaling(
         GPU count and burstability of the chosen host. Default: a CPU host that is not burstable.
     serverless:
         Serverless settings. Default: no provisioned concurrency, so nothing scales.
+    inference_component:
+        Whether the hosting plan hosts the model through an inference component (its copies scale, not the
+        variant's instances). Default: decided by :func:`uses_inference_component` from ``kind`` and
+        ``min_capacity``, as the hosting plan decides it.
 
     Returns
     -------
@@ -787,7 +802,7 @@ def plan_scaling(
     if kind is EndpointKind.SERVERLESS:
         return _plan_serverless(problems, path, intent=intent, serverless=serverless or ServerlessFacts())
 
-    via_component = kind is EndpointKind.REALTIME and min_capacity == 0
+    via_component = uses_inference_component(kind, min_capacity) if inference_component is None else inference_component
     scales = min_capacity != max_capacity or intent.has_policies
     check_capacity(
         problems,

@@ -43,6 +43,7 @@ def plan_from_config(
     burstable: bool = False,
     instance_type: str | None = None,
     default_to_bottleneck: bool = True,
+    inference_component: bool | None = None,
 ) -> ScalingPlan:
     """Plan the scaling of one config endpoint.
 
@@ -62,6 +63,9 @@ def plan_from_config(
         When the endpoint has no scaling keys but a capacity range (max > min, or min 0), scale it on
         its bottleneck (:func:`bottleneck_intent`: concurrency at 75% of ``max_concurrent_sequences``
         for real-time and multi-model, a backlog of 5 for async). Default: True.
+    inference_component:
+        The hosting plan's decision to host the model through an inference component. Default: decided from
+        the endpoint's type and ``capacity.min`` (see :func:`~inference_constructs.scaling.decisions.plan_scaling`).
 
     Raises
     ------
@@ -103,4 +107,5 @@ def plan_from_config(
         intent=intent,
         host=HostFacts(gpu_count=gpu_count, burstable=burstable, instance_type=instance_type),
         serverless=serverless,
+        inference_component=inference_component,
     )

@@ -1,0 +1,249 @@
+"""How an endpoint update rolls out and rolls back: the deployment decisions, as plan fields.
+
+Pure Python (no ``aws_cdk`` import). A variant-hosted endpoint updates blue/green (all at once, canary or
+linear traffic shifting); an endpoint hosted through an inference component updates its copies with a
+rolling update (the endpoint's blue/green does not apply). Both roll back when a rollback alarm fires.
+
+Rules (SageMaker ``DeploymentConfig`` and ``InferenceComponentDeploymentConfig``,
+https://docs.aws.amazon.com/sagemaker/latest/dg/deployment-guardrails.html):
+
+- ``MaximumExecutionTimeoutInSeconds`` is 600..28,800 s; the library budgets the model's download and
+  start-up health check, every traffic step's wait, the old fleet's termination wait and 900 s of margin.
+- An all-at-once shift ends without a baking period (termination wait 0).
+- A rolling update replaces 5..50 % of the copies per step (``MaximumBatchSize`` as ``CAPACITY_PERCENT``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from inference_constructs.hosting.request import DeploymentOptions, DeploymentStrategy
+from inference_constructs.observability.metric_definitions import SAGEMAKER_NAMESPACE
+
+__all__ = [
+    "MAX_EXECUTION_TIMEOUT_SECONDS",
+    "MIN_EXECUTION_TIMEOUT_SECONDS",
+    "DeploymentPlan",
+    "RollbackAlarmPlan",
+    "plan_deployment",
+]
+
+MIN_EXECUTION_TIMEOUT_SECONDS = 600
+"""SageMaker's lower bound of ``MaximumExecutionTimeoutInSeconds``."""
+MAX_EXECUTION_TIMEOUT_SECONDS = 28_800
+"""SageMaker's upper bound of ``MaximumExecutionTimeoutInSeconds`` (8 hours)."""
+EXECUTION_MARGIN_SECONDS = 900
+"""Margin on top of the computed rollout time (instance provisioning, health checks)."""
+ROLLING_BATCH_PERCENT_RANGE = (5, 50)
+"""``MaximumBatchSize`` of a rolling update as a share of the copies, in percent."""
+ROLLING_BATCH_PERCENT_DEFAULT = 50
+"""Share of copies replaced per rolling step when the strategy shifts all at once (blue/green, all-at-once)."""
+
+_ROUTING = {
+    DeploymentStrategy.ALL_AT_ONCE: "ALL_AT_ONCE",
+    DeploymentStrategy.BLUE_GREEN: "ALL_AT_ONCE",
+    DeploymentStrategy.CANARY: "CANARY",
+    DeploymentStrategy.LINEAR: "LINEAR",
+}
+
+
+@dataclass(frozen=True)
+class RollbackAlarmPlan:
+    """One alarm SageMaker's deployment auto-rollback watches (an ``AWS::CloudWatch::Alarm``).
+
+    Its dimensions are the endpoint's invocation-metric dimensions (variant or inference component), bound by
+    the construct.
+    """
+
+    construct_id: str
+    namespace: str
+    metric_name: str
+    statistic: str
+    period_seconds: int
+    unit: str | None
+    threshold: float
+    comparison_operator: str
+    evaluation_periods: int
+    datapoints_to_alarm: int
+    treat_missing_data: str
+    description: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able form for the plan document."""
+        return {
+            "alarm": self.construct_id,
+            "namespace": self.namespace,
+            "metric": self.metric_name,
+            "statistic": self.statistic,
+            "period_seconds": self.period_seconds,
+            "unit": self.unit,
+            "threshold": self.threshold,
+            "comparison_operator": self.comparison_operator,
+            "evaluation_periods": self.evaluation_periods,
+            "datapoints_to_alarm": self.datapoints_to_alarm,
+            "treat_missing_data": self.treat_missing_data,
+        }
+
+
+@dataclass(frozen=True)
+class DeploymentPlan:
+    """The update policy of one endpoint, as the template states it.
+
+    Parameters
+    ----------
+    strategy:
+        The requested strategy.
+    traffic_routing:
+        ``TrafficRoutingConfiguration.Type``: ``ALL_AT_ONCE``, ``CANARY`` or ``LINEAR``.
+    canary_size_percent, linear_step_percent:
+        The canary's or each linear step's share of the capacity; None when the routing does not use it.
+    wait_interval_seconds:
+        Wait between traffic steps (and between rolling batches).
+    termination_wait_seconds:
+        How long the old fleet is kept after the shift (0 for all-at-once).
+    maximum_execution_timeout_seconds:
+        Time budget of a blue/green update.
+    rolling_batch_percent:
+        Share of an inference component's copies replaced per rolling step.
+    rolling_maximum_execution_timeout_seconds:
+        Time budget of a rolling update of an inference component's copies.
+    inference_component:
+        True when the endpoint is hosted through an inference component: the component's rolling update
+        applies and the endpoint has no ``DeploymentConfig``.
+    rollback_alarms:
+        The alarms that roll an update back; empty when rollback on alarms is off.
+    """
+
+    strategy: DeploymentStrategy
+    traffic_routing: str
+    canary_size_percent: int | None
+    linear_step_percent: int | None
+    wait_interval_seconds: int
+    termination_wait_seconds: int
+    maximum_execution_timeout_seconds: int
+    rolling_batch_percent: int
+    rolling_maximum_execution_timeout_seconds: int
+    inference_component: bool
+    rollback_alarms: tuple[RollbackAlarmPlan, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able form for the plan document."""
+        return {
+            "strategy": self.strategy.value,
+            "traffic_routing": self.traffic_routing,
+            "canary_size_percent": self.canary_size_percent,
+            "linear_step_percent": self.linear_step_percent,
+            "wait_interval_seconds": self.wait_interval_seconds,
+            "termination_wait_seconds": self.termination_wait_seconds,
+            "maximum_execution_timeout_seconds": self.maximum_execution_timeout_seconds,
+            "rolling_batch_percent": self.rolling_batch_percent,
+            "rolling_maximum_execution_timeout_seconds": self.rolling_maximum_execution_timeout_seconds,
+            "inference_component": self.inference_component,
+            "rollback_alarms": [a.to_dict() for a in self.rollback_alarms],
+        }
+
+
+def _clamp_execution_timeout(seconds: int) -> int:
+    return min(MAX_EXECUTION_TIMEOUT_SECONDS, max(MIN_EXECUTION_TIMEOUT_SECONDS, seconds))
+
+
+def _traffic_steps(d: DeploymentOptions) -> int:
+    """How many waits a blue/green shift takes: 1 all at once, 2 for a canary, one per linear step."""
+    if d.strategy is DeploymentStrategy.CANARY:
+        return 2
+    if d.strategy is DeploymentStrategy.LINEAR:
+        return math.ceil(100 / d.linear_step_percent)
+    return 1
+
+
+def _rolling_batch_percent(d: DeploymentOptions) -> int:
+    """Share of copies replaced per rolling step; SageMaker accepts 5..50 % of the copy count."""
+    low = ROLLING_BATCH_PERCENT_RANGE[0]
+    if d.strategy is DeploymentStrategy.CANARY:
+        return max(low, d.canary_size_percent)
+    if d.strategy is DeploymentStrategy.LINEAR:
+        return max(low, d.linear_step_percent)
+    return ROLLING_BATCH_PERCENT_DEFAULT
+
+
+def rollback_alarm_plans(d: DeploymentOptions, p99_model_latency_ms: float) -> tuple[RollbackAlarmPlan, ...]:
+    """The 5XX-rate and p99-latency alarms: 2 of 3 one-minute periods above the threshold."""
+    return (
+        RollbackAlarmPlan(
+            construct_id="Rollback5xxAlarm",
+            namespace=SAGEMAKER_NAMESPACE,
+            # Average of a 1-or-0-per-request metric: the 5XX error rate (0..1).
+            metric_name="Invocation5XXErrors",
+            statistic="Average",
+            period_seconds=60,
+            unit=None,
+            threshold=d.max_error_rate_percent / 100.0,
+            comparison_operator="GreaterThanThreshold",
+            evaluation_periods=3,
+            datapoints_to_alarm=2,
+            treat_missing_data="notBreaching",
+            description=(
+                f"5XX error rate above {d.max_error_rate_percent:g}% in 2 of 3 minutes: "
+                "rolls back an endpoint update in progress"
+            ),
+        ),
+        RollbackAlarmPlan(
+            construct_id="RollbackLatencyAlarm",
+            namespace=SAGEMAKER_NAMESPACE,
+            metric_name="ModelLatency",
+            statistic="p99",
+            period_seconds=60,
+            unit="Microseconds",
+            threshold=p99_model_latency_ms * 1000.0,
+            comparison_operator="GreaterThanThreshold",
+            evaluation_periods=3,
+            datapoints_to_alarm=2,
+            treat_missing_data="notBreaching",
+            description=(
+                f"p99 ModelLatency above {p99_model_latency_ms:g} ms in 2 of 3 minutes: "
+                "rolls back an endpoint update in progress"
+            ),
+        ),
+    )
+
+
+def plan_deployment(
+    d: DeploymentOptions,
+    *,
+    startup_seconds: int,
+    p99_model_latency_ms: float,
+    inference_component: bool,
+) -> DeploymentPlan:
+    """Decide the update policy of one endpoint.
+
+    Parameters
+    ----------
+    d:
+        The requested deployment options (already checked).
+    startup_seconds:
+        Model download plus container start-up health check timeouts (0 when SageMaker's defaults apply).
+    p99_model_latency_ms:
+        The p99 ``ModelLatency`` above which an update rolls back.
+    inference_component:
+        True when the endpoint is hosted through an inference component.
+    """
+    wait = d.wait_interval_seconds
+    termination = 0 if d.strategy is DeploymentStrategy.ALL_AT_ONCE else d.termination_wait_seconds
+    blue_green = startup_seconds + wait * _traffic_steps(d) + termination + EXECUTION_MARGIN_SECONDS
+    percent = _rolling_batch_percent(d)
+    rolling = math.ceil(100 / percent) * (startup_seconds + wait) + EXECUTION_MARGIN_SECONDS
+    return DeploymentPlan(
+        strategy=d.strategy,
+        traffic_routing=_ROUTING[d.strategy],
+        canary_size_percent=d.canary_size_percent if d.strategy is DeploymentStrategy.CANARY else None,
+        linear_step_percent=d.linear_step_percent if d.strategy is DeploymentStrategy.LINEAR else None,
+        wait_interval_seconds=wait,
+        termination_wait_seconds=termination,
+        maximum_execution_timeout_seconds=_clamp_execution_timeout(blue_green),
+        rolling_batch_percent=percent,
+        rolling_maximum_execution_timeout_seconds=_clamp_execution_timeout(rolling),
+        inference_component=inference_component,
+        rollback_alarms=rollback_alarm_plans(d, p99_model_latency_ms) if d.rollback_on_alarms else (),
+    )
