@@ -139,6 +139,8 @@ class EndpointDecisions:
     stack: str = ""
     request: EndpointRequest | None = None
     schedule: CapacitySchedule | None = None
+    endpoint_name: str = ""
+    """The SageMaker endpoint name clients invoke: ``<platform>-<endpoint>`` (stable across updates)."""
 
     @property
     def footprint(self) -> EndpointFootprint:
@@ -249,6 +251,7 @@ class EndpointDecisions:
                 }
             )
         entry["stack"] = self.stack
+        entry["endpoint_name"] = self.endpoint_name
         entry["capacity"] = {"min": cfg.capacity.min, "max": cfg.capacity.max}
         h = self.hosting
         entry["container"] = {
@@ -258,6 +261,7 @@ class EndpointDecisions:
             "container_startup_health_check_timeout_seconds": h.container_startup_health_check_timeout_seconds,
             "routing_strategy": h.routing_strategy,
         }
+        entry["hosting"] = _hosting_json(h)
         entry["scaling"] = self.scaling.to_dict()
         entry["deployment"] = h.update_policy.to_dict()
         ic = h.inference_component
@@ -384,6 +388,39 @@ class PlatformPlan:
         return "\n".join(lines + footer) + "\n"
 
 
+def _hosting_json(h: EndpointPlan) -> dict[str, Any]:
+    """The endpoint's variant, storage, encryption, network and data settings for the plan document."""
+    a, c, v = h.async_inference, h.data_capture, h.vpc
+    return {
+        "variant_name": h.variant_name,
+        "initial_instance_count": h.initial_instance_count,
+        "volume_size_gb": h.volume_size_gb,
+        "kms_key_arn": h.kms_key_arn,
+        "kms_omitted_reason": h.kms_omitted_reason,
+        "network_isolation": h.network_isolation,
+        "vpc": None
+        if v is None
+        else {"subnet_ids": list(v.subnet_ids), "security_group_ids": list(v.security_group_ids)},
+        "model_data": {"kind": h.model_data.kind.value, "uri": h.model_data.uri},
+        "multi_model_cache": None if h.multi_model is None else h.multi_model.cache,
+        "async_inference": (
+            None
+            if a is None
+            else {
+                # As written: without a trailing slash; null = the stack's data bucket under async/<endpoint>.
+                "output_s3_uri": a.output_s3_uri.rstrip("/") if a.output_s3_uri else None,
+                "notifications": a.notifications,
+                "max_concurrent_invocations_per_instance": h.max_concurrent_invocations_per_instance,
+            }
+        ),
+        "data_capture": (
+            None
+            if c is None or not h.data_capture_enabled
+            else {"sampling_percent": c.sampling_percent, "s3_uri": c.s3_uri.rstrip("/") if c.s3_uri else None}
+        ),
+    }
+
+
 def _num(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
@@ -451,7 +488,11 @@ def plan_platform(
     warnings = tuple(w for entry in bedrock for w in entry.get("warnings", []))
     for number, indexes in enumerate(shard([e.footprint for e in endpoints], max_resources=max_resources_per_stack)):
         for i in indexes:
-            endpoints[i] = replace(endpoints[i], stack=hosting_stack_name(config.name, number + 1))
+            endpoints[i] = replace(
+                endpoints[i],
+                stack=hosting_stack_name(config.name, number + 1),
+                endpoint_name=f"{config.name}-{endpoints[i].name}",
+            )
     return PlatformPlan(
         config=config,
         endpoints=tuple(endpoints),

@@ -16,8 +16,8 @@ from inference_constructs.plan import EndpointDecisions, capacity_schedule
 
 
 def endpoint_name(platform: str, decisions: EndpointDecisions) -> str:
-    """The SageMaker endpoint name clients invoke: ``<platform>-<endpoint>`` (stable across updates)."""
-    return f"{platform}-{decisions.name}"
+    """The SageMaker endpoint name clients invoke: ``<platform>-<endpoint>`` (stable across updates), as planned."""
+    return decisions.endpoint_name or f"{platform}-{decisions.name}"
 
 
 def monitored(

@@ -20,7 +20,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from inference_constructs.hosting.request import DeploymentOptions, DeploymentStrategy
-from inference_constructs.observability.metric_definitions import SAGEMAKER_NAMESPACE
+from inference_constructs.observability.metric_definitions import (
+    COMPONENT_DIMENSIONS,
+    SAGEMAKER_NAMESPACE,
+    VARIANT_DIMENSIONS,
+)
 
 __all__ = [
     "MAX_EXECUTION_TIMEOUT_SECONDS",
@@ -69,6 +73,8 @@ class RollbackAlarmPlan:
     datapoints_to_alarm: int
     treat_missing_data: str
     description: str
+    dimensions: tuple[str, ...] = ()
+    """The dimension names of its metric (the endpoint's variant, or its inference component)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able form for the plan document."""
@@ -84,6 +90,8 @@ class RollbackAlarmPlan:
             "evaluation_periods": self.evaluation_periods,
             "datapoints_to_alarm": self.datapoints_to_alarm,
             "treat_missing_data": self.treat_missing_data,
+            "dimensions": list(self.dimensions),
+            "description": self.description,
         }
 
 
@@ -168,8 +176,12 @@ def _rolling_batch_percent(d: DeploymentOptions) -> int:
     return ROLLING_BATCH_PERCENT_DEFAULT
 
 
-def rollback_alarm_plans(d: DeploymentOptions, p99_model_latency_ms: float) -> tuple[RollbackAlarmPlan, ...]:
-    """The 5XX-rate and p99-latency alarms: 2 of 3 one-minute periods above the threshold."""
+def rollback_alarm_plans(
+    d: DeploymentOptions, p99_model_latency_ms: float, *, inference_component: bool = False
+) -> tuple[RollbackAlarmPlan, ...]:
+    """The 5XX-rate and p99-latency alarms: 2 of 3 one-minute periods above the threshold, on the invocation
+    metrics of the variant or of the inference component."""
+    dimensions = tuple(n.value for n in (COMPONENT_DIMENSIONS if inference_component else VARIANT_DIMENSIONS))
     return (
         RollbackAlarmPlan(
             construct_id="Rollback5xxAlarm",
@@ -188,6 +200,7 @@ def rollback_alarm_plans(d: DeploymentOptions, p99_model_latency_ms: float) -> t
                 f"5XX error rate above {d.max_error_rate_percent:g}% in 2 of 3 minutes: "
                 "rolls back an endpoint update in progress"
             ),
+            dimensions=dimensions,
         ),
         RollbackAlarmPlan(
             construct_id="RollbackLatencyAlarm",
@@ -205,6 +218,7 @@ def rollback_alarm_plans(d: DeploymentOptions, p99_model_latency_ms: float) -> t
                 f"p99 ModelLatency above {p99_model_latency_ms:g} ms in 2 of 3 minutes: "
                 "rolls back an endpoint update in progress"
             ),
+            dimensions=dimensions,
         ),
     )
 
@@ -245,5 +259,9 @@ def plan_deployment(
         rolling_batch_percent=percent,
         rolling_maximum_execution_timeout_seconds=_clamp_execution_timeout(rolling),
         inference_component=inference_component,
-        rollback_alarms=rollback_alarm_plans(d, p99_model_latency_ms) if d.rollback_on_alarms else (),
+        rollback_alarms=(
+            rollback_alarm_plans(d, p99_model_latency_ms, inference_component=inference_component)
+            if d.rollback_on_alarms
+            else ()
+        ),
     )

@@ -11,13 +11,14 @@ from constructs import Construct
 
 from inference_constructs.compliance import acknowledge_all
 from inference_constructs.hosting.decisions import EndpointPlan
-from inference_constructs.observability._alarm import COMPARISON_OPERATORS, TREAT_MISSING_DATA, AlarmMetric, add_alarm
+from inference_constructs.observability.alarm_resources import (
+    COMPARISON_OPERATOR_MEMBERS,
+    TREAT_MISSING_DATA_MEMBERS,
+    AlarmMetric,
+    add_alarm,
+)
 
 __all__ = ["rollback_alarms"]
-
-
-_COMPARISON = {name: member for member, name in COMPARISON_OPERATORS.items()}
-_MISSING = {name: member for member, name in TREAT_MISSING_DATA.items()}
 
 
 def rollback_alarms(
@@ -36,10 +37,10 @@ def rollback_alarms(
             a.construct_id,
             AlarmMetric(a.namespace, a.metric_name, dimensions, a.statistic, a.period_seconds, unit=a.unit),
             threshold=a.threshold,
-            comparison_operator=_COMPARISON[a.comparison_operator],
+            comparison_operator=COMPARISON_OPERATOR_MEMBERS[a.comparison_operator],
             evaluation_periods=a.evaluation_periods,
             datapoints_to_alarm=a.datapoints_to_alarm,
-            treat_missing_data=_MISSING[a.treat_missing_data],
+            treat_missing_data=TREAT_MISSING_DATA_MEMBERS[a.treat_missing_data],
             description=a.description,
         )
         acknowledge_all(

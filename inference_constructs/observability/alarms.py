@@ -22,7 +22,7 @@ from constructs import Construct
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
 from inference_constructs.observability import metric_definitions, metrics
-from inference_constructs.observability._alarm import AlarmMath, AlarmMetric, add_alarm, add_anomaly_alarm
+from inference_constructs.observability.alarm_resources import AlarmMath, AlarmMetric, add_alarm, add_anomaly_alarm
 from inference_constructs.observability.targets import (
     MonitoredEndpoint,
     MonitoredProfile,

@@ -11,7 +11,12 @@ from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from inference_constructs import _tokens
-from inference_constructs.observability._alarm import AlarmMetric, add_alarm
+from inference_constructs.observability.alarm_resources import (
+    COMPARISON_OPERATOR_MEMBERS,
+    TREAT_MISSING_DATA_MEMBERS,
+    AlarmMetric,
+    add_alarm,
+)
 from inference_constructs.observability.metric_definitions import Dimension
 from inference_constructs.scaling.decisions import (
     MetricRef,
@@ -48,10 +53,6 @@ _PREDEFINED = {
     ),
 }
 """PredefinedMetricType (CloudFormation value) -> aws-cdk-lib enum member (jsii enum values are member names)."""
-_COMPARISON = {
-    "GreaterThanOrEqualToThreshold": cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    "GreaterThanThreshold": cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-}
 
 
 def service_linked_role(scope: Construct) -> iam.IRole:
@@ -154,10 +155,10 @@ def add_wake_up(
             policy.period_seconds,
         ),
         threshold=policy.threshold,
-        comparison_operator=_COMPARISON[policy.comparison_operator],
+        comparison_operator=COMPARISON_OPERATOR_MEMBERS[policy.comparison_operator],
         evaluation_periods=policy.evaluation_periods,
         datapoints_to_alarm=policy.datapoints_to_alarm,
-        treat_missing_data=cloudwatch.TreatMissingData.MISSING,
+        treat_missing_data=TREAT_MISSING_DATA_MEMBERS[policy.treat_missing_data],
         description=policy.reason,
         actions=[action.scaling_policy_arn],
     )

@@ -97,6 +97,8 @@ class TargetTrackingPolicy:
             "type": "target-tracking",
             "metric": metric,
             "namespace": self.custom_metric.namespace if self.custom_metric else None,
+            "statistic": self.custom_metric.statistic if self.custom_metric else None,
+            "dimensions": [d.value for d in self.custom_metric.dimensions] if self.custom_metric else [],
             "target_value": self.target_value,
             "scale_out_cooldown_seconds": self.scale_out_cooldown_seconds,
             "scale_in_cooldown_seconds": self.scale_in_cooldown_seconds,
@@ -123,6 +125,8 @@ class WakeUpPolicy:
     threshold: float = 1.0
     comparison_operator: str = GREATER_THAN_OR_EQUAL
     adjustment: int = 1
+    treat_missing_data: str = "missing"
+    """CloudWatch ``TreatMissingData``: no datapoint (no traffic) keeps the alarm as it was."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able form for the plan document."""
@@ -130,6 +134,14 @@ class WakeUpPolicy:
             "policy": self.construct_id,
             "type": "step",
             "alarm_metric": self.alarm_metric.metric_name,
+            "namespace": self.alarm_metric.namespace,
+            "statistic": self.alarm_metric.statistic,
+            "dimensions": [d.value for d in self.alarm_metric.dimensions],
+            "period_seconds": self.period_seconds,
+            "evaluation_periods": self.evaluation_periods,
+            "datapoints_to_alarm": self.datapoints_to_alarm,
+            "metric_aggregation": self.metric_aggregation,
+            "treat_missing_data": self.treat_missing_data,
             "threshold": self.threshold,
             "comparison_operator": self.comparison_operator,
             "adjustment": self.adjustment,

@@ -11,7 +11,7 @@ from aws_cdk import aws_cloudwatch_actions as cloudwatch_actions
 from aws_cdk import aws_sns as sns
 from aws_cdk.assertions import Template
 
-from inference_constructs.observability._alarm import (
+from inference_constructs.observability.alarm_resources import (
     COMPARISON_OPERATORS,
     TREAT_MISSING_DATA,
     AlarmMath,

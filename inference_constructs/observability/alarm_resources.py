@@ -43,6 +43,10 @@ TREAT_MISSING_DATA: dict[cloudwatch.TreatMissingData, str] = {
     _T.IGNORE: "ignore",
     _T.MISSING: "missing",
 }
+#: The CDK enum member of each CloudFormation ``ComparisonOperator`` and ``TreatMissingData`` (plans state the
+#: CloudFormation values).
+COMPARISON_OPERATOR_MEMBERS = {name: member for member, name in COMPARISON_OPERATORS.items()}
+TREAT_MISSING_DATA_MEMBERS = {name: member for member, name in TREAT_MISSING_DATA.items()}
 
 
 def js_number(value: float) -> str:

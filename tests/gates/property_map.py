@@ -1,0 +1,352 @@
+"""Where every property the library writes on an endpoint's resources comes from.
+
+One entry per ``(resource type, property path)``: ``Plan`` names the field of the endpoint's entry in the plan
+document (``inference-plan.json``) whose value the property must equal; ``Fixed`` is a value the translation
+always writes (not a decision); ``Wiring`` is CDK plumbing (a ``Ref``, an ARN, a name derived from the
+construct path, a tag) that the plan does not state. Property paths join nested keys with ``.``; a list is one
+value. ``tests/gates/test_property_map.py`` walks every such resource of the default platform and every
+example and fails on a property with no entry here, or whose value differs from its plan field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+Entry = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a property's plan field is looked up in: the endpoint's plan entry and, for a scaling policy or an
+    alarm, the plan's policy or alarm it was built from."""
+
+    endpoint: Entry
+    policy: Entry = field(default_factory=dict)
+    alarm: Entry = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The property equals ``expected(context)``, read from the plan; ``field`` names it for messages.
+    ``actual`` reduces the template value first (e.g. a list of dimension objects to their names)."""
+
+    field: str
+    expected: Callable[[Context], Any]
+    actual: Callable[[Any], Any] = lambda value: value
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """A value the translation always writes."""
+
+    value: Any
+    reason: str
+
+
+@dataclass(frozen=True)
+class Wiring:
+    """CDK plumbing the plan does not state."""
+
+    reason: str
+
+
+Source = Plan | Fixed | Wiring
+
+MODEL = "AWS::SageMaker::Model"
+CONFIG = "AWS::SageMaker::EndpointConfig"
+ENDPOINT = "AWS::SageMaker::Endpoint"
+COMPONENT = "AWS::SageMaker::InferenceComponent"
+TARGET = "AWS::ApplicationAutoScaling::ScalableTarget"
+POLICY = "AWS::ApplicationAutoScaling::ScalingPolicy"
+ALARM = "AWS::CloudWatch::Alarm"
+
+TAGS = Wiring("tags: the platform tag, the config's tags and the capacity tags, applied by the cost layer")
+
+
+def _h(key: str) -> Callable[[Context], Any]:
+    return lambda c: c.endpoint["hosting"][key]
+
+
+def _c(key: str) -> Callable[[Context], Any]:
+    return lambda c: c.endpoint["container"][key]
+
+
+def _d(key: str) -> Callable[[Context], Any]:
+    return lambda c: c.endpoint["deployment"][key]
+
+
+def _ic(key: str) -> Callable[[Context], Any]:
+    return lambda c: c.endpoint["inference_component"][key]
+
+
+def _sl(key: str) -> Callable[[Context], Any]:
+    return lambda c: c.endpoint["serverless"][key]
+
+
+def _s(key: str) -> Callable[[Context], Any]:
+    return lambda c: c.endpoint["scaling"][key]
+
+
+def _p(key: str) -> Callable[[Context], Any]:
+    return lambda c: c.policy[key]
+
+
+def _a(key: str) -> Callable[[Context], Any]:
+    return lambda c: c.alarm[key]
+
+
+def _names(dimensions: list[dict[str, Any]]) -> list[str]:
+    return [d["Name"] for d in dimensions]
+
+
+def _async_output(c: Context) -> Any:
+    return c.endpoint["hosting"]["async_inference"]["output_s3_uri"]
+
+
+def _schedules(c: Context) -> list[tuple[str, int, int | None]]:
+    return [(s["cron"], s["min"], s["max"]) for s in c.endpoint["scaling"]["schedules"]]
+
+
+def _scheduled_actions(actions: list[dict[str, Any]]) -> list[tuple[str, int, int | None]]:
+    return [
+        (a["Schedule"], a["ScalableTargetAction"].get("MinCapacity"), a["ScalableTargetAction"].get("MaxCapacity"))
+        for a in actions
+    ]
+
+
+PROPERTY_MAP: dict[tuple[str, str], Source] = {
+    # ------------------------------------------------------------------------------------------ Model
+    (MODEL, "ExecutionRoleArn"): Wiring("the endpoint's execution role (GetAtt)"),
+    (MODEL, "PrimaryContainer.Image"): Wiring(
+        "the plan's container.image resolved per region through the stack's image mapping (FindInMap), or the "
+        "custom image uri"
+    ),
+    (MODEL, "PrimaryContainer.Environment"): Plan("container.environment", _c("environment")),
+    (MODEL, "PrimaryContainer.ModelDataUrl"): Plan(
+        "hosting.model_data.uri", lambda c: c.endpoint["hosting"]["model_data"]["uri"]
+    ),
+    (MODEL, "PrimaryContainer.ModelDataSource.S3DataSource.S3Uri"): Plan(
+        "hosting.model_data.uri", lambda c: c.endpoint["hosting"]["model_data"]["uri"]
+    ),
+    (MODEL, "PrimaryContainer.ModelDataSource.S3DataSource.S3DataType"): Fixed("S3Prefix", "model_data.kind prefix"),
+    (MODEL, "PrimaryContainer.ModelDataSource.S3DataSource.CompressionType"): Fixed("None", "model_data.kind prefix"),
+    (MODEL, "PrimaryContainer.Mode"): Fixed("MultiModel", "written only when model_data.kind is multi-model"),
+    (MODEL, "PrimaryContainer.MultiModelConfig.ModelCacheSetting"): Plan(
+        "hosting.multi_model_cache", lambda c: "Enabled" if c.endpoint["hosting"]["multi_model_cache"] else "Disabled"
+    ),
+    (MODEL, "EnableNetworkIsolation"): Plan("hosting.network_isolation", _h("network_isolation")),
+    (MODEL, "VpcConfig.Subnets"): Plan("hosting.vpc.subnet_ids", lambda c: c.endpoint["hosting"]["vpc"]["subnet_ids"]),
+    (MODEL, "VpcConfig.SecurityGroupIds"): Plan(
+        "hosting.vpc.security_group_ids", lambda c: c.endpoint["hosting"]["vpc"]["security_group_ids"]
+    ),
+    (MODEL, "Tags"): TAGS,
+    # ------------------------------------------------------------------------------------------ EndpointConfig
+    (CONFIG, "ProductionVariants"): Wiring("a list of one variant: each of its properties is mapped below"),
+    (CONFIG, "KmsKeyId"): Plan("hosting.kms_key_arn", _h("kms_key_arn")),
+    (CONFIG, "ExecutionRoleArn"): Wiring("the execution role, on an inference-component endpoint (GetAtt)"),
+    (CONFIG, "AsyncInferenceConfig.OutputConfig.S3OutputPath"): Plan(
+        "hosting.async_inference.output_s3_uri (else the stack's data bucket under async/<endpoint>)",
+        lambda c: _async_output(c) or "<data bucket>",
+        lambda value: value if isinstance(value, str) else "<data bucket>",
+    ),
+    (CONFIG, "AsyncInferenceConfig.OutputConfig.S3FailurePath"): Plan(
+        "hosting.async_inference.output_s3_uri + /failures (else the data bucket)",
+        lambda c: f"{_async_output(c)}/failures" if _async_output(c) else "<data bucket>",
+        lambda value: value if isinstance(value, str) else "<data bucket>",
+    ),
+    (CONFIG, "AsyncInferenceConfig.OutputConfig.KmsKeyId"): Plan("hosting.kms key", _h("kms_key_arn")),
+    (CONFIG, "AsyncInferenceConfig.OutputConfig.NotificationConfig.SuccessTopic"): Wiring("the success topic (Ref)"),
+    (CONFIG, "AsyncInferenceConfig.OutputConfig.NotificationConfig.ErrorTopic"): Wiring("the error topic (Ref)"),
+    (CONFIG, "AsyncInferenceConfig.ClientConfig.MaxConcurrentInvocationsPerInstance"): Plan(
+        "hosting.async_inference.max_concurrent_invocations_per_instance",
+        lambda c: c.endpoint["hosting"]["async_inference"]["max_concurrent_invocations_per_instance"],
+    ),
+    (CONFIG, "DataCaptureConfig.CaptureOptions"): Fixed(
+        [{"CaptureMode": "Input"}, {"CaptureMode": "Output"}], "requests and responses are both captured"
+    ),
+    (CONFIG, "DataCaptureConfig.DestinationS3Uri"): Plan(
+        "hosting.data_capture.s3_uri (else the data bucket under capture/<endpoint>)",
+        lambda c: c.endpoint["hosting"]["data_capture"]["s3_uri"] or "<data bucket>",
+        lambda value: value if isinstance(value, str) else "<data bucket>",
+    ),
+    (CONFIG, "DataCaptureConfig.EnableCapture"): Fixed(True, "written only when data capture is planned"),
+    (CONFIG, "DataCaptureConfig.InitialSamplingPercentage"): Plan(
+        "hosting.data_capture.sampling_percent", lambda c: c.endpoint["hosting"]["data_capture"]["sampling_percent"]
+    ),
+    (CONFIG, "DataCaptureConfig.KmsKeyId"): Plan("hosting.kms_key_arn", _h("kms_key_arn")),
+    (CONFIG, "Tags"): TAGS,
+    # ---------------------------------------------------------------------------- EndpointConfig variant
+    (CONFIG, "ProductionVariants[0].VariantName"): Plan("hosting.variant_name", _h("variant_name")),
+    (CONFIG, "ProductionVariants[0].ModelName"): Wiring("the model (GetAtt)"),
+    (CONFIG, "ProductionVariants[0].InstanceType"): Plan("instance_type", lambda c: c.endpoint["instance_type"]),
+    (CONFIG, "ProductionVariants[0].InitialInstanceCount"): Plan(
+        "hosting.initial_instance_count", _h("initial_instance_count")
+    ),
+    (CONFIG, "ProductionVariants[0].InitialVariantWeight"): Fixed(1, "one variant takes all traffic"),
+    (CONFIG, "ProductionVariants[0].ModelDataDownloadTimeoutInSeconds"): Plan(
+        "container.model_data_download_timeout_seconds", _c("model_data_download_timeout_seconds")
+    ),
+    (CONFIG, "ProductionVariants[0].ContainerStartupHealthCheckTimeoutInSeconds"): Plan(
+        "container.container_startup_health_check_timeout_seconds", _c("container_startup_health_check_timeout_seconds")
+    ),
+    (CONFIG, "ProductionVariants[0].VolumeSizeInGB"): Plan("hosting.volume_size_gb", _h("volume_size_gb")),
+    (CONFIG, "ProductionVariants[0].RoutingConfig.RoutingStrategy"): Plan(
+        "container.routing_strategy", _c("routing_strategy")
+    ),
+    (CONFIG, "ProductionVariants[0].ManagedInstanceScaling.Status"): Fixed(
+        "ENABLED", "an inference-component variant scales its instances with its copies"
+    ),
+    (CONFIG, "ProductionVariants[0].ManagedInstanceScaling.MinInstanceCount"): Fixed(
+        0, "an inference-component variant may reach zero instances"
+    ),
+    (CONFIG, "ProductionVariants[0].ManagedInstanceScaling.MaxInstanceCount"): Plan(
+        "inference_component.max_instance_count", _ic("max_instance_count")
+    ),
+    (CONFIG, "ProductionVariants[0].ServerlessConfig.MemorySizeInMB"): Plan("serverless.memory_mb", _sl("memory_mb")),
+    (CONFIG, "ProductionVariants[0].ServerlessConfig.MaxConcurrency"): Plan(
+        "serverless.max_concurrency", _sl("max_concurrency")
+    ),
+    (CONFIG, "ProductionVariants[0].ServerlessConfig.ProvisionedConcurrency"): Plan(
+        "serverless.provisioned_concurrency (left off when 0)", _sl("provisioned_concurrency")
+    ),
+    # ------------------------------------------------------------------------------------------ Endpoint
+    (ENDPOINT, "EndpointName"): Plan("endpoint_name", lambda c: c.endpoint["endpoint_name"]),
+    (ENDPOINT, "EndpointConfigName"): Wiring("the endpoint config (GetAtt)"),
+    (ENDPOINT, "DeploymentConfig.AutoRollbackConfiguration.Alarms"): Plan(
+        "deployment.rollback_alarms (one Ref each)", lambda c: len(c.endpoint["deployment"]["rollback_alarms"]), len
+    ),
+    (ENDPOINT, "DeploymentConfig.BlueGreenUpdatePolicy.MaximumExecutionTimeoutInSeconds"): Plan(
+        "deployment.maximum_execution_timeout_seconds", _d("maximum_execution_timeout_seconds")
+    ),
+    (ENDPOINT, "DeploymentConfig.BlueGreenUpdatePolicy.TerminationWaitInSeconds"): Plan(
+        "deployment.termination_wait_seconds", _d("termination_wait_seconds")
+    ),
+    (ENDPOINT, "DeploymentConfig.BlueGreenUpdatePolicy.TrafficRoutingConfiguration.Type"): Plan(
+        "deployment.traffic_routing", _d("traffic_routing")
+    ),
+    (ENDPOINT, "DeploymentConfig.BlueGreenUpdatePolicy.TrafficRoutingConfiguration.WaitIntervalInSeconds"): Plan(
+        "deployment.wait_interval_seconds", _d("wait_interval_seconds")
+    ),
+    (ENDPOINT, "DeploymentConfig.BlueGreenUpdatePolicy.TrafficRoutingConfiguration.CanarySize.Type"): Fixed(
+        "CAPACITY_PERCENT", "sizes are percents of the fleet"
+    ),
+    (ENDPOINT, "DeploymentConfig.BlueGreenUpdatePolicy.TrafficRoutingConfiguration.CanarySize.Value"): Plan(
+        "deployment.canary_size_percent", _d("canary_size_percent")
+    ),
+    (ENDPOINT, "DeploymentConfig.BlueGreenUpdatePolicy.TrafficRoutingConfiguration.LinearStepSize.Type"): Fixed(
+        "CAPACITY_PERCENT", "sizes are percents of the fleet"
+    ),
+    (ENDPOINT, "DeploymentConfig.BlueGreenUpdatePolicy.TrafficRoutingConfiguration.LinearStepSize.Value"): Plan(
+        "deployment.linear_step_percent", _d("linear_step_percent")
+    ),
+    (ENDPOINT, "Tags"): TAGS,
+    # ------------------------------------------------------------------------------------------ InferenceComponent
+    (COMPONENT, "EndpointName"): Plan("endpoint_name", lambda c: c.endpoint["endpoint_name"]),
+    (COMPONENT, "InferenceComponentName"): Wiring(
+        "a deterministic name from the construct path, so its metrics and scaling target have a known dimension"
+    ),
+    (COMPONENT, "VariantName"): Plan("hosting.variant_name", _h("variant_name")),
+    (COMPONENT, "RuntimeConfig.CopyCount"): Plan(
+        "inference_component.initial_instance_count (one copy fills one instance)", _ic("initial_instance_count")
+    ),
+    (COMPONENT, "Specification.ModelName"): Wiring("the model (GetAtt)"),
+    (COMPONENT, "Specification.ComputeResourceRequirements.MinMemoryRequiredInMb"): Plan(
+        "inference_component.min_memory_required_mb", _ic("min_memory_required_mb")
+    ),
+    (COMPONENT, "Specification.ComputeResourceRequirements.NumberOfAcceleratorDevicesRequired"): Plan(
+        "inference_component.accelerator_devices", _ic("accelerator_devices")
+    ),
+    (COMPONENT, "Specification.StartupParameters.ModelDataDownloadTimeoutInSeconds"): Plan(
+        "container.model_data_download_timeout_seconds", _c("model_data_download_timeout_seconds")
+    ),
+    (COMPONENT, "Specification.StartupParameters.ContainerStartupHealthCheckTimeoutInSeconds"): Plan(
+        "container.container_startup_health_check_timeout_seconds", _c("container_startup_health_check_timeout_seconds")
+    ),
+    (COMPONENT, "DeploymentConfig.AutoRollbackConfiguration.Alarms"): Plan(
+        "deployment.rollback_alarms (one Ref each)", lambda c: len(c.endpoint["deployment"]["rollback_alarms"]), len
+    ),
+    (COMPONENT, "DeploymentConfig.RollingUpdatePolicy.MaximumBatchSize.Type"): Fixed(
+        "CAPACITY_PERCENT", "the batch is a percent of the copies"
+    ),
+    (COMPONENT, "DeploymentConfig.RollingUpdatePolicy.MaximumBatchSize.Value"): Plan(
+        "deployment.rolling_batch_percent", _d("rolling_batch_percent")
+    ),
+    (COMPONENT, "DeploymentConfig.RollingUpdatePolicy.MaximumExecutionTimeoutInSeconds"): Plan(
+        "deployment.rolling_maximum_execution_timeout_seconds", _d("rolling_maximum_execution_timeout_seconds")
+    ),
+    (COMPONENT, "DeploymentConfig.RollingUpdatePolicy.WaitIntervalInSeconds"): Plan(
+        "deployment.wait_interval_seconds", _d("wait_interval_seconds")
+    ),
+    (COMPONENT, "Tags"): TAGS,
+    # ------------------------------------------------------------------------------------------ ScalableTarget
+    (TARGET, "MinCapacity"): Plan("scaling.min_capacity", _s("min_capacity")),
+    (TARGET, "MaxCapacity"): Plan("scaling.max_capacity", _s("max_capacity")),
+    (TARGET, "ScalableDimension"): Plan("scaling.scalable_dimension", _s("scalable_dimension")),
+    (TARGET, "ServiceNamespace"): Fixed("sagemaker", "every scalable target is a SageMaker one"),
+    (TARGET, "ResourceId"): Wiring(
+        "endpoint/<endpoint_name>/variant/<variant_name>, or the inference component's name"
+    ),
+    (TARGET, "RoleARN"): Wiring("Application Auto Scaling's service-linked role for SageMaker"),
+    (TARGET, "ScheduledActions"): Plan("scaling.schedules (cron, min, max)", _schedules, _scheduled_actions),
+    (TARGET, "Tags"): TAGS,
+    # ------------------------------------------------------------------------------------------ ScalingPolicy
+    (POLICY, "PolicyName"): Wiring("unique name from the construct path (the plan's policy id is its last part)"),
+    (POLICY, "ScalingTargetId"): Wiring("the scalable target (Ref)"),
+    (POLICY, "PolicyType"): Plan(
+        "scaling.policies[].type",
+        lambda c: "StepScaling" if c.policy["type"] == "step" else "TargetTrackingScaling",
+    ),
+    (POLICY, "TargetTrackingScalingPolicyConfiguration.TargetValue"): Plan(
+        "scaling.policies[].target_value", _p("target_value")
+    ),
+    (POLICY, "TargetTrackingScalingPolicyConfiguration.ScaleInCooldown"): Plan(
+        "scaling.policies[].scale_in_cooldown_seconds", _p("scale_in_cooldown_seconds")
+    ),
+    (POLICY, "TargetTrackingScalingPolicyConfiguration.ScaleOutCooldown"): Plan(
+        "scaling.policies[].scale_out_cooldown_seconds", _p("scale_out_cooldown_seconds")
+    ),
+    (POLICY, "TargetTrackingScalingPolicyConfiguration.PredefinedMetricSpecification.PredefinedMetricType"): Plan(
+        "scaling.policies[].metric", _p("metric")
+    ),
+    (POLICY, "TargetTrackingScalingPolicyConfiguration.CustomizedMetricSpecification.MetricName"): Plan(
+        "scaling.policies[].metric", _p("metric")
+    ),
+    (POLICY, "TargetTrackingScalingPolicyConfiguration.CustomizedMetricSpecification.Namespace"): Plan(
+        "scaling.policies[].namespace", _p("namespace")
+    ),
+    (POLICY, "TargetTrackingScalingPolicyConfiguration.CustomizedMetricSpecification.Statistic"): Plan(
+        "scaling.policies[].statistic", _p("statistic")
+    ),
+    (POLICY, "TargetTrackingScalingPolicyConfiguration.CustomizedMetricSpecification.Dimensions"): Plan(
+        "scaling.policies[].dimensions (names; values are the endpoint's names)", _p("dimensions"), _names
+    ),
+    (POLICY, "StepScalingPolicyConfiguration.AdjustmentType"): Fixed("ChangeInCapacity", "a wake-up adds capacity"),
+    (POLICY, "StepScalingPolicyConfiguration.Cooldown"): Plan(
+        "scaling.policies[].cooldown_seconds", _p("cooldown_seconds")
+    ),
+    (POLICY, "StepScalingPolicyConfiguration.MetricAggregationType"): Plan(
+        "scaling.policies[].metric_aggregation", _p("metric_aggregation")
+    ),
+    (POLICY, "StepScalingPolicyConfiguration.StepAdjustments"): Plan(
+        "scaling.policies[].adjustment (from 0 up)",
+        lambda c: [{"MetricIntervalLowerBound": 0, "ScalingAdjustment": c.policy["adjustment"]}],
+    ),
+    # ------------------------------------------------------------------------------------------ Alarms
+    (ALARM, "AlarmDescription"): Plan("the alarm's reason", _a("description")),
+    (ALARM, "AlarmActions"): Wiring("the wake-up step policy (Ref); rollback alarms have none"),
+    (ALARM, "Namespace"): Plan("namespace", _a("namespace")),
+    (ALARM, "MetricName"): Plan("metric", _a("metric")),
+    (ALARM, "Statistic"): Plan("statistic", _a("statistic")),
+    (ALARM, "ExtendedStatistic"): Plan("statistic", _a("statistic")),
+    (ALARM, "Unit"): Plan("unit", _a("unit")),
+    (ALARM, "Period"): Plan("period_seconds", _a("period_seconds")),
+    (ALARM, "Threshold"): Plan("threshold", _a("threshold")),
+    (ALARM, "ComparisonOperator"): Plan("comparison_operator", _a("comparison_operator")),
+    (ALARM, "EvaluationPeriods"): Plan("evaluation_periods", _a("evaluation_periods")),
+    (ALARM, "DatapointsToAlarm"): Plan("datapoints_to_alarm", _a("datapoints_to_alarm")),
+    (ALARM, "TreatMissingData"): Plan("treat_missing_data", _a("treat_missing_data")),
+    (ALARM, "Dimensions"): Plan("dimensions (names; values are the endpoint's names)", _a("dimensions"), _names),
+    (ALARM, "Tags"): TAGS,
+}

@@ -1,0 +1,145 @@
+"""Every property the library writes on an endpoint's SageMaker, Application Auto Scaling and CloudWatch alarm
+resources comes from the plan: walk each such resource of the default platform and every example, and check
+each property against its entry in :data:`tests.gates.property_map.PROPERTY_MAP`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.gates.conftest import config_ids
+from tests.gates.property_map import PROPERTY_MAP, Context, Fixed, Plan
+from tests.gates.synth import Assembly
+
+_TYPES = {resource_type for resource_type, _ in PROPERTY_MAP}
+_LEAVES = {"PrimaryContainer.Environment"}
+
+
+def _flatten(value: Any, path: str = "") -> dict[str, Any]:
+    """``{"A.B": value}`` for every leaf; lists and intrinsic functions are leaves, except the one production
+    variant, whose properties are mapped one by one."""
+    intrinsic = isinstance(value, dict) and len(value) == 1 and next(iter(value)).startswith(("Ref", "Fn::"))
+    if isinstance(value, dict) and not intrinsic and path not in _LEAVES:
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            out.update(_flatten(item, f"{path}.{key}" if path else key))
+        return out
+    if path == "ProductionVariants" and isinstance(value, list):
+        out = {path: value}
+        for index, item in enumerate(value):
+            out.update(_flatten(item, f"{path}[{index}]"))
+        return out
+    return {path: value}
+
+
+def _construct_paths(assembly: Assembly) -> dict[tuple[str, str], str]:
+    """``(stack, logical id) -> construct path`` from the assembly's metadata files."""
+    found = {}
+    for path in sorted(assembly.outdir.glob("*.metadata.json")):
+        stack = path.name.removesuffix(".metadata.json")
+        for construct_path, entries in json.loads(path.read_text()).items():
+            for entry in entries:
+                if entry.get("type") == "aws:cdk:logicalId":
+                    found[(stack, entry["data"])] = construct_path
+    return found
+
+
+def _alarm_of(endpoint: dict[str, Any], construct_id: str) -> dict[str, Any] | None:
+    """The plan's rollback alarm, or the wake-up step policy's alarm, built as ``construct_id``."""
+    for alarm in endpoint["deployment"]["rollback_alarms"]:
+        if alarm["alarm"] == construct_id:
+            return dict(alarm)
+    for policy in endpoint["scaling"]["policies"]:
+        if policy["type"] == "step" and f"{policy['policy']}Alarm" == construct_id:
+            return {**policy, "metric": policy["alarm_metric"], "unit": None, "description": policy["reason"]}
+    return None
+
+
+def _policy_of(endpoint: dict[str, Any], construct_id: str) -> dict[str, Any] | None:
+    for policy in endpoint["scaling"]["policies"]:
+        if construct_id in (policy["policy"], f"{policy['policy']}Policy"):
+            return dict(policy)
+    return None
+
+
+def _check(assembly: Assembly) -> tuple[list[str], int]:
+    """(problems, number of plan comparisons made) for one synthesized platform."""
+    plan = assembly.plan
+    by_name = {(e["stack"], e["name"]): e for e in plan["endpoints"]}
+    paths = _construct_paths(assembly)
+    problems: list[str] = []
+    compared = 0
+    for stack, template in assembly.templates.items():
+        for logical_id, resource in template.get("Resources", {}).items():
+            if resource["Type"] not in _TYPES:
+                continue
+            parts = paths[(stack, logical_id)].strip("/").split("/")
+            endpoint = by_name.get((stack, parts[1]))
+            if endpoint is None:
+                continue  # not an endpoint's resource (the observability alarms)
+            owner = parts[-2] if parts[-1] == "Resource" else parts[-1]
+            context = Context(endpoint=endpoint)
+            if resource["Type"] == "AWS::ApplicationAutoScaling::ScalingPolicy":
+                policy = _policy_of(endpoint, owner)
+                if policy is None:
+                    problems.append(f"{stack}/{logical_id}: no plan policy {owner!r}")
+                    continue
+                context = Context(endpoint=endpoint, policy=policy)
+            elif resource["Type"] == "AWS::CloudWatch::Alarm":
+                alarm = _alarm_of(endpoint, owner)
+                if alarm is None:
+                    problems.append(f"{stack}/{logical_id}: no plan alarm {owner!r}")
+                    continue
+                context = Context(endpoint=endpoint, alarm=alarm)
+            for prop, value in _flatten(resource.get("Properties", {})).items():
+                source = PROPERTY_MAP.get((resource["Type"], prop))
+                where = f"{stack}/{logical_id} {resource['Type']} {prop}"
+                if source is None:
+                    problems.append(f"{where}: no entry in the property map")
+                elif isinstance(source, Fixed) and value != source.value:
+                    problems.append(f"{where}: {value!r}, the translation always writes {source.value!r}")
+                elif isinstance(source, Plan):
+                    compared += 1
+                    expected, actual = source.expected(context), source.actual(value)
+                    if actual != expected:
+                        problems.append(f"{where}: {actual!r} in the template, {expected!r} at plan {source.field}")
+    return problems, compared
+
+
+@pytest.mark.parametrize("config", config_ids())
+def test_every_endpoint_property_equals_its_plan_field(
+    assemblies: dict[str, tuple[Assembly, Assembly]], config: str
+) -> None:
+    # GIVEN the synthesized platform of a config and its plan document
+    assembly = assemblies[config][0]
+    # WHEN every property of every endpoint resource is looked up in the property map
+    problems, compared = _check(assembly)
+    # THEN each has an entry, each plan-sourced value equals its plan field, and endpoints were compared
+    assert problems == []
+    assert compared > 0 or not assembly.plan["endpoints"]
+
+
+def test_the_check_fails_on_an_unmapped_property_and_on_a_changed_value(
+    assemblies: dict[str, tuple[Assembly, Assembly]],
+) -> None:
+    # GIVEN the default platform with one property renamed and one plan field changed
+    assembly = assemblies["default"][0]
+    stack = next(s for s in assembly.templates if "hosting" in s)
+    template = assembly.templates[stack]
+    endpoint = next(r for r in template["Resources"].values() if r["Type"] == "AWS::SageMaker::Endpoint")
+    endpoint["Properties"]["Unmapped"] = 1
+    policy = endpoint["Properties"]["DeploymentConfig"]["BlueGreenUpdatePolicy"]
+    policy["MaximumExecutionTimeoutInSeconds"] += 1
+    try:
+        # WHEN the check runs
+        problems, _ = _check(assembly)
+    finally:
+        del endpoint["Properties"]["Unmapped"]
+        policy["MaximumExecutionTimeoutInSeconds"] -= 1
+    # THEN both are reported
+    assert any("Unmapped: no entry in the property map" in p for p in problems)
+    assert any(
+        "MaximumExecutionTimeoutInSeconds" in p and "deployment.maximum_execution_timeout" in p for p in problems
+    )
