@@ -73,7 +73,7 @@ def _duplicates(path: str, names: list[Any], why: str) -> Iterator[str]:
             yield f"{path}[{index}].name: {name!r} is used more than once; {why}"
 
 
-def _endpoint_problems(path: str, ep: dict[str, Any]) -> Iterator[str]:
+def _endpoint_problems(path: str, ep: dict[str, Any]) -> Iterator[str]:  # noqa: C901, PLR0912 - one branch per rule
     kind = ep.get("type", "realtime")
     capacity = _dict(ep.get("capacity"))
     lo, hi = _int(capacity.get("min", 1)), _int(capacity.get("max", 1))

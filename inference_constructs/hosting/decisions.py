@@ -11,9 +11,6 @@ key names (``endpoints:``) under the ``path`` prefix given by the caller.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
-from enum import StrEnum
 from types import MappingProxyType
 
 from inference_constructs.catalog import Catalog, InstanceType, load_catalog
@@ -42,7 +39,14 @@ from inference_constructs.hosting.checks import (
     has_image,
     key_path,
 )
-from inference_constructs.hosting.deployment import DeploymentPlan, plan_deployment
+from inference_constructs.hosting.deployment import plan_deployment
+from inference_constructs.hosting.endpoint_plan import (
+    EndpointPlan,
+    InferenceComponentPlan,
+    ModelData,
+    ModelDataKind,
+    ServerlessPlan,
+)
 from inference_constructs.hosting.request import (
     AsyncOptions,
     Capacity,
@@ -88,144 +92,6 @@ DEFAULT_VARIANT_NAME = "AllTraffic"
 
 _MIN_TIMEOUT_S, _MAX_TIMEOUT_S = 60, 3600
 _MAX_VOLUME_GB = 512
-
-
-class ModelDataKind(StrEnum):
-    """How the weights reach the container."""
-
-    NONE = "none"
-    """The container downloads them (Hugging Face id)."""
-    ARCHIVE = "archive"
-    """``ModelDataUrl``: one ``.tar.gz`` SageMaker downloads and extracts to /opt/ml/model."""
-    PREFIX = "prefix"
-    """``ModelDataSource``: an uncompressed S3 prefix SageMaker copies to /opt/ml/model."""
-    MULTI_MODEL = "multi-model"
-    """``ModelDataUrl`` is the prefix of many ``.tar.gz`` models, loaded on demand."""
-
-
-@dataclass(frozen=True)
-class ModelData:
-    """Where the weights are; ``bucket``/``key_prefix`` scope the execution role's S3 read."""
-
-    kind: ModelDataKind
-    uri: str | None = None
-
-    @property
-    def bucket(self) -> str | None:
-        """The S3 bucket name, or ``None``."""
-        if not self.uri:
-            return None
-        return self.uri[len("s3://") :].split("/", 1)[0]
-
-    @property
-    def key_prefix(self) -> str:
-        """The object key (archive) or key prefix (prefix, multi-model) read by the role; '' for a whole bucket."""
-        if not self.uri:
-            return ""
-        rest = self.uri[len("s3://") :].split("/", 1)
-        return rest[1] if len(rest) > 1 else ""
-
-
-@dataclass(frozen=True)
-class InferenceComponentPlan:
-    """How a real-time endpoint with ``capacity.min: 0`` hosts its model: through one inference component.
-
-    Real-time endpoints reach zero instances only this way. The variant uses managed instance scaling
-    (0..``max_instance_count``) and names no model; the component reserves the whole host per copy, so one
-    copy fills one instance and copies and instances scale together.
-
-    Parameters
-    ----------
-    accelerator_devices:
-        ``NumberOfAcceleratorDevicesRequired``: the host's GPUs, or its Neuron devices; 0 on a CPU host.
-    min_memory_required_mb:
-        ``MinMemoryRequiredInMb``: host RAM the model needs to load (its weights, or the sizing's host-RAM
-        estimate), at most 90% of the host's RAM.
-    max_instance_count:
-        ``ManagedInstanceScaling.MaxInstanceCount`` and the most copies (``capacity.max``).
-    model_data_download_timeout_seconds, container_startup_health_check_timeout_seconds:
-        The component's start-up parameters (the variant has none). ``None``: SageMaker's defaults.
-    """
-
-    accelerator_devices: int
-    min_memory_required_mb: int
-    max_instance_count: int
-    initial_instance_count: int = 1
-    """Instances the variant starts with (the variant's ``InitialInstanceCount``)."""
-    model_data_download_timeout_seconds: int | None = None
-    container_startup_health_check_timeout_seconds: int | None = None
-
-
-@dataclass(frozen=True)
-class ServerlessPlan:
-    """A serverless endpoint's compute: memory (decided: the smallest size that holds the model, unless given),
-    concurrency and provisioned concurrency."""
-
-    memory_mb: int
-    max_concurrency: int
-    provisioned_concurrency: int
-
-
-@dataclass(frozen=True)
-class EndpointPlan:
-    """The decisions for one endpoint; the constructs only translate these into resources.
-
-    ``reasons`` explains each non-obvious choice in one sentence.
-    """
-
-    kind: EndpointKind
-    serving: Serving
-    host: HostDecision | None
-    accelerator: Accelerator
-    image: ContainerImage | None
-    custom_image: str | None
-    environment: Mapping[str, str]
-    model_data: ModelData
-    variant_name: str
-    initial_instance_count: int | None
-    capacity: Capacity
-    model_data_download_timeout_seconds: int | None
-    container_startup_health_check_timeout_seconds: int | None
-    routing_strategy: str | None
-    volume_size_gb: int | None
-    kms_key_arn: str | None
-    kms_omitted_reason: str | None
-    serverless: ServerlessPlan | None
-    async_inference: AsyncOptions | None
-    max_concurrent_invocations_per_instance: int | None
-    multi_model: MultiModelOptions | None
-    vpc: VpcOptions | None
-    network_isolation: bool
-    data_capture: DataCaptureOptions | None
-    deployment: DeploymentOptions
-    rollback_p99_model_latency_ms: float
-    reasons: tuple[str, ...]
-    update_policy: DeploymentPlan
-    """How an update rolls out and rolls back (blue/green or rolling, time budgets, rollback alarms)."""
-    inference_component: InferenceComponentPlan | None = None
-    """Set for a real-time endpoint with ``capacity.min: 0``: the model is hosted through an inference component."""
-
-    @property
-    def uses_inference_component(self) -> bool:
-        """True when the model is hosted through an inference component (real-time scale to zero)."""
-        return self.inference_component is not None
-
-    @property
-    def instance_type(self) -> str | None:
-        """The instance type, or ``None`` for serverless endpoints."""
-        return self.host.instance.name if self.host else None
-
-    @property
-    def gpu_count(self) -> int:
-        """GPUs per instance (GPU metrics on ``/aws/sagemaker/Endpoints`` run 0..100 x this)."""
-        if self.host is None or self.host.instance.accelerator is not Accelerator.GPU:
-            return 0
-        return self.host.instance.devices
-
-    @property
-    def data_capture_enabled(self) -> bool:
-        """True when a sampling percent above 0 was given."""
-        return self.data_capture is not None and self.data_capture.sampling_percent > 0
 
 
 def startup_timeouts(weights_gb: float, accelerator: Accelerator) -> tuple[int, int]:
@@ -337,6 +203,91 @@ def _inference_component(
     )
 
 
+def _serverless_plan(req: EndpointRequest, reasons: list[str], p: ProblemCollector, path: str) -> ServerlessPlan:
+    check_serverless(req, p, path)
+    memory = _serverless_memory(req, reasons, p, path)
+    s = req.serverless or ServerlessOptions()
+    return ServerlessPlan(memory, s.max_concurrency, s.provisioned_concurrency)
+
+
+def _host(
+    req: EndpointRequest, host: HostDecision | None, cat: Catalog, p: ProblemCollector, path: str
+) -> HostDecision | None:
+    """The given host, else the cheapest that fits (when the request has no problem so far), checked."""
+    check_explicit_host(req, cat, p, path)
+    if host is None and not p:
+        try:
+            host = _choose(req, cat, path)
+        except InferenceConfigError as err:
+            p.extend(err.problems)
+    if host is not None:
+        check_multi_model_host(req, host, p, path)
+    return host
+
+
+def _startup_and_storage(
+    req: EndpointRequest, host: HostDecision | None, accelerator: Accelerator, reasons: list[str]
+) -> tuple[int | None, int | None, str | None, int | None]:
+    """(download timeout, start-up timeout, routing strategy, volume size) of an instance-backed endpoint."""
+    download_s: int | None = None
+    startup_s: int | None = None
+    routing: str | None = None
+    volume: int | None = None
+    if host is None:
+        return download_s, startup_s, routing, volume
+    llm = req.serving.is_llm
+    weights_gb = host.weights_gb
+    if llm or req.model.parameters_billion is not None:
+        download_s, startup_s = startup_timeouts(weights_gb, accelerator)
+        reasons.append(
+            f"model download timeout {download_s} s and start-up health check {startup_s} s "
+            f"for {weights_gb:.1f} GB of weights on {accelerator.value}"
+        )
+    if llm:
+        routing = "LEAST_OUTSTANDING_REQUESTS"
+        reasons.append("least outstanding requests routing: llm requests vary in length by orders of magnitude")
+    if not host.instance.local_nvme and weights_gb > 15:
+        volume = min(_MAX_VOLUME_GB, math.ceil(weights_gb * 3 + 30))
+        reasons.append(
+            f"ml storage volume {volume} GB: room for the download, the loaded copy and compiled artifacts "
+            f"of {weights_gb:.1f} GB of weights on an EBS-only host"
+        )
+    return download_s, startup_s, routing, volume
+
+
+def _kms(req: EndpointRequest, host: HostDecision | None, reasons: list[str]) -> tuple[str | None, str | None]:
+    """(the KMS key for the ML storage volume, or why it is left off)."""
+    kms_arn: str | None = req.kms_key_arn
+    kms_omitted: str | None = None
+    if req.kms_key_arn is None:
+        kms_omitted = (
+            "no kms key was given (kms_key_arn); sagemaker encrypts the ml storage volume with an aws managed key"
+        )
+    elif host is not None and host.instance.local_nvme:
+        kms_arn = None
+        kms_omitted = (
+            f"{host.instance.name} has local nvme instance storage: sagemaker does not accept a kms key for it "
+            "(the volume is hardware-encrypted with aes-256), so KmsKeyId is left off"
+        )
+        reasons.append(kms_omitted)
+    elif req.kind is EndpointKind.SERVERLESS:
+        kms_arn = None
+        kms_omitted = "serverless endpoints have no ml storage volume to encrypt with a customer key"
+    return kms_arn, kms_omitted
+
+
+def _async_concurrency(req: EndpointRequest, reasons: list[str]) -> int | None:
+    """Concurrent invocations per instance of an async endpoint (the LLM server's sequences by default)."""
+    max_invocations: int | None = None
+    if req.kind is EndpointKind.ASYNC:
+        a = req.async_inference or AsyncOptions()
+        max_invocations = a.max_concurrent_invocations_per_instance
+        if max_invocations is None and req.serving.is_llm:
+            max_invocations = req.model.max_concurrent_sequences
+            reasons.append(f"async concurrency per instance {max_invocations}: the server's concurrent sequences")
+    return max_invocations
+
+
 def plan_endpoint(
     request: EndpointRequest,
     *,
@@ -368,31 +319,16 @@ def plan_endpoint(
     p = ProblemCollector()
     reasons: list[str] = []
     cat = catalog or load_catalog()
-    check_capacity(req, p, path)
-    check_kind_blocks(req, p, path)
-    check_model_source(req, p, path)
-    check_image(req, p, path)
-    check_network(req, p, path)
-    check_deployment(req, p, path)
+    for check in (check_capacity, check_kind_blocks, check_model_source, check_image, check_network, check_deployment):
+        check(req, p, path)
     validate_environment(req.environment, p, key_path(path, "environment"))
     serverless_opts: ServerlessPlan | None = None
     if req.kind is EndpointKind.SERVERLESS:
-        check_serverless(req, p, path)
-        memory = _serverless_memory(req, reasons, p, path)
-        s = req.serverless or ServerlessOptions()
-        serverless_opts = ServerlessPlan(memory, s.max_concurrency, s.provisioned_concurrency)
+        serverless_opts = _serverless_plan(req, reasons, p, path)
         host = None
-        accelerator = Accelerator.CPU
     else:
-        check_explicit_host(req, cat, p, path)
-        if host is None and not p:
-            try:
-                host = _choose(req, cat, path)
-            except InferenceConfigError as err:
-                p.extend(err.problems)
-        if host is not None:
-            check_multi_model_host(req, host, p, path)
-        accelerator = host.accelerator if host else Accelerator.CPU
+        host = _host(req, host, cat, p, path)
+    accelerator = host.accelerator if host else Accelerator.CPU
     quantization = req.quantization or default_quantization(req.serving, accelerator, req.model.dtype)
     validate_quantization(req.serving, accelerator, req.quantization, p, key_path(path, "quantization"))
     p.raise_if_any()
@@ -409,27 +345,7 @@ def plan_endpoint(
         )
 
     llm = req.serving.is_llm
-    weights_gb = host.weights_gb if host else 0.0
-    download_s: int | None = None
-    startup_s: int | None = None
-    routing: str | None = None
-    volume: int | None = None
-    if host is not None:
-        if llm or req.model.parameters_billion is not None:
-            download_s, startup_s = startup_timeouts(weights_gb, accelerator)
-            reasons.append(
-                f"model download timeout {download_s} s and start-up health check {startup_s} s "
-                f"for {weights_gb:.1f} GB of weights on {accelerator.value}"
-            )
-        if llm:
-            routing = "LEAST_OUTSTANDING_REQUESTS"
-            reasons.append("least outstanding requests routing: llm requests vary in length by orders of magnitude")
-        if not host.instance.local_nvme and weights_gb > 15:
-            volume = min(_MAX_VOLUME_GB, math.ceil(weights_gb * 3 + 30))
-            reasons.append(
-                f"ml storage volume {volume} GB: room for the download, the loaded copy and compiled artifacts "
-                f"of {weights_gb:.1f} GB of weights on an EBS-only host"
-            )
+    download_s, startup_s, routing, volume = _startup_and_storage(req, host, accelerator, reasons)
 
     model_data = _model_data(req)
     if llm and model_data.kind is ModelDataKind.NONE:
@@ -454,30 +370,9 @@ def plan_endpoint(
         req.environment,
     )
 
-    kms_arn: str | None = req.kms_key_arn
-    kms_omitted: str | None = None
-    if req.kms_key_arn is None:
-        kms_omitted = (
-            "no kms key was given (kms_key_arn); sagemaker encrypts the ml storage volume with an aws managed key"
-        )
-    elif host is not None and host.instance.local_nvme:
-        kms_arn = None
-        kms_omitted = (
-            f"{host.instance.name} has local nvme instance storage: sagemaker does not accept a kms key for it "
-            "(the volume is hardware-encrypted with aes-256), so KmsKeyId is left off"
-        )
-        reasons.append(kms_omitted)
-    elif req.kind is EndpointKind.SERVERLESS:
-        kms_arn = None
-        kms_omitted = "serverless endpoints have no ml storage volume to encrypt with a customer key"
+    kms_arn, kms_omitted = _kms(req, host, reasons)
 
-    max_invocations: int | None = None
-    if req.kind is EndpointKind.ASYNC:
-        a = req.async_inference or AsyncOptions()
-        max_invocations = a.max_concurrent_invocations_per_instance
-        if max_invocations is None and llm:
-            max_invocations = req.model.max_concurrent_sequences
-            reasons.append(f"async concurrency per instance {max_invocations}: the server's concurrent sequences")
+    max_invocations = _async_concurrency(req, reasons)
 
     component: InferenceComponentPlan | None = None
     if uses_inference_component(req.kind, req.capacity.min) and host is not None:

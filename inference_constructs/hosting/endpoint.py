@@ -126,16 +126,6 @@ class InferenceEndpoint(EndpointMetrics, Construct):
             assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"),
             description="SageMaker execution role of one inference endpoint (least privilege)",
         )
-        statements = ExecutionStatements(self)
-        image, repository_arn = execution_image(self, plan, path, stack, statements)
-        statements.grant_image_pull(repository_arn)
-        statements.grant_model_data(plan.model_data)
-        statements.grant_logs_and_metrics(stack, self.endpoint_name)
-        if plan.vpc is not None:
-            statements.grant_vpc()
-        if kms_key is not None:
-            statements.append(iam.PolicyStatement(actions=["kms:Decrypt"], resources=[kms_key.key_arn]))
-
         self.async_output_s3_uri: str | None = None
         """Where async results are written (``s3://...``); None unless the endpoint is async."""
         self.async_input_s3_prefix: str | None = None
@@ -144,25 +134,7 @@ class InferenceEndpoint(EndpointMetrics, Construct):
         self.error_topic: sns.ITopic | None = None
         self.data_capture_s3_uri: str | None = None
         """Where captured requests and responses are written; None unless data capture is on."""
-        async_config = None
-        if plan.async_inference is not None:
-            written = async_output(self, plan, self.endpoint_name, kms_key, statements)
-            async_config = written.config
-            self.async_output_s3_uri, self.async_input_s3_prefix = written.output_s3_uri, written.input_s3_prefix
-            self.success_topic, self.error_topic = written.success_topic, written.error_topic
-        capture_config = None
-        if plan.data_capture_enabled:
-            captured = data_capture(self, plan, self.endpoint_name, kms_key, statements)
-            capture_config, self.data_capture_s3_uri = captured.config, captured.s3_uri
-        statements.acknowledge_collected()
-
-        self.policy = iam.ManagedPolicy(
-            self,
-            "ExecutionPolicy",
-            description="What the endpoint's container and SageMaker need: image pull, model data read, logs, metrics",
-            statements=statements.statements,
-            roles=[self.role],
-        )
+        image, async_config, capture_config = self._execution_policy(stack, kms_key)
 
         self.model = sagemaker.CfnModel(
             self,
@@ -234,6 +206,47 @@ class InferenceEndpoint(EndpointMetrics, Construct):
                 plan, self.rollback_alarms
             )
             self.node.add_validation(_ComponentNeedsCopyScaling(self))
+
+    def _execution_policy(
+        self, stack: Stack, kms_key: kms.IKey | None
+    ) -> tuple[
+        str,
+        sagemaker.CfnEndpointConfig.AsyncInferenceConfigProperty | None,
+        sagemaker.CfnEndpointConfig.DataCaptureConfigProperty | None,
+    ]:
+        """Create the execution policy (id ``ExecutionPolicy``) with everything the plan needs, and the async and
+        data capture configs whose grants it holds; returns (image uri, async config, data capture config)."""
+        plan, path = self.plan, self._path
+        statements = ExecutionStatements(self)
+        image, repository_arn = execution_image(self, plan, path, stack, statements)
+        statements.grant_image_pull(repository_arn)
+        statements.grant_model_data(plan.model_data)
+        statements.grant_logs_and_metrics(stack, self.endpoint_name)
+        if plan.vpc is not None:
+            statements.grant_vpc()
+        if kms_key is not None:
+            statements.append(iam.PolicyStatement(actions=["kms:Decrypt"], resources=[kms_key.key_arn]))
+
+        async_config = None
+        if plan.async_inference is not None:
+            written = async_output(self, plan, self.endpoint_name, kms_key, statements)
+            async_config = written.config
+            self.async_output_s3_uri, self.async_input_s3_prefix = written.output_s3_uri, written.input_s3_prefix
+            self.success_topic, self.error_topic = written.success_topic, written.error_topic
+        capture_config = None
+        if plan.data_capture_enabled:
+            captured = data_capture(self, plan, self.endpoint_name, kms_key, statements)
+            capture_config, self.data_capture_s3_uri = captured.config, captured.s3_uri
+        statements.acknowledge_collected()
+
+        self.policy = iam.ManagedPolicy(
+            self,
+            "ExecutionPolicy",
+            description="What the endpoint's container and SageMaker need: image pull, model data read, logs, metrics",
+            statements=statements.statements,
+            roles=[self.role],
+        )
+        return image, async_config, capture_config
 
     # ------------------------------------------------------------------------------------------ facts
 

@@ -64,6 +64,17 @@ def _policy_of(endpoint: dict[str, Any], construct_id: str) -> dict[str, Any] | 
     return None
 
 
+def _context(resource_type: str, endpoint: dict[str, Any], owner: str) -> Context | None:
+    """What a resource of ``endpoint`` built as construct ``owner`` is compared with (None: nothing planned)."""
+    if resource_type == "AWS::ApplicationAutoScaling::ScalingPolicy":
+        policy = _policy_of(endpoint, owner)
+        return None if policy is None else Context(endpoint=endpoint, policy=policy)
+    if resource_type == "AWS::CloudWatch::Alarm":
+        alarm = _alarm_of(endpoint, owner)
+        return None if alarm is None else Context(endpoint=endpoint, alarm=alarm)
+    return Context(endpoint=endpoint)
+
+
 def _check(assembly: Assembly) -> tuple[list[str], int]:
     """(problems, number of plan comparisons made) for one synthesized platform."""
     plan = assembly.plan
@@ -80,19 +91,10 @@ def _check(assembly: Assembly) -> tuple[list[str], int]:
             if endpoint is None:
                 continue  # not an endpoint's resource (the observability alarms)
             owner = parts[-2] if parts[-1] == "Resource" else parts[-1]
-            context = Context(endpoint=endpoint)
-            if resource["Type"] == "AWS::ApplicationAutoScaling::ScalingPolicy":
-                policy = _policy_of(endpoint, owner)
-                if policy is None:
-                    problems.append(f"{stack}/{logical_id}: no plan policy {owner!r}")
-                    continue
-                context = Context(endpoint=endpoint, policy=policy)
-            elif resource["Type"] == "AWS::CloudWatch::Alarm":
-                alarm = _alarm_of(endpoint, owner)
-                if alarm is None:
-                    problems.append(f"{stack}/{logical_id}: no plan alarm {owner!r}")
-                    continue
-                context = Context(endpoint=endpoint, alarm=alarm)
+            context = _context(resource["Type"], endpoint, owner)
+            if context is None:
+                problems.append(f"{stack}/{logical_id}: no plan policy or alarm {owner!r}")
+                continue
             for prop, value in _flatten(resource.get("Properties", {})).items():
                 source = PROPERTY_MAP.get((resource["Type"], prop))
                 where = f"{stack}/{logical_id} {resource['Type']} {prop}"

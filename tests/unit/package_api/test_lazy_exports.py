@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 PACKAGES = ["hosting", "scaling", "bedrock", "cost", "observability"]
@@ -23,14 +20,3 @@ def test_fails_with_attribute_error_on_an_unknown_name() -> None:
 
     with pytest.raises(AttributeError, match="has no attribute 'NoSuchThing'"):
         _ = hosting.NoSuchThing  # type: ignore[attr-defined]
-
-
-def test_importing_the_pure_decisions_does_not_load_aws_cdk() -> None:
-    code = (
-        "import sys\n"
-        "import inference_constructs.plan, inference_constructs.hosting, inference_constructs.scaling\n"
-        "import inference_constructs.bedrock, inference_constructs.cost\n"
-        "print(sorted(m for m in sys.modules if m.startswith('aws_cdk'))[:3])"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"

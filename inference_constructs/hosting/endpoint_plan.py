@@ -1,0 +1,162 @@
+"""What the hosting decisions produce: the plan of one endpoint and its parts (model data, inference
+component, serverless compute). Pure Python (no ``aws_cdk`` import); the constructs translate these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+from inference_constructs.containers import ContainerImage
+from inference_constructs.hosting.deployment import DeploymentPlan
+from inference_constructs.hosting.request import (
+    AsyncOptions,
+    Capacity,
+    DataCaptureOptions,
+    DeploymentOptions,
+    MultiModelOptions,
+    VpcOptions,
+)
+from inference_constructs.sizing import HostDecision
+from inference_constructs.spec import Accelerator, EndpointKind, Serving
+
+__all__ = ["EndpointPlan", "InferenceComponentPlan", "ModelData", "ModelDataKind", "ServerlessPlan"]
+
+
+class ModelDataKind(StrEnum):
+    """How the weights reach the container."""
+
+    NONE = "none"
+    """The container downloads them (Hugging Face id)."""
+    ARCHIVE = "archive"
+    """``ModelDataUrl``: one ``.tar.gz`` SageMaker downloads and extracts to /opt/ml/model."""
+    PREFIX = "prefix"
+    """``ModelDataSource``: an uncompressed S3 prefix SageMaker copies to /opt/ml/model."""
+    MULTI_MODEL = "multi-model"
+    """``ModelDataUrl`` is the prefix of many ``.tar.gz`` models, loaded on demand."""
+
+
+@dataclass(frozen=True)
+class ModelData:
+    """Where the weights are; ``bucket``/``key_prefix`` scope the execution role's S3 read."""
+
+    kind: ModelDataKind
+    uri: str | None = None
+
+    @property
+    def bucket(self) -> str | None:
+        """The S3 bucket name, or ``None``."""
+        if not self.uri:
+            return None
+        return self.uri[len("s3://") :].split("/", 1)[0]
+
+    @property
+    def key_prefix(self) -> str:
+        """The object key (archive) or key prefix (prefix, multi-model) read by the role; '' for a whole bucket."""
+        if not self.uri:
+            return ""
+        rest = self.uri[len("s3://") :].split("/", 1)
+        return rest[1] if len(rest) > 1 else ""
+
+
+@dataclass(frozen=True)
+class InferenceComponentPlan:
+    """How a real-time endpoint with ``capacity.min: 0`` hosts its model: through one inference component.
+
+    Real-time endpoints reach zero instances only this way. The variant uses managed instance scaling
+    (0..``max_instance_count``) and names no model; the component reserves the whole host per copy, so one
+    copy fills one instance and copies and instances scale together.
+
+    Parameters
+    ----------
+    accelerator_devices:
+        ``NumberOfAcceleratorDevicesRequired``: the host's GPUs, or its Neuron devices; 0 on a CPU host.
+    min_memory_required_mb:
+        ``MinMemoryRequiredInMb``: host RAM the model needs to load (its weights, or the sizing's host-RAM
+        estimate), at most 90% of the host's RAM.
+    max_instance_count:
+        ``ManagedInstanceScaling.MaxInstanceCount`` and the most copies (``capacity.max``).
+    model_data_download_timeout_seconds, container_startup_health_check_timeout_seconds:
+        The component's start-up parameters (the variant has none). ``None``: SageMaker's defaults.
+    """
+
+    accelerator_devices: int
+    min_memory_required_mb: int
+    max_instance_count: int
+    initial_instance_count: int = 1
+    """Instances the variant starts with (the variant's ``InitialInstanceCount``)."""
+    model_data_download_timeout_seconds: int | None = None
+    container_startup_health_check_timeout_seconds: int | None = None
+
+
+@dataclass(frozen=True)
+class ServerlessPlan:
+    """A serverless endpoint's compute: memory (decided: the smallest size that holds the model, unless given),
+    concurrency and provisioned concurrency."""
+
+    memory_mb: int
+    max_concurrency: int
+    provisioned_concurrency: int
+
+
+@dataclass(frozen=True)
+class EndpointPlan:
+    """The decisions for one endpoint; the constructs only translate these into resources.
+
+    ``reasons`` explains each non-obvious choice in one sentence.
+    """
+
+    kind: EndpointKind
+    serving: Serving
+    host: HostDecision | None
+    accelerator: Accelerator
+    image: ContainerImage | None
+    custom_image: str | None
+    environment: Mapping[str, str]
+    model_data: ModelData
+    variant_name: str
+    initial_instance_count: int | None
+    capacity: Capacity
+    model_data_download_timeout_seconds: int | None
+    container_startup_health_check_timeout_seconds: int | None
+    routing_strategy: str | None
+    volume_size_gb: int | None
+    kms_key_arn: str | None
+    kms_omitted_reason: str | None
+    serverless: ServerlessPlan | None
+    async_inference: AsyncOptions | None
+    max_concurrent_invocations_per_instance: int | None
+    multi_model: MultiModelOptions | None
+    vpc: VpcOptions | None
+    network_isolation: bool
+    data_capture: DataCaptureOptions | None
+    deployment: DeploymentOptions
+    rollback_p99_model_latency_ms: float
+    reasons: tuple[str, ...]
+    update_policy: DeploymentPlan
+    """How an update rolls out and rolls back (blue/green or rolling, time budgets, rollback alarms)."""
+    inference_component: InferenceComponentPlan | None = None
+    """Set for a real-time endpoint with ``capacity.min: 0``: the model is hosted through an inference component."""
+
+    @property
+    def uses_inference_component(self) -> bool:
+        """True when the model is hosted through an inference component (real-time scale to zero)."""
+        return self.inference_component is not None
+
+    @property
+    def instance_type(self) -> str | None:
+        """The instance type, or ``None`` for serverless endpoints."""
+        return self.host.instance.name if self.host else None
+
+    @property
+    def gpu_count(self) -> int:
+        """GPUs per instance (GPU metrics on ``/aws/sagemaker/Endpoints`` run 0..100 x this)."""
+        if self.host is None or self.host.instance.accelerator is not Accelerator.GPU:
+            return 0
+        return self.host.instance.devices
+
+    @property
+    def data_capture_enabled(self) -> bool:
+        """True when a sampling percent above 0 was given."""
+        return self.data_capture is not None and self.data_capture.sampling_percent > 0
