@@ -75,7 +75,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 CDK_JSON = ROOT / "cdk.json"
 
-#: Goal for library time / baseline time (issue 9).
+#: Goal for library time / baseline time.
 RATIO_GOAL = 1.3
 #: Goal for ``plan`` of 300 endpoints, in seconds.
 PLAN_GOAL_S = 1.0

@@ -198,7 +198,7 @@ class EndpointDecisions:
         return None if price is None else round(price * self.config.capacity.max * HOURS_PER_MONTH, 2)
 
     def to_json(self) -> dict[str, Any]:
-        """The plan entry (CONFIG.md "The plan")."""
+        """The plan entry (``docs/config.md``, "The plan")."""
         host = self.host
         cfg = self.config
         if host is None:
@@ -318,7 +318,7 @@ class PlatformPlan:
         return round(sum((e.price_per_hour_usd or 0.0) * e.config.capacity.min for e in self.endpoints), 4)
 
     def to_json(self) -> dict[str, Any]:
-        """The plan document (CONFIG.md "The plan")."""
+        """The plan document (``docs/config.md``, "The plan")."""
         doc: dict[str, Any] = {
             "name": self.config.name,
             "prices_as_of": self.catalog.prices_as_of,

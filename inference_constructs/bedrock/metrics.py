@@ -4,9 +4,9 @@ Observability code can build the same metrics as :class:`ApplicationInferencePro
 calling these functions with the profile id (``profile.profile_id``).
 
 Which ``ModelId`` value does traffic through an application inference profile carry? Not stated
-in the AWS docs (UNCONFIRMED, facts §6); public monitoring helpers query the profile ID (last ARN
-segment), which is what the construct passes. Graph ``SEARCH('{AWS/Bedrock,ModelId} <id>', 'Sum')``
-on a live account to confirm.
+in the AWS docs (UNCONFIRMED: not on the Bedrock runtime metrics page); public monitoring helpers
+query the profile ID (last ARN segment), which is what the construct passes. Graph
+``SEARCH('{AWS/Bedrock,ModelId} <id>', 'Sum')`` on a live account to confirm.
 
 Prompt-cache metric names disagree across AWS sources: the runtime-metrics page says
 ``CacheReadInputTokens`` / ``CacheWriteInputTokens``; the token-burndown page and public dashboards

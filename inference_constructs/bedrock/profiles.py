@@ -31,7 +31,7 @@ _ROLE_ARN_PATTERN = re.compile(r"^arn:aws(-[a-z-]+)?:iam::[0-9]{12}:role/[\w+=,.
 
 @dataclass(frozen=True)
 class ProfileSpec:
-    """One entry of ``bedrock.profiles`` (CONFIG.md), already type-checked by the config schema."""
+    """One entry of ``bedrock.profiles`` (``docs/config.md``), already type-checked by the config schema."""
 
     name: str
     model: str

@@ -1,4 +1,4 @@
-"""The platform config file: schema (CONFIG.md), loading and validation."""
+"""The platform config file: schema (``docs/config.md``), loading and validation."""
 
 from inference_constructs.config.load import (
     DEFAULT_CONFIG,

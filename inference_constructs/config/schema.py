@@ -1,4 +1,4 @@
-"""Pydantic v2 models of the platform config file (CONFIG.md is the contract: key names are API).
+"""Pydantic v2 models of the platform config file (``docs/config.md`` is the contract: key names are API).
 
 Every model forbids unknown keys; defaults below are what an omitted key means. Field-level
 ranges live here; rules that span fields are in :mod:`inference_constructs.config.rules`.

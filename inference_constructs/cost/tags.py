@@ -1,4 +1,4 @@
-"""Apply cost tags once, and fail synth when a taggable resource lacks a required key (STYLE.md #10)."""
+"""Apply cost tags once, and fail synth when a taggable resource lacks a required key."""
 
 from __future__ import annotations
 

@@ -1,12 +1,14 @@
 """Scaling decisions: validate scaling intent against the endpoint kind and host, and compute targets.
 
 Pure Python (no ``aws_cdk`` import). :func:`plan_scaling` turns the ``capacity:`` and ``scaling:``
-keys of one endpoint (CONFIG.md) into a :class:`ScalingPlan` that the constructs in
+keys of one endpoint (``docs/config.md``) into a :class:`ScalingPlan` that the constructs in
 :mod:`inference_constructs.scaling` translate into resources and that the plan document shows.
 The per-policy functions (``concurrency_policy`` ...) are what the constructs' ``scale_on_*``
 methods call, so a Python user and a config file get the same rules and the same messages.
 
-Metric facts (``/work/shared/facts/aws-inference-facts.md`` §1–3):
+Metric facts (sources: SageMaker "Metrics in Amazon CloudWatch" (monitoring-cloudwatch), "Define a
+scaling policy" and "Scale an endpoint to zero instances"; the Application Auto Scaling API model,
+botocore ``application-autoscaling/2016-02-06``):
 
 - ``ConcurrentRequestsPerModel`` is high resolution (10 s); its predefined metric is
   ``SageMakerVariantConcurrentRequestsPerModelHighResolution``.

@@ -1,6 +1,6 @@
 """The README's commands, end to end: the CDK CLI synthesizes the default platform and writes the plan;
 a config mistake prints one message (no traceback), exits non-zero and leaves cdk.out as it was; the
-plan command (CONFIG.md) answers without synthesizing."""
+plan command (docs/config.md) answers without synthesizing."""
 
 from __future__ import annotations
 

@@ -32,12 +32,12 @@ def test_readme_construct_examples_run_and_synthesize() -> None:
     assert "AWS::Bedrock::ApplicationInferenceProfile" in types
 
 
-def test_readme_plan_table_is_the_current_plan_of_the_default_config(capsys: Any) -> None:
-    # GIVEN the plan table shown in the README WHEN the plan command runs on config/default.yaml
+def test_docs_plan_table_is_the_current_plan_of_the_default_config(capsys: Any) -> None:
+    # GIVEN the plan table shown in docs/config.md WHEN the plan command runs on config/default.yaml
     from inference_constructs.__main__ import main
 
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "config.md").read_text()
     shown = text.split("## The plan", 1)[1].split("```\n", 2)[1]
     assert main(["plan", str(ROOT / "config" / "default.yaml")]) == 0
-    # THEN the README shows exactly what it prints
+    # THEN the docs show exactly what it prints
     assert capsys.readouterr().out == shown

@@ -107,7 +107,8 @@ def test_neuron_devices_have_documented_cores_and_memory(family, cores_per_devic
     [("ml.inf2.xlarge", 2), ("ml.inf2.24xlarge", 12), ("ml.inf2.48xlarge", 24), ("ml.trn1.32xlarge", 32)],
 )
 def test_neuron_core_counts_match_fact_sheet(name, cores):
-    # GIVEN a Neuron instance / WHEN its cores are read / THEN they match facts §10
+    # GIVEN a Neuron instance / WHEN its cores are read
+    # THEN they match the Neuron device tables (2 NeuronCores per device)
     inst = CATALOG.get(name)
     assert inst is not None and inst.neuron_cores == cores
 
@@ -134,7 +135,7 @@ def test_gpu_counts_and_memory_match_sagemaker_sdk_table(name, count, total_gib)
 
 @pytest.mark.parametrize("inst", CATALOG.instances, ids=lambda i: i.name)
 def test_local_nvme_follows_sagemaker_sdk_rule(inst):
-    # GIVEN the SDK rule (facts §9): families with a "d", and g5, g6*, p5*, trn1* have local storage;
+    # GIVEN the SageMaker Python SDK rule: families with a "d", and g5, g6*, p5*, trn1* have local storage;
     # trn2 marked local too (NVMe on EC2, so VolumeSizeInGB must not be sent)
     family = inst.family
     expected = "d" in family or family.startswith(("g5", "g6", "p5", "trn1", "trn2"))

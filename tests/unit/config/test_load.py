@@ -1,4 +1,4 @@
-"""Config loading: every problem in a file reported at once, with its key path (CONFIG.md contract)."""
+"""Config loading: every problem in a file reported at once, with its key path (the docs/config.md contract)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Pure hosting decisions: every rule of issue 4 item 3 with its message, and the derived settings."""
+"""Pure hosting decisions: every request rule with its message, and the derived settings."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The plan: decisions for a whole config, the document CONFIG.md specifies, and one error for all problems."""
+"""The plan: decisions for a whole config, the document docs/config.md specifies, and one error for all problems."""
 
 from __future__ import annotations
 

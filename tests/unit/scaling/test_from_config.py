@@ -15,7 +15,7 @@ def _endpoint(**data: object) -> Endpoint:
 
 
 def test_config_keys_become_policies_and_schedules() -> None:
-    # GIVEN the CONFIG.md example keys on a 4-GPU host
+    # GIVEN the docs/config.md example keys on a 4-GPU host
     endpoint = _endpoint(
         capacity={"min": 1, "max": 4},
         scaling={
