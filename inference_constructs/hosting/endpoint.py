@@ -328,6 +328,7 @@ class InferenceEndpoint(Construct):
             gpu_count=self.gpu_count,
             burstable=bool(host and host.instance.burstable),
             instance_type=self.instance_type,
+            serving=self.plan.serving,
         )
         return self._attach(scaling)
 
