@@ -15,6 +15,7 @@ from inference_constructs.bedrock.model_source import Residency
 from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_specs, plan_entries
 from inference_constructs.catalog import Catalog, load_catalog
 from inference_constructs.config.schema import Endpoint, PlatformConfig
+from inference_constructs.containers.model_access import HfTokenSecret
 from inference_constructs.cost.commitment import CapacitySchedule, recommend_commitment
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting.decisions import (
@@ -63,9 +64,14 @@ def model_spec(endpoint: Endpoint) -> ModelSpec:
     )
 
 
+def _env_value(value: str | int | float | bool) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def endpoint_request(endpoint: Endpoint) -> EndpointRequest:
     """The hosting request (construct props) that a config endpoint describes."""
     e = endpoint
+    token = e.model.hf_token
     return EndpointRequest(
         kind=e.type,
         model=model_spec(e),
@@ -101,6 +107,8 @@ def endpoint_request(endpoint: Endpoint) -> EndpointRequest:
         deployment=DeploymentOptions(
             strategy=DeploymentStrategy(e.deployment.strategy), rollback_on_alarms=e.deployment.rollback_on_alarms
         ),
+        environment={key: _env_value(value) for key, value in e.environment.items()},
+        hf_token=HfTokenSecret(token.secret, token.json_key, token.version_id) if token else None,
     )
 
 

@@ -30,7 +30,9 @@ from inference_constructs.containers import (
     select_image,
     validate_environment,
     validate_quantization,
+    validate_user_environment,
 )
+from inference_constructs.containers.model_access import TOKEN_VARIABLES, HfTokenSecret, gated_prefix
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
 from inference_constructs.sizing import HostDecision, choose_host
 from inference_constructs.spec import (
@@ -228,6 +230,9 @@ class EndpointRequest:
     deployment: DeploymentOptions = field(default_factory=DeploymentOptions)
     quantization: str | None = None
     environment: Mapping[str, str] = field(default_factory=dict)
+    """Extra container variables, merged after the library's; keys the library writes are refused."""
+    hf_token: HfTokenSecret | None = None
+    """Secrets Manager secret with a Hugging Face token for a gated or private model (source huggingface)."""
 
 
 class ModelDataKind(StrEnum):
@@ -453,6 +458,42 @@ def _check_model_source(req: EndpointRequest, p: ProblemCollector, path: str) ->
         p.add(
             f"{mkey}.s3_uri", f"{uri} is a prefix; serverless endpoints need one archive", "give s3://bucket/key.tar.gz"
         )
+
+
+def _check_model_access(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
+    """Gated models need a route (a token secret, or weights in s3); the token secret needs a stack that reads it."""
+    m = req.model
+    key = _key(path, "model.hf_token")
+    validate_user_environment(req.environment, req.serving, p, _key(path, "environment"))
+    if req.hf_token is not None:
+        for sub, what, fix in req.hf_token.problems():
+            p.add(f"{key}.{sub}", what, fix)
+        if m.source is not ModelSourceKind.HUGGINGFACE or req.kind is EndpointKind.MULTI_MODEL:
+            p.add(key, "is only used when the container downloads from the hugging face hub", "remove hf_token")
+        elif req.serving not in TOKEN_VARIABLES:
+            p.add(key, f"serving {req.serving.value} does not download from the hugging face hub", "remove hf_token")
+        return
+    prefix = gated_prefix(m.id) if m.source is ModelSourceKind.HUGGINGFACE else None
+    if prefix is not None and req.kind is not EndpointKind.MULTI_MODEL and not req.network_isolation:
+        p.add(
+            _key(path, "model.id"),
+            f"{m.id} is gated on the hugging face hub ({prefix}*), so the container's download fails without a token",
+            "name a secrets manager secret holding a read token in model.hf_token.secret, or stage the weights in s3 "
+            "(model.source: s3, model.s3_uri: s3://bucket/prefix/)",
+        )
+
+
+def _token_environment(req: EndpointRequest, reasons: list[str]) -> dict[str, str]:
+    token = req.hf_token
+    variable = TOKEN_VARIABLES.get(req.serving)
+    if token is None or variable is None:
+        return {}
+    reasons.append(
+        f"{variable.name} is a cloudformation dynamic reference to secret {token.secret}: resolved when the model is "
+        "created, so the token is in no template or plan; it is visible in DescribeModel, and a rotated token "
+        "reaches the endpoint only with a deploy that replaces the model (change model.hf_token.version_id)"
+    )
+    return {variable.name: token.dynamic_reference}
 
 
 def _check_image(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
@@ -822,7 +863,7 @@ def plan_endpoint(
     _check_image(req, p, path)
     _check_network(req, p, path)
     _check_deployment(req, p, path)
-    validate_environment(req.environment, p, _key(path, "environment"))
+    _check_model_access(req, p, path)
     serverless_opts: ServerlessOptions | None = None
     if req.kind is EndpointKind.SERVERLESS:
         _check_serverless(req, p, path)
@@ -899,8 +940,11 @@ def plan_endpoint(
             quantization=quantization if llm else None,
             model_loading_timeout_seconds=startup_s if llm else None,
         ),
-        req.environment,
+        {**req.environment, **_token_environment(req, reasons)},
     )
+    limits = ProblemCollector()
+    validate_environment(env, limits, _key(path, "environment"))
+    limits.raise_if_any()
 
     kms_arn: str | None = req.kms_key_arn
     kms_omitted: str | None = None
