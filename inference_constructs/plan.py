@@ -8,6 +8,7 @@ All problems across the whole file are collected and raised as one :class:`Infer
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -32,6 +33,12 @@ from inference_constructs.hosting.decisions import (
     plan_endpoint,
 )
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK, EndpointFootprint, shard
+from inference_constructs.regions import (
+    RegionRequirement,
+    load_resource_regions,
+    platform_requirements,
+    region_problems,
+)
 from inference_constructs.scaling.decisions import ScalingPlan
 from inference_constructs.scaling.from_config import plan_from_config
 from inference_constructs.sizing import HostDecision
@@ -294,9 +301,28 @@ class PlatformPlan:
             "baseline_usd_per_hour": self.baseline_usd_per_hour,
             "savings_plan": self.extra.get("savings_plan"),
             "bedrock": self.extra.get("bedrock", []),
+            "regions": self.regions_json(),
             "warnings": list(self.warnings) + [w for e in self.endpoints for w in e.warnings],
         }
         return doc
+
+    def region_requirements(self, part: str) -> tuple[RegionRequirement, ...]:
+        """What ``part`` (a hosting stack's name, ``bedrock`` or ``cost``) needs that not every region has."""
+        found: dict[str, tuple[RegionRequirement, ...]] = self.extra.get("regions", {})
+        return found.get(part, ())
+
+    def regions_json(self) -> dict[str, Any]:
+        """The plan's ``regions`` entry: the regions every requirement allows (of those the data covers), and why."""
+        found: dict[str, tuple[RegionRequirement, ...]] = self.extra.get("regions", {})
+        reqs = [r for part in found.values() for r in part]
+        covered = load_resource_regions().regions
+        return {
+            "deploy_region": self.config.region,
+            "deployable_regions": [r for r in covered if all(req.available_in(r) for req in reqs)],
+            "requirements": [
+                {"needs": req.what, "needed_by": list(req.needed_by), "rule": req.assert_description} for req in reqs
+            ],
+        }
 
     def to_json_text(self) -> str:
         """The plan document as deterministic, indented JSON."""
@@ -415,17 +441,36 @@ def plan_platform(
         problems.extend(exc.problems)
     if problems:
         raise InferenceConfigError(problems)
-    bedrock = plan_entries(specs, deploy_region=config.region)
-    warnings = tuple(w for entry in bedrock for w in entry.get("warnings", []))
     for number, indexes in enumerate(shard([e.footprint for e in endpoints], max_resources=max_resources_per_stack)):
         for i in indexes:
             endpoints[i] = replace(endpoints[i], stack=hosting_stack_name(config.name, number + 1))
+    requirements = region_requirements(config, endpoints)
+    if config.region:
+        problems.extend(region_problems(config.region, requirements))
+    if problems:
+        raise InferenceConfigError(problems)
+    bedrock = plan_entries(specs, deploy_region=config.region)
+    warnings = tuple(w for entry in bedrock for w in entry.get("warnings", []))
     return PlatformPlan(
         config=config,
         endpoints=tuple(endpoints),
         catalog=cat,
         warnings=warnings,
-        extra={"bedrock": bedrock, "savings_plan": savings_plan},
+        extra={"bedrock": bedrock, "savings_plan": savings_plan, "regions": requirements},
+    )
+
+
+def region_requirements(
+    config: PlatformConfig, endpoints: Sequence[EndpointDecisions]
+) -> dict[str, tuple[RegionRequirement, ...]]:
+    """What each part of the platform needs that not every region has (by hosting stack, ``bedrock``, ``cost``)."""
+    budget = config.cost.budget
+    return platform_requirements(
+        [(e.path, e.stack, e.hosting.image, e.hosting.uses_inference_component) for e in endpoints],
+        profiles=len(config.bedrock.profiles),
+        budget=bool(budget.monthly_limit_usd),
+        budget_action=bool(budget.monthly_limit_usd and budget.deny_role_arns),
+        anomaly_monitor=bool(config.cost.anomaly_monitor.notify_email),
     )
 
 

@@ -14,6 +14,7 @@ from inference_constructs.cost import CAPACITY_TAG_KEYS, RequireCostTags, apply_
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK
 from inference_constructs.observability import MonitoredProfile
 from inference_constructs.plan import PlatformPlan, plan_platform, profile_specs
+from inference_constructs.region_rules import add_region_rules
 from stacks.bedrock import BedrockStack
 from stacks.cost import CostStack, needs_cost_stack
 from stacks.hosting import HostingStack, monitored
@@ -34,6 +35,7 @@ def build_platform(app: App, plan: PlatformPlan) -> None:
     profiles: list[MonitoredProfile] = []
     if config.bedrock.profiles:
         bedrock = BedrockStack(app, f"{name}-bedrock", profiles=profile_specs(config), env=env)
+        add_region_rules(bedrock, plan.region_requirements("bedrock"))
         profiles = [
             MonitoredProfile(name=p.name, profile_id=construct.profile_id, model=p.model)
             for p, construct in zip(config.bedrock.profiles, bedrock.profiles.values(), strict=True)
@@ -47,7 +49,7 @@ def build_platform(app: App, plan: PlatformPlan) -> None:
         env=env,
     )
     for stack_name, endpoints in plan.endpoints_by_stack().items():
-        HostingStack(
+        hosting = HostingStack(
             app,
             stack_name,
             platform=name,
@@ -57,8 +59,10 @@ def build_platform(app: App, plan: PlatformPlan) -> None:
             capacity_tagging=config.cost.capacity_tags,
             env=env,
         )
+        add_region_rules(hosting, plan.region_requirements(stack_name))
     if needs_cost_stack(config.cost):
-        CostStack(app, f"{name}-cost", cost=config.cost, env=env)
+        cost = CostStack(app, f"{name}-cost", cost=config.cost, env=env)
+        add_region_rules(cost, plan.region_requirements("cost"))
     apply_cost_tags(app, {PLATFORM_TAG: name, **config.tags})
     required = [k for k in config.cost.activate_cost_allocation_tags if k not in CAPACITY_TAG_KEYS]
     if required:
