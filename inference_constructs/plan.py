@@ -392,7 +392,11 @@ def _bedrock_lines(extra: dict[str, Any]) -> list[str]:
         head = f"bedrock {entry['name']}: " + (
             "unpriced" if usd is None else f"{econ['recommended']} ${usd:,.2f}/month"
         )
-        lines.append(f"{head} ({options}); {econ['reason']}" if options else f"{head}; {econ['reason']}")
+        line = f"{head} ({options}); {econ['reason']}" if options else f"{head}; {econ['reason']}"
+        glob = econ.get("global_profile")
+        if glob and glob["monthly_saving_usd"] > 0:
+            line += f"; on-demand through the global profile: ${glob['monthly_usd']:,.2f} (any commercial Region)"
+        lines.append(line)
     for router in extra.get("bedrock_routers", []):
         cost = router.get("cost_range") or {}
         low, high = cost.get("all_cheapest_monthly_usd"), cost.get("all_fallback_monthly_usd")
@@ -477,7 +481,12 @@ def plan_platform(
         econ = (
             None
             if workload is None
-            else token_economics(ModelSource.parse(spec.model), workload, deploy_region=config.region)
+            else token_economics(
+                ModelSource.parse(spec.model),
+                workload,
+                deploy_region=config.region,
+                global_allowed=spec.residency is Residency.ANY,
+            )
         )
         entry["token_economics"] = econ
         entry["warnings"] += [f"bedrock profile {spec.name}: {w}" for w in (econ or {}).get("warnings", [])]

@@ -574,11 +574,18 @@ def quota_check(
 
 
 def token_economics(
-    source: ModelSource, w: Workload, *, deploy_region: str | None = None, table: PriceTable | None = None
+    source: ModelSource,
+    w: Workload,
+    *,
+    deploy_region: str | None = None,
+    global_allowed: bool = True,
+    table: PriceTable | None = None,
 ) -> dict[str, Any]:
     """The plan's ``token_economics`` for one profile: options, caching, provisioned throughput,
     recommendation, quota check. ``monthly_usd`` is the recommended option's cost (None when the
-    table has no row for the model)."""
+    table has no row for the model). A geographic or single-Region source whose model has a cheaper
+    global row gets ``global_profile`` (the on-demand month through the global profile) when
+    ``global_allowed`` (the profile's residency is ``any``)."""
     t = table or load_prices()
     deployment = deployment_of(source)
     row = t.find(source.model_id, deployment)
@@ -613,10 +620,21 @@ def token_economics(
             "would cost less if one model unit serves this load (not recommended automatically: per-unit "
             "throughput is not published)"
         )
+    global_row = t.find(source.model_id, Deployment.GLOBAL) if deployment is Deployment.GEO else None
+    global_profile = None
+    if global_allowed and global_row is not None and global_row.deployment is Deployment.GLOBAL:
+        option = on_demand_option(global_row, w)
+        global_profile = {
+            "monthly_usd": option.monthly_usd,
+            "monthly_saving_usd": round(on_demand.monthly_usd - option.monthly_usd, 2),
+            "arithmetic": option.arithmetic,
+            "note": "on-demand through the global. profile: requests may then be served in any commercial Region",
+        }
     doc.update(
         {
             "price_row": row.to_dict(),
             "options": [o.to_dict() for o in options],
+            "global_profile": global_profile,
             "prompt_caching": caching_economics(row, w),
             "provisioned_throughput": pt,
             "recommended": best.name,

@@ -182,6 +182,20 @@ def test_provisioned_throughput_and_the_volume_at_which_it_beats_on_demand() -> 
     assert "6-month commitment" in econ["reason"]
 
 
+@pytest.mark.parametrize(("global_allowed", "expected"), [(True, (5000.00, 500.00)), (False, None)])
+def test_a_geographic_profile_is_shown_the_global_profile_price(
+    global_allowed: bool, expected: tuple[float, float] | None
+) -> None:
+    # GIVEN Claude Haiku 4.5 through the us. profile ($1.10 / $5.50) and 3,000M in, 400M out
+    w = Workload(input_tokens=3_000 * M, output_tokens=400 * M)
+    source = ModelSource.parse("us.anthropic.claude-haiku-4-5-20251001-v1:0")
+    econ = token_economics(source, w, global_allowed=global_allowed)
+    # THEN through global. ($1 / $5): 3000 x 1 + 400 x 5 = 5,000 against 3300 + 2200 = 5,500, saving 500;
+    # a single-Region residency gets no such hint
+    glob = econ["global_profile"]
+    assert (None if glob is None else (glob["monthly_usd"], glob["monthly_saving_usd"])) == expected
+
+
 def test_a_model_without_a_price_row_is_reported_not_guessed() -> None:
     econ = token_economics(ModelSource.parse("cohere.command-r-v1:0"), Workload(input_tokens=M, output_tokens=M))
     assert econ["monthly_usd"] is None
