@@ -378,18 +378,14 @@ def on_demand_option(row: PriceRow, w: Workload) -> Option:
     p_cr, p_cw = row.price("cache_read"), row.price("cache_write")
     terms = [_term(w.input_tokens, p_in, "in"), _term(w.output_tokens, p_out, "out")]
     notes = []
-    if w.cache_read_tokens:
-        if p_cr is None:
-            terms.append(_term(w.cache_read_tokens, p_in, "cache-read priced as in"))
-            notes.append("no cache-read price listed for this model: cache reads priced as input")
+    for kind, tokens, price in (("read", w.cache_read_tokens, p_cr), ("write", w.cache_write_tokens, p_cw)):
+        if not tokens:
+            continue
+        if price is None:
+            terms.append(_term(tokens, p_in, f"cache-{kind} priced as in"))
+            notes.append(f"no cache-{kind} price listed for this model: cache {kind}s priced as input")
         else:
-            terms.append(_term(w.cache_read_tokens, p_cr, "cache-read"))
-    if w.cache_write_tokens:
-        if p_cw is None:
-            terms.append(_term(w.cache_write_tokens, p_in, "cache-write priced as in"))
-            notes.append("no cache-write price listed for this model: cache writes priced as input")
-        else:
-            terms.append(_term(w.cache_write_tokens, p_cw, "cache-write"))
+            terms.append(_term(tokens, price, f"cache-{kind}"))
     return _sum("on-demand", terms, eligible=True, note="; ".join(notes))
 
 

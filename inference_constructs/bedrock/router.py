@@ -13,7 +13,7 @@ from aws_cdk import aws_bedrock as bedrock
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
-from inference_constructs.bedrock.inference_profile import INVOKE_ACTIONS, _stable_suffix
+from inference_constructs.bedrock.inference_profile import INVOKE_ACTIONS, managed_invoke_policy
 from inference_constructs.bedrock.model_source import raise_if_problems
 from inference_constructs.bedrock.routing import RouterSpec, check_router
 
@@ -107,13 +107,7 @@ class IntelligentPromptRouter(Construct):
         self.invoke_policy: iam.ManagedPolicy | None = None
         """Customer-managed policy granting invoke to ``invoke_role_arns``; None without roles."""
         if invoke_role_arns:
-            roles = [
-                iam.Role.from_role_arn(self, f"InvokeRole{_stable_suffix(arn, i)}", arn, mutable=False)
-                for i, arn in enumerate(invoke_role_arns)
-            ]
-            self.invoke_policy = iam.ManagedPolicy(
-                self, "InvokePolicy", statements=self.invoke_policy_statements(), roles=roles
-            )
+            self.invoke_policy = managed_invoke_policy(self, invoke_role_arns, self.invoke_policy_statements())
 
     def model_resource_arns(self) -> list[str]:
         """Every ARN Bedrock authorizes for the models: each foundation model in the deploy Region, or a
