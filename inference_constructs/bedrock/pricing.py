@@ -588,19 +588,20 @@ def token_economics(
     quota, warnings = quota_check(t, source, w, deploy_region)
     doc: dict[str, Any] = {"workload": w.to_dict(), "prices_as_of": t.as_of}
     if row is None:
+        reason = (
+            f"no price row for {source.model_id or source.value} "
+            f"({deployment.value if deployment else 'unknown'} deployment) in the library table "
+            f"as of {t.as_of}; add one with its source"
+        )
         doc.update(
             {
                 "price_row": None,
                 "options": [],
                 "recommended": None,
                 "monthly_usd": None,
-                "reason": (
-                    f"no price row for {source.model_id or source.value} "
-                    f"({deployment.value if deployment else 'unknown'} deployment) in the library table "
-                    f"as of {t.as_of}; add one with its source"
-                ),
+                "reason": reason,
                 "quota": quota,
-                "warnings": warnings,
+                "warnings": [*warnings, f"workload not priced: {reason}"],
             }
         )
         return doc

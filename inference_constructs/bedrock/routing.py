@@ -135,6 +135,9 @@ def check_router(spec: RouterSpec, *, path: str = "router") -> list[str]:
             f"{path}.name: {spec.name!r} has {len(spec.name)} characters; use at most {MAX_BASE_NAME} "
             f"(the plan appends '-' and an {NAME_HASH_LENGTH}-character hash, PromptRouterName allows 64)"
         )
+    rqd = spec.response_quality_difference
+    if not is_unresolved(rqd) and not 0 <= rqd <= 100:
+        problems.append(f"{path}.response_quality_difference: {rqd} is not allowed; use 0..100 (percent)")
     problems += check_description(spec.description, path=f"{path}.description")
     problems += check_tags(spec.tags, path=f"{path}.tags")
     problems += _model_problems(spec, path)

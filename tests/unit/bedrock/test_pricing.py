@@ -201,6 +201,7 @@ def test_a_model_without_a_price_row_is_reported_not_guessed() -> None:
     assert econ["monthly_usd"] is None
     assert econ["recommended"] is None
     assert "no price row for cohere.command-r-v1:0" in econ["reason"]
+    assert econ["warnings"] == [f"workload not priced: {econ['reason']}"]
 
 
 # ------------------------------------------------------------------------------------------ quotas

@@ -55,6 +55,10 @@ def test_a_router_of_two_models_of_one_family_is_valid() -> None:
         ({"fallback_model": "amazon.nova-micro-v1:0"}, rf"{PATH}\.fallback_model: 'amazon.nova-micro-v1:0' is not one"),
         ({"name": "r" * 56}, rf"{PATH}\.name: 'r+' has 56 characters; use at most 55"),
         ({"tags": {"aws:team": "x"}}, rf"{PATH}\.tags\.aws:team: keys starting with 'aws:' are reserved"),
+        (
+            {"response_quality_difference": 101.0},
+            rf"{PATH}\.response_quality_difference: 101.0 is not allowed; use 0..100",
+        ),
     ],
 )
 def test_fails_with_the_key_path_and_what_is_allowed(overrides: dict[str, Any], message: str) -> None:
