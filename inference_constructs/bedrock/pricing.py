@@ -297,6 +297,8 @@ def workload_from_counts(
         "give input_tokens_per_month and output_tokens_per_month, or requests_per_month with "
         "input_tokens_per_request and output_tokens_per_request"
     )
+    if latency not in {m.value for m in Latency}:
+        return None, [f"{path}.latency: {latency!r} is not allowed; use one of {', '.join(m.value for m in Latency)}"]
     if used_monthly and used_request:
         return None, [
             f"{path}.{used_request[0]}: cannot be combined with {used_monthly[0]} (monthly totals); {fix}, not both"

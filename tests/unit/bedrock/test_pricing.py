@@ -263,6 +263,10 @@ def test_no_warning_for_a_model_without_a_sourced_quota() -> None:
         ),
         ({"input_tokens_per_month": 1}, r"^w\.output_tokens_per_month: required for a workload"),
         ({"requests_per_month": 5, "input_tokens_per_request": 10}, r"^w\.output_tokens_per_request: required"),
+        (
+            {"input_tokens_per_month": 1, "output_tokens_per_month": 1, "latency": "soon"},
+            r"^w\.latency: 'soon' is not allowed; use one of interactive, flexible, offline",
+        ),
     ],
 )
 def test_fails_on_an_incomplete_or_mixed_workload(counts: dict[str, int], message: str) -> None:
