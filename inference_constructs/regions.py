@@ -40,6 +40,7 @@ TRACKED_TYPES: tuple[str, ...] = (
     "AWS::ApplicationAutoScaling::ScalableTarget",
     "AWS::ApplicationAutoScaling::ScalingPolicy",
     "AWS::Bedrock::ApplicationInferenceProfile",
+    "AWS::Bedrock::IntelligentPromptRouter",
     "AWS::Budgets::Budget",
     "AWS::Budgets::BudgetsAction",
     "AWS::CE::AnomalyMonitor",
@@ -183,6 +184,7 @@ def platform_requirements(
     endpoints: Sequence[tuple[str, str, Any, bool]],
     *,
     profiles: int = 0,
+    routers: int = 0,
     budget: bool = False,
     budget_action: bool = False,
     anomaly_monitor: bool = False,
@@ -194,8 +196,9 @@ def platform_requirements(
     endpoints:
         ``(key path, hosting stack, pinned image or None, hosted through an inference component)`` per endpoint;
         the image is a :class:`~inference_constructs.containers.ContainerImage`.
-    profiles:
-        Number of Bedrock application inference profiles (``bedrock.profiles``).
+    profiles, routers:
+        Number of Bedrock application inference profiles (``bedrock.profiles``) and prompt routers
+        (``bedrock.routers``).
     budget, budget_action, anomaly_monitor:
         Whether the cost stack creates a budget, a budget action (``deny_role_arns``), an anomaly monitor.
     """
@@ -228,6 +231,15 @@ def platform_requirements(
             "bedrock",
             type_requirement(
                 "AWS::Bedrock::ApplicationInferenceProfile", "bedrock application inference profiles", users
+            ),
+        )
+    if routers:
+        need(
+            "bedrock",
+            type_requirement(
+                "AWS::Bedrock::IntelligentPromptRouter",
+                "bedrock prompt routers",
+                [f"bedrock.routers[{i}]" for i in range(routers)],
             ),
         )
     cost_types = [

@@ -13,7 +13,7 @@ from inference_constructs.config import load_config
 from inference_constructs.cost import CAPACITY_TAG_KEYS, RequireCostTags, apply_cost_tags
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK
 from inference_constructs.observability import MonitoredProfile
-from inference_constructs.plan import PlatformPlan, plan_platform, profile_specs
+from inference_constructs.plan import PlatformPlan, plan_platform, profile_specs, router_specs
 from inference_constructs.region_rules import add_region_rules
 from stacks.bedrock import BedrockStack
 from stacks.cost import CostStack, needs_cost_stack
@@ -33,8 +33,10 @@ def build_platform(app: App, plan: PlatformPlan) -> None:
     name = config.name
     env = Environment(account=config.account, region=config.region) if config.account or config.region else None
     profiles: list[MonitoredProfile] = []
-    if config.bedrock.profiles:
-        bedrock = BedrockStack(app, f"{name}-bedrock", profiles=profile_specs(config), env=env)
+    if config.bedrock.profiles or config.bedrock.routers:
+        bedrock = BedrockStack(
+            app, f"{name}-bedrock", profiles=profile_specs(config), routers=router_specs(config)[0], env=env
+        )
         add_region_rules(bedrock, plan.region_requirements("bedrock"))
         profiles = [
             MonitoredProfile(name=p.name, profile_id=construct.profile_id, model=p.model)
