@@ -24,6 +24,7 @@ from types import MappingProxyType
 from typing import Any
 
 __all__ = [
+    "HOSTING_TYPES",
     "RegionRequirement",
     "ResourceRegions",
     "generate",
@@ -177,7 +178,8 @@ def type_requirement(
     )
 
 
-_HOSTING_TYPES = ("AWS::SageMaker::Model", "AWS::SageMaker::EndpointConfig", "AWS::SageMaker::Endpoint")
+HOSTING_TYPES = ("AWS::SageMaker::Model", "AWS::SageMaker::EndpointConfig", "AWS::SageMaker::Endpoint")
+"""The resource types every SageMaker endpoint needs."""
 
 
 def platform_requirements(
@@ -217,7 +219,7 @@ def platform_requirements(
     for path, stack, image, component in endpoints:
         if image is not None:
             need(stack, image_requirement(image.key, image.repository, image.tag, image.accounts, [path]))
-        need(stack, type_requirement(_HOSTING_TYPES, "sagemaker hosting", [path]))
+        need(stack, type_requirement(HOSTING_TYPES, "sagemaker hosting", [path]))
         if component:
             need(
                 stack,

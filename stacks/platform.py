@@ -51,7 +51,7 @@ def build_platform(app: App, plan: PlatformPlan) -> None:
         env=env,
     )
     for stack_name, endpoints in plan.endpoints_by_stack().items():
-        hosting = HostingStack(
+        HostingStack(
             app,
             stack_name,
             platform=name,
@@ -59,9 +59,9 @@ def build_platform(app: App, plan: PlatformPlan) -> None:
             alarm_topic=observability.alarms.topic,
             anomaly_std_devs=config.observability.anomaly_std_devs,
             capacity_tagging=config.cost.capacity_tags,
+            region_requirements=plan.region_requirements(stack_name),
             env=env,
         )
-        add_region_rules(hosting, plan.region_requirements(stack_name))
     if needs_cost_stack(config.cost):
         cost = CostStack(app, f"{name}-cost", cost=config.cost, env=env)
         add_region_rules(cost, plan.region_requirements("cost"))
