@@ -374,7 +374,8 @@ def check_model_access(req: EndpointRequest, p: ProblemCollector, path: str) -> 
         elif req.serving not in TOKEN_VARIABLES:
             p.add(key, f"serving {req.serving.value} does not download from the hugging face hub", "remove hf_token")
         return
-    prefix = gated_prefix(m.id) if m.source is ModelSourceKind.HUGGINGFACE else None
+    downloads = m.source is ModelSourceKind.HUGGINGFACE and req.serving.is_llm  # the preset downloads model.id
+    prefix = gated_prefix(m.id) if downloads else None
     if prefix is not None and req.kind is not EndpointKind.MULTI_MODEL and not req.network_isolation:
         p.add(
             key_path(path, "model.id"),
