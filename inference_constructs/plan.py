@@ -8,13 +8,17 @@ All problems across the whole file are collected and raised as one :class:`Infer
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from inference_constructs.bedrock.model_source import Residency
+from inference_constructs.bedrock.model_source import ModelSource, Residency
+from inference_constructs.bedrock.pricing import Workload, token_economics, workload_from_counts
 from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_specs, plan_entries
+from inference_constructs.bedrock.routing import RouterSpec, check_router_specs, router_plan_entry
 from inference_constructs.catalog import Catalog, load_catalog
-from inference_constructs.config.schema import Endpoint, PlatformConfig
+from inference_constructs.config.schema import BedrockWorkload, Endpoint, PlatformConfig
+from inference_constructs.containers.model_access import HfTokenSecret
 from inference_constructs.cost.commitment import CapacitySchedule, CommitmentRecommendation, recommend_commitment
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting.decisions import (
@@ -31,6 +35,12 @@ from inference_constructs.hosting.decisions import (
     plan_endpoint,
 )
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK, EndpointFootprint, shard
+from inference_constructs.regions import (
+    RegionRequirement,
+    load_resource_regions,
+    platform_requirements,
+    region_problems,
+)
 from inference_constructs.scaling.decisions import ScalingPlan
 from inference_constructs.scaling.from_config import plan_from_config
 from inference_constructs.sizing import HostDecision
@@ -63,9 +73,14 @@ def model_spec(endpoint: Endpoint) -> ModelSpec:
     )
 
 
+def _env_value(value: str | int | float | bool) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def endpoint_request(endpoint: Endpoint) -> EndpointRequest:
     """The hosting request (construct props) that a config endpoint describes."""
     e = endpoint
+    token = e.model.hf_token
     return EndpointRequest(
         kind=e.type,
         model=model_spec(e),
@@ -101,6 +116,8 @@ def endpoint_request(endpoint: Endpoint) -> EndpointRequest:
         deployment=DeploymentOptions(
             strategy=DeploymentStrategy(e.deployment.strategy), rollback_on_alarms=e.deployment.rollback_on_alarms
         ),
+        environment={key: _env_value(value) for key, value in e.environment.items()},
+        hf_token=HfTokenSecret(token.secret, token.json_key, token.version_id) if token else None,
     )
 
 
@@ -117,6 +134,35 @@ def profile_specs(config: PlatformConfig) -> list[ProfileSpec]:
         )
         for p in config.bedrock.profiles
     ]
+
+
+def bedrock_workload(workload: BedrockWorkload | None, path: str) -> tuple[Workload | None, list[str]]:
+    """The priced :class:`Workload` of a profile's or router's ``workload`` block, and its problems."""
+    if workload is None:
+        return None, []
+    return workload_from_counts(path=path, **workload.model_dump())
+
+
+def router_specs(config: PlatformConfig) -> tuple[list[RouterSpec], list[str]]:
+    """The prompt router specs of a config, in config order, and the problems of their workloads."""
+    specs: list[RouterSpec] = []
+    problems: list[str] = []
+    for i, r in enumerate(config.bedrock.routers):
+        workload, found = bedrock_workload(r.workload, f"bedrock.routers[{i}].workload")
+        problems += found
+        specs.append(
+            RouterSpec(
+                name=r.name,
+                models=tuple(r.models),
+                fallback_model=r.fallback_model,
+                response_quality_difference=r.response_quality_difference,
+                description=r.description,
+                tags=dict(r.tags),
+                invoke_role_arns=tuple(r.invoke_role_arns),
+                workload=workload,
+            )
+        )
+    return specs, problems + check_router_specs(specs)
 
 
 @dataclass(frozen=True)
@@ -304,6 +350,12 @@ class PlatformPlan:
     """One plan entry per Bedrock profile, in config order (``bedrock.profiles.plan_entry``)."""
     profiles: tuple[ProfileSpec, ...] = ()
     """The Bedrock profiles to create, in config order."""
+    bedrock_routers: tuple[dict[str, Any], ...] = ()
+    """One plan entry per Bedrock prompt router, in config order."""
+    routers: tuple[RouterSpec, ...] = ()
+    """The Bedrock prompt routers to create, in config order."""
+    regions: dict[str, tuple[RegionRequirement, ...]] = field(default_factory=dict)
+    """What each part (a hosting stack's name, ``bedrock``, ``cost``) needs that not every region has."""
 
     def endpoints_by_stack(self) -> dict[str, list[EndpointDecisions]]:
         """Endpoints grouped by the hosting stack they were planned into, in stack order."""
@@ -328,9 +380,27 @@ class PlatformPlan:
             "baseline_usd_per_hour": self.baseline_usd_per_hour,
             "savings_plan": self.savings_plan.to_dict() if self.savings_plan is not None else None,
             "bedrock": list(self.bedrock),
+            "regions": self.regions_json(),
+            "bedrock_routers": list(self.bedrock_routers),
             "warnings": list(self.warnings) + [w for e in self.endpoints for w in e.warnings],
         }
         return doc
+
+    def region_requirements(self, part: str) -> tuple[RegionRequirement, ...]:
+        """What ``part`` (a hosting stack's name, ``bedrock`` or ``cost``) needs that not every region has."""
+        return self.regions.get(part, ())
+
+    def regions_json(self) -> dict[str, Any]:
+        """The plan's ``regions`` entry: the regions every requirement allows (of those the data covers), and why."""
+        reqs = [r for part in self.regions.values() for r in part]
+        covered = load_resource_regions().regions
+        return {
+            "deploy_region": self.config.region,
+            "deployable_regions": [r for r in covered if all(req.available_in(r) for req in reqs)],
+            "requirements": [
+                {"needs": req.what, "needed_by": list(req.needed_by), "rule": req.assert_description} for req in reqs
+            ],
+        }
 
     def to_json_text(self) -> str:
         """The plan document as deterministic, indented JSON."""
@@ -383,6 +453,7 @@ class PlatformPlan:
             footer.append(
                 f"savings plan: commit ${sp['commitment_usd_per_hour']}/h, saves ${sp['monthly_saving_usd']}/month"
             )
+        footer.extend(_bedrock_lines(self.bedrock, self.bedrock_routers))
         warnings = self.to_json()["warnings"]
         footer.extend(f"warning: {w}" for w in warnings)
         return "\n".join(lines + footer) + "\n"
@@ -419,6 +490,35 @@ def _hosting_json(h: EndpointPlan) -> dict[str, Any]:
             else {"sampling_percent": c.sampling_percent, "s3_uri": c.s3_uri.rstrip("/") if c.s3_uri else None}
         ),
     }
+
+
+def _bedrock_lines(bedrock: Sequence[dict[str, Any]], routers: Sequence[dict[str, Any]]) -> list[str]:
+    """One line per priced Bedrock profile and per prompt router."""
+    lines = []
+    for entry in bedrock:
+        econ = entry.get("token_economics")
+        if not econ:
+            continue
+        options = ", ".join(f"{o['option']} ${o['monthly_usd']:,.2f}" for o in econ["options"])
+        usd = econ["monthly_usd"]
+        head = f"bedrock {entry['name']}: " + (
+            "unpriced" if usd is None else f"{econ['recommended']} ${usd:,.2f}/month"
+        )
+        line = f"{head} ({options}); {econ['reason']}" if options else f"{head}; {econ['reason']}"
+        glob = econ.get("global_profile")
+        if glob and glob["monthly_saving_usd"] > 0:
+            line += f"; on-demand through the global profile: ${glob['monthly_usd']:,.2f} (any commercial Region)"
+        lines.append(line)
+    for router in routers:
+        cost = router.get("cost_range") or {}
+        low, high = cost.get("all_cheapest_monthly_usd"), cost.get("all_fallback_monthly_usd")
+        span = (
+            f"${low:,.2f} (all cheapest) to ${high:,.2f} (all fallback)/month"
+            if low is not None and high is not None
+            else "no workload priced"
+        )
+        lines.append(f"bedrock router {router['name']} ({router['router_name']}): {span}")
+    return lines
 
 
 def _num(value: float | None, digits: int = 1) -> str:
@@ -471,6 +571,13 @@ def plan_platform(
             problems.extend(exc.problems)
     specs = profile_specs(config)
     problems.extend(check_profile_specs(specs))
+    workloads = []
+    for i, profile in enumerate(config.bedrock.profiles):
+        workload, found = bedrock_workload(profile.workload, f"bedrock.profiles[{i}].workload")
+        workloads.append(workload)
+        problems.extend(found)
+    routers, router_problems = router_specs(config)
+    problems.extend(router_problems)
     savings_plan: CommitmentRecommendation | None = None
     hosted = [e for e in endpoints if e.host is not None]
     try:
@@ -482,10 +589,6 @@ def plan_platform(
         )
     except InferenceConfigError as exc:
         problems.extend(exc.problems)
-    if problems:
-        raise InferenceConfigError(problems)
-    bedrock = plan_entries(specs, deploy_region=config.region)
-    warnings = tuple(w for entry in bedrock for w in entry.get("warnings", []))
     for number, indexes in enumerate(shard([e.footprint for e in endpoints], max_resources=max_resources_per_stack)):
         for i in indexes:
             endpoints[i] = replace(
@@ -493,6 +596,26 @@ def plan_platform(
                 stack=hosting_stack_name(config.name, number + 1),
                 endpoint_name=f"{config.name}-{endpoints[i].name}",
             )
+    requirements = region_requirements(config, endpoints)
+    if config.region:
+        problems.extend(region_problems(config.region, requirements))
+    if problems:
+        raise InferenceConfigError(problems)
+    bedrock = plan_entries(specs, deploy_region=config.region)
+    for entry, spec, workload in zip(bedrock, specs, workloads, strict=True):
+        econ = (
+            None
+            if workload is None
+            else token_economics(
+                ModelSource.parse(spec.model),
+                workload,
+                deploy_region=config.region,
+                global_allowed=spec.residency is Residency.ANY,
+            )
+        )
+        entry["token_economics"] = econ
+        entry["warnings"] += [f"bedrock profile {spec.name}: {w}" for w in (econ or {}).get("warnings", [])]
+    warnings = tuple(w for entry in bedrock for w in entry.get("warnings", []))
     return PlatformPlan(
         config=config,
         endpoints=tuple(endpoints),
@@ -501,6 +624,24 @@ def plan_platform(
         savings_plan=savings_plan,
         bedrock=tuple(bedrock),
         profiles=tuple(specs),
+        bedrock_routers=tuple(router_plan_entry(r) for r in routers),
+        routers=tuple(routers),
+        regions=requirements,
+    )
+
+
+def region_requirements(
+    config: PlatformConfig, endpoints: Sequence[EndpointDecisions]
+) -> dict[str, tuple[RegionRequirement, ...]]:
+    """What each part of the platform needs that not every region has (by hosting stack, ``bedrock``, ``cost``)."""
+    budget = config.cost.budget
+    return platform_requirements(
+        [(e.path, e.stack, e.hosting.image, e.hosting.uses_inference_component) for e in endpoints],
+        profiles=len(config.bedrock.profiles),
+        routers=len(config.bedrock.routers),
+        budget=bool(budget.monthly_limit_usd),
+        budget_action=bool(budget.monthly_limit_usd and budget.deny_role_arns),
+        anomaly_monitor=bool(config.cost.anomaly_monitor.notify_email),
     )
 
 

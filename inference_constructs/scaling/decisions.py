@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from inference_constructs.containers.memory import GPU_MEMORY_BEHAVIOUR, GpuMemoryUse
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.observability.metric_definitions import (
     COMPONENT_DIMENSIONS,
@@ -38,7 +39,7 @@ from inference_constructs.observability.metric_definitions import (
     Dimension,
     gpu_metric_target,
 )
-from inference_constructs.spec import EndpointKind
+from inference_constructs.spec import EndpointKind, Serving
 
 # --------------------------------------------------------------------------------------------
 # Vocabulary
@@ -63,6 +64,11 @@ def uses_inference_component(kind: EndpointKind, min_capacity: int) -> bool:
     scale their variant to zero on the backlog.
     """
     return kind is EndpointKind.REALTIME and min_capacity == 0
+
+
+def _through_component(kind: EndpointKind, min_capacity: int, decided: bool | None) -> bool:
+    """The hosting plan's decision when given, else :func:`uses_inference_component`."""
+    return uses_inference_component(kind, min_capacity) if decided is None else decided
 
 
 @dataclass(frozen=True)
@@ -235,6 +241,8 @@ class ScalingPlan:
     warnings: tuple[str, ...] = ()
     managed_instance_max: int | None = None
     enabled: bool = True
+    signal: str = ""
+    """Which metrics drive scale-out and scale-in, and why (one sentence for the plan)."""
 
     @property
     def uses_inference_component(self) -> bool:
@@ -245,6 +253,7 @@ class ScalingPlan:
         """Plain JSON-able form for the plan document."""
         return {
             "enabled": self.enabled,
+            "signal": self.signal,
             "scalable_dimension": self.dimension.value,
             "min_capacity": self.min_capacity,
             "max_capacity": self.max_capacity,
@@ -522,10 +531,16 @@ def gpu_memory_policy(
     gpu_count: int,
     instance_type: str | None = None,
     inference_component: bool = False,
+    serving: Serving | None = None,
     scale_out_cooldown_seconds: int | None = None,
     scale_in_cooldown_seconds: int | None = None,
 ) -> TargetTrackingPolicy | None:
-    """Target tracking on ``GPUMemoryUtilization``; the target is ``percent_per_gpu × gpu_count``."""
+    """Target tracking on ``GPUMemoryUtilization``; the target is ``percent_per_gpu × gpu_count``.
+
+    Refused for a ``serving`` stack whose GPU memory cannot fall with load
+    (:data:`~inference_constructs.containers.memory.GPU_MEMORY_BEHAVIOUR`): the policy would scale out to the
+    maximum and never back in.
+    """
     key = _key(path, "scaling.gpu_memory_percent")
     ok = _check_range(problems, key, percent_per_gpu, 0, 100)
     if kind is EndpointKind.SERVERLESS:
@@ -536,6 +551,17 @@ def gpu_memory_policy(
             key,
             f"{instance_type or 'the host'} has no gpu, so GPUMemoryUtilization is never published",
             "choose a gpu instance type, or use scaling.concurrency_per_instance",
+        )
+        return None
+    behaviour = GPU_MEMORY_BEHAVIOUR.get(serving) if serving is not None else None
+    if serving is not None and behaviour is not None and behaviour.refuses_gpu_memory_scaling:
+        problems.add(
+            key,
+            f"serving {serving.value} cannot scale in on gpu memory: {behaviour.detail}, so GPUMemoryUtilization "
+            "stays high whatever the load and the policy holds capacity.max (with other policies too: capacity is "
+            "removed only when every policy agrees)",
+            "remove gpu_memory_percent and scale on scaling.concurrency_per_instance (in-flight requests per "
+            "instance, e.g. 75% of model.max_concurrent_sequences)",
         )
         return None
     if inference_component:
@@ -777,6 +803,7 @@ def plan_scaling(
     host: HostFacts | None = None,
     serverless: ServerlessFacts | None = None,
     inference_component: bool | None = None,
+    serving: Serving | None = None,
 ) -> ScalingPlan:
     """Decide how one endpoint scales; raise one ``InferenceConfigError`` listing every problem.
 
@@ -800,6 +827,9 @@ def plan_scaling(
         Whether the hosting plan hosts the model through an inference component (its copies scale, not the
         variant's instances). Default: decided by :func:`uses_inference_component` from ``kind`` and
         ``min_capacity``, as the hosting plan decides it.
+    serving:
+        The serving stack; a GPU-memory policy is refused on stacks whose GPU memory cannot fall with load.
+        Default: unknown, the GPU-memory policy is allowed.
 
     Returns
     -------
@@ -816,7 +846,7 @@ def plan_scaling(
     if kind is EndpointKind.SERVERLESS:
         return _plan_serverless(problems, path, intent=intent, serverless=serverless or ServerlessFacts())
 
-    via_component = uses_inference_component(kind, min_capacity) if inference_component is None else inference_component
+    via_component = _through_component(kind, min_capacity, inference_component)
     scales = min_capacity != max_capacity or intent.has_policies
     check_capacity(
         problems,
@@ -859,6 +889,7 @@ def plan_scaling(
                 gpu_count=host.gpu_count,
                 instance_type=host.instance_type,
                 inference_component=via_component,
+                serving=serving,
             )
         )
     if intent.backlog_per_instance is not None:
@@ -868,7 +899,7 @@ def plan_scaling(
         problems, path, kind=kind, schedule=intent.schedule, max_capacity=max_capacity, zero_allowed=zero_allowed
     )
 
-    warnings: list[str] = []
+    warnings = _gpu_memory_warnings(path, intent, serving)
     wake_up: WakeUpPolicy | None = None
     if min_capacity == 0 and kind is EndpointKind.ASYNC:
         if intent.backlog_per_instance is None:
@@ -916,7 +947,77 @@ def plan_scaling(
         warnings=tuple(warnings),
         managed_instance_max=max_capacity if via_component else None,
         enabled=scales,
+        signal=_endpoint_signal(
+            scaling_signal(tracking, wake_up, floors, enabled=scales),
+            scales=scales,
+            gpu_count=host.gpu_count,
+            serving=serving,
+        ),
     )
+
+
+def _gpu_memory_warnings(path: str, intent: ScalingIntent, serving: Serving | None) -> list[str]:
+    """A warning when GPU-memory scaling depends on whether the server frees memory as load falls."""
+    behaviour = GPU_MEMORY_BEHAVIOUR.get(serving) if serving is not None else None
+    if intent.gpu_memory_percent is None or behaviour is None or behaviour.use is not GpuMemoryUse.DEPENDS:
+        return []
+    return [
+        _warning(
+            path,
+            f"scaling.gpu_memory_percent scales in only if the server frees gpu memory when load falls: "
+            f"{behaviour.detail}; if it does not, the policy holds capacity.max",
+        )
+    ]
+
+
+def _endpoint_signal(signal: str, *, scales: bool, gpu_count: int, serving: Serving | None) -> str:
+    """``signal``, plus why gpu memory is not the signal on a GPU host whose server's memory cannot fall."""
+    behaviour = GPU_MEMORY_BEHAVIOUR.get(serving) if serving is not None else None
+    if scales and gpu_count and serving is not None and behaviour and behaviour.refuses_gpu_memory_scaling:
+        signal += f"; not gpu memory, which cannot fall with load on {serving.value}: {behaviour.detail}"
+    return signal
+
+
+_SIGNAL_WHY: dict[str, str] = {
+    "SageMakerVariantConcurrentRequestsPerModelHighResolution": "in-flight requests per instance, the load a "
+    "batching server holds, every 10 s",
+    "SageMakerInferenceComponentConcurrentRequestsPerCopyHighResolution": "in-flight requests per copy, every 10 s",
+    "SageMakerVariantInvocationsPerInstance": "invocations per instance per minute",
+    "SageMakerInferenceComponentInvocationsPerCopy": "invocations per copy per minute",
+    "GPUMemoryUtilization": "gpu memory, percent per gpu x gpu count",
+    "ApproximateBacklogSizePerInstance": "queued requests per instance",
+    "HasBacklogWithoutCapacity": "queued requests and no instance: scale from zero",
+    "NoCapacityInvocationFailures": "requests that found no copy: scale from zero",
+    "SageMakerVariantProvisionedConcurrencyUtilization": "use of the provisioned concurrency",
+}
+
+
+def scaling_signal(
+    tracking: Sequence[TargetTrackingPolicy],
+    wake_up: WakeUpPolicy | None,
+    floors: Sequence[ScheduledFloor] = (),
+    *,
+    enabled: bool = True,
+) -> str:
+    """One sentence for the plan: which metrics move capacity, what each measures.
+
+    Every metric named here falls when load falls, so each policy can agree to scale in (Application Auto
+    Scaling removes capacity only when every target-tracking policy of a target agrees).
+    """
+    if not enabled:
+        return "fixed capacity: nothing scales"
+    parts = []
+    for policy in tracking:
+        metric = policy.predefined_metric or (policy.custom_metric.metric_name if policy.custom_metric else "")
+        parts.append(f"{metric} ({_SIGNAL_WHY.get(metric, 'target tracking')})")
+    if wake_up is not None:
+        metric = wake_up.alarm_metric.metric_name
+        parts.append(f"{metric} ({_SIGNAL_WHY.get(metric, 'step scaling')})")
+    if floors:
+        parts.append(f"{len(floors)} scheduled floor(s)")
+    if not parts:
+        return "capacity range without policies: only manual changes move it"
+    return "driven by " + "; ".join(parts)
 
 
 def _plan_serverless(
@@ -951,6 +1052,7 @@ def _plan_serverless(
         max_capacity=serverless.max_concurrency,
         target_tracking=(policy,) if policy else (),
         enabled=provisioned > 0,
+        signal=scaling_signal((policy,) if policy else (), None, enabled=provisioned > 0),
     )
 
 

@@ -69,7 +69,7 @@ def test_inference_component_is_decided_once_and_scaling_follows_it(minimum: int
     # GIVEN a real-time LLM endpoint with capacity minimum 0 or 1
     request = EndpointRequest(
         kind=EndpointKind.REALTIME,
-        model=ModelSpec(id="meta-llama/Llama-3.1-8B-Instruct", parameters_billion=8),
+        model=ModelSpec(id="Qwen/Qwen2.5-7B-Instruct", parameters_billion=7),
         serving=Serving.LMI,
         capacity=Capacity(minimum, 2),
     )
