@@ -65,28 +65,14 @@ ALARM = "AWS::CloudWatch::Alarm"
 TAGS = Wiring("tags: the platform tag, the config's tags and the capacity tags, applied by the cost layer")
 
 
-def _h(key: str) -> Callable[[Context], Any]:
-    return lambda c: c.endpoint["hosting"][key]
+def _at(section: str) -> Callable[[str], Callable[[Context], Any]]:
+    """``_at("hosting")("variant_name")`` reads ``hosting.variant_name`` of the endpoint's plan entry."""
+    return lambda key: lambda c: c.endpoint[section][key]
 
 
-def _c(key: str) -> Callable[[Context], Any]:
-    return lambda c: c.endpoint["container"][key]
-
-
-def _d(key: str) -> Callable[[Context], Any]:
-    return lambda c: c.endpoint["deployment"][key]
-
-
-def _ic(key: str) -> Callable[[Context], Any]:
-    return lambda c: c.endpoint["inference_component"][key]
-
-
-def _sl(key: str) -> Callable[[Context], Any]:
-    return lambda c: c.endpoint["serverless"][key]
-
-
-def _s(key: str) -> Callable[[Context], Any]:
-    return lambda c: c.endpoint["scaling"][key]
+_h, _c, _d, _ic, _sl, _s = (
+    _at(section) for section in ("hosting", "container", "deployment", "inference_component", "serverless", "scaling")
+)
 
 
 def _p(key: str) -> Callable[[Context], Any]:

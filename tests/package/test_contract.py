@@ -4,13 +4,12 @@ one clear message naming the key path of a bad value."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.gates.test_cli import _plan
+
 #: Keys of the plan document that pipelines read (docs/config.md, "The plan").
 TOP = ("name", "prices_as_of", "prices_region", "endpoints", "baseline_usd_per_hour", "savings_plan", "warnings")
 ENTRY = (
@@ -30,17 +29,6 @@ ENDPOINT = (
     "name: contract\nendpoints:\n  - name: chat\n    type: realtime\n"
     "    model: {source: huggingface, id: example/chat-3b, parameters_billion: 3}\n"
 )
-
-
-def _plan(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "inference_constructs", "plan", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def test_plan_document_has_the_contract_keys() -> None:
