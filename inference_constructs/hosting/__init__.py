@@ -25,6 +25,7 @@ from inference_constructs.hosting.decisions import (
     startup_timeouts,
 )
 from inference_constructs.hosting.deployment import DeploymentPlan, RollbackAlarmPlan
+from inference_constructs.hosting.interface import IInferenceEndpoint
 
 if TYPE_CHECKING:
     from inference_constructs.hosting.endpoint import InferenceEndpoint
@@ -57,6 +58,7 @@ __all__ = [
     "DeploymentStrategy",
     "EndpointPlan",
     "EndpointRequest",
+    "IInferenceEndpoint",
     "InferenceComponentPlan",
     "InferenceEndpoint",
     "ModelData",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 import jsii
-from aws_cdk import Names, Stack
+from aws_cdk import Names, Resource, Stack
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
@@ -66,8 +66,12 @@ class _ComponentNeedsCopyScaling:
         return []
 
 
-class InferenceEndpoint(EndpointMetrics, Construct):
+class InferenceEndpoint(EndpointMetrics, Resource):
     """A SageMaker endpoint built from an :class:`EndpointRequest` (the common base of every kind).
+
+    A CDK ``Resource`` whose default child is the ``AWS::SageMaker::Endpoint`` (id ``Resource``), so
+    ``apply_removal_policy`` and ``node.default_child`` act on the endpoint; it implements
+    :class:`~inference_constructs.hosting.interface.IInferenceEndpoint`.
 
     Prefer :class:`RealtimeEndpoint`, :class:`ServerlessEndpoint` or :class:`MultiModelEndpoint`
     from Python; the config layer uses :func:`endpoint_from_request`.
