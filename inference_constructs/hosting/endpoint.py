@@ -489,6 +489,7 @@ class InferenceEndpoint(EndpointMetrics, Resource):
             min_memory_required_in_mb=component.min_memory_required_mb,
             accelerator_devices=component.accelerator_devices,
             variant_name=self.variant_name,
+            copy_count=component.initial_instance_count,
             model_data_download_timeout_in_seconds=component.model_data_download_timeout_seconds,
             container_startup_health_check_timeout_in_seconds=component.container_startup_health_check_timeout_seconds,
         )
