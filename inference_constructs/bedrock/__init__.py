@@ -11,12 +11,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from inference_constructs._lazy import lazy_exports
+from inference_constructs.bedrock.guardrails import (
+    ContentFilter,
+    DeniedTopic,
+    GuardrailSpec,
+    PiiEntity,
+    check_guardrail,
+    guarded_invoke_statements,
+)
 from inference_constructs.bedrock.guidance import (
     GUIDANCE_AS_OF,
     cache_checkpoint_min_tokens,
     output_burndown_rate,
     token_guidance,
 )
+from inference_constructs.bedrock.logging_spec import InvocationLoggingSpec, check_invocation_logging
 from inference_constructs.bedrock.model_source import (
     ModelSource,
     ModelSourceKind,
@@ -38,7 +47,9 @@ from inference_constructs.bedrock.profiles import (
 from inference_constructs.bedrock.regions import GEOGRAPHIES, TABLE_AS_OF, Geography, geography_for_prefix
 
 if TYPE_CHECKING:
+    from inference_constructs.bedrock.guardrail import Guardrail, GuardrailReference
     from inference_constructs.bedrock.inference_profile import INVOKE_ACTIONS, ApplicationInferenceProfile
+    from inference_constructs.bedrock.invocation_logging import ModelInvocationLogging
     from inference_constructs.bedrock.metrics import bedrock_metric, cache_tokens_total
 
 # The constructs load aws_cdk on first use, so the pure decisions import without it (the plan needs that).
@@ -46,6 +57,9 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "ApplicationInferenceProfile": "inference_constructs.bedrock.inference_profile",
+        "Guardrail": "inference_constructs.bedrock.guardrail",
+        "GuardrailReference": "inference_constructs.bedrock.guardrail",
+        "ModelInvocationLogging": "inference_constructs.bedrock.invocation_logging",
         "INVOKE_ACTIONS": "inference_constructs.bedrock.inference_profile",
         "bedrock_metric": "inference_constructs.bedrock.metrics",
         "cache_tokens_total": "inference_constructs.bedrock.metrics",
@@ -59,15 +73,25 @@ __all__ = [
     "INVOKE_ACTIONS",
     "TABLE_AS_OF",
     "ApplicationInferenceProfile",
+    "ContentFilter",
+    "DeniedTopic",
     "Geography",
+    "Guardrail",
+    "GuardrailReference",
+    "GuardrailSpec",
+    "InvocationLoggingSpec",
+    "ModelInvocationLogging",
     "ModelSource",
     "ModelSourceKind",
+    "PiiEntity",
     "ProfileSpec",
     "Residency",
     "bedrock_metric",
     "cache_checkpoint_min_tokens",
     "cache_tokens_total",
     "check_description",
+    "check_guardrail",
+    "check_invocation_logging",
     "check_model",
     "check_name",
     "check_profile",
@@ -75,6 +99,7 @@ __all__ = [
     "check_residency",
     "check_tags",
     "geography_for_prefix",
+    "guarded_invoke_statements",
     "output_burndown_rate",
     "plan_entries",
     "plan_entry",
