@@ -116,7 +116,8 @@ class ModelInvocationLogging(Construct):
             service_timeout=Duration.minutes(5),
         )
         # Bedrock checks the destinations' permissions when the configuration is written.
-        for dependency in (self.bucket, role_policy, self.function_policy):
+        bucket_policy = self.bucket.policy if self.bucket is not None else None
+        for dependency in (bucket_policy, role_policy, self.function_policy):
             if dependency is not None:
                 self.resource.node.add_dependency(dependency)
 
