@@ -11,6 +11,9 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from inference_constructs.bedrock.governance_config import guardrail_spec, invocation_logging_spec
+from inference_constructs.bedrock.logging_spec import check_invocation_logging
+from inference_constructs.bedrock.logging_spec import plan_entry as logging_plan_entry
 from inference_constructs.bedrock.model_source import Residency
 from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_specs, plan_entries
 from inference_constructs.catalog import Catalog, load_catalog
@@ -114,6 +117,7 @@ def profile_specs(config: PlatformConfig) -> list[ProfileSpec]:
             invoke_role_arns=tuple(p.invoke_role_arns),
             max_output_tokens=p.max_output_tokens,
             residency=Residency(p.residency),
+            guardrail=guardrail_spec(config.name, p.name, p.guardrail),
         )
         for p in config.bedrock.profiles
     ]
@@ -286,6 +290,7 @@ class PlatformPlan:
             "baseline_usd_per_hour": self.baseline_usd_per_hour,
             "savings_plan": self.extra.get("savings_plan"),
             "bedrock": self.extra.get("bedrock", []),
+            "bedrock_invocation_logging": self.extra.get("bedrock_invocation_logging"),
             "warnings": list(self.warnings) + [w for e in self.endpoints for w in e.warnings],
         }
         return doc
@@ -342,9 +347,21 @@ class PlatformPlan:
                 f"savings plan: commit ${sp['commitment_usd_per_hour']}/h, "
                 f"saves ${sp.get('monthly_saving_usd', 0)}/month"
             )
+        footer.extend(_guardrail_lines(self.extra.get("bedrock", [])))
         warnings = self.to_json()["warnings"]
         footer.extend(f"warning: {w}" for w in warnings)
         return "\n".join(lines + footer) + "\n"
+
+
+def _guardrail_lines(profiles: list[dict[str, Any]]) -> list[str]:
+    """One line per Bedrock profile naming the guardrail its grants enforce."""
+    lines = []
+    for p in profiles:
+        g = p.get("guardrail")
+        if g:
+            which = f"{g['id']} version {g['version']}" if g["source"] == "existing" else f"{g['name']} (created)"
+            lines.append(f"bedrock profile {p['name']}: enforces guardrail {which}")
+    return lines
 
 
 def _num(value: float | None, digits: int = 1) -> str:
@@ -393,6 +410,9 @@ def plan_platform(
             problems.extend(exc.problems)
     specs = profile_specs(config)
     problems.extend(check_profile_specs(specs))
+    logging = invocation_logging_spec(config.bedrock.invocation_logging)
+    if logging is not None:
+        problems.extend(check_invocation_logging(logging))
     savings_plan: dict[str, Any] | None = None
     hosted = [e for e in endpoints if e.host is not None]
     try:
@@ -408,7 +428,8 @@ def plan_platform(
     if problems:
         raise InferenceConfigError(problems)
     bedrock = plan_entries(specs, deploy_region=config.region)
-    warnings = tuple(w for entry in bedrock for w in entry.get("warnings", []))
+    logging_entry = logging_plan_entry(logging) if logging is not None else None
+    warnings = tuple(w for entry in [*bedrock, logging_entry or {}] for w in entry.get("warnings", []))
     for number, indexes in enumerate(shard([e.footprint for e in endpoints], max_resources=max_resources_per_stack)):
         for i in indexes:
             endpoints[i] = replace(endpoints[i], stack=hosting_stack_name(config.name, number + 1))
@@ -417,7 +438,7 @@ def plan_platform(
         endpoints=tuple(endpoints),
         catalog=cat,
         warnings=warnings,
-        extra={"bedrock": bedrock, "savings_plan": savings_plan},
+        extra={"bedrock": bedrock, "bedrock_invocation_logging": logging_entry, "savings_plan": savings_plan},
     )
 
 

@@ -316,7 +316,9 @@ def plan_entry(spec: GuardrailSpec) -> dict[str, Any]:
         "name": spec.name,
         "version": f"new numbered version per policy change (fingerprint {spec.policy_fingerprint})",
         "enforced_by": "iam",
-        "content_filters": {f.type: [f.input_strength, f.output_strength] for f in spec.content_filters},
+        "content_filters": {
+            f.type: {"input": f.input_strength, "output": f.output_strength} for f in spec.content_filters
+        },
         "denied_topics": [t.name for t in spec.denied_topics],
         "pii_entities": {e.type: e.action for e in spec.pii_entities},
         "contextual_grounding": {

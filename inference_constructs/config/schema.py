@@ -144,6 +144,68 @@ class Endpoint(_Model):
     deployment: Deployment = Field(default_factory=Deployment)
 
 
+class GuardrailContentFilter(_Model):
+    """A harmful-content category and how strictly prompts and responses are filtered."""
+
+    type: Annotated[str, StringConstraints(pattern=r"^[A-Z_]+$")]
+    input_strength: Literal["NONE", "LOW", "MEDIUM", "HIGH"] = "HIGH"
+    output_strength: Literal["NONE", "LOW", "MEDIUM", "HIGH"] = "HIGH"
+
+
+class GuardrailDeniedTopic(_Model):
+    """A topic the guardrail refuses."""
+
+    name: str = Field(min_length=1, max_length=100)
+    definition: str = Field(min_length=1, max_length=200)
+    examples: list[Annotated[str, StringConstraints(min_length=1, max_length=100)]] = Field(
+        default_factory=list, max_length=5
+    )
+
+
+class GuardrailPiiEntity(_Model):
+    """A PII entity type and what the guardrail does with it."""
+
+    type: Annotated[str, StringConstraints(pattern=r"^[A-Z_]+$")]
+    action: Literal["BLOCK", "ANONYMIZE", "NONE"] = "ANONYMIZE"
+
+
+class GuardrailGrounding(_Model):
+    """Contextual grounding thresholds (checked when callers mark grounding source and query)."""
+
+    grounding_threshold: float | None = Field(default=None, ge=0, lt=1)
+    relevance_threshold: float | None = Field(default=None, ge=0, lt=1)
+
+
+class BedrockGuardrail(_Model):
+    """The guardrail a profile enforces: filters for a new one, or ``id`` + ``version`` of an existing one."""
+
+    id: str | None = Field(default=None, min_length=1, max_length=64)
+    version: int | str | None = None
+    name: str | None = Field(default=None, min_length=1, max_length=50)
+    description: str | None = Field(default=None, min_length=1, max_length=200)
+    content_filters: list[GuardrailContentFilter] = Field(default_factory=list, max_length=6)
+    denied_topics: list[GuardrailDeniedTopic] = Field(default_factory=list, max_length=30)
+    pii_entities: list[GuardrailPiiEntity] = Field(default_factory=list, max_length=50)
+    contextual_grounding: GuardrailGrounding | None = None
+    blocked_input_messaging: str | None = Field(default=None, min_length=1, max_length=500)
+    blocked_outputs_messaging: str | None = Field(default=None, min_length=1, max_length=500)
+    intervention_alarm_percent: float = Field(default=25.0, gt=0, le=100)
+
+
+class InvocationLogging(_Model):
+    """Model invocation logging of the account and Region (one configuration per account and Region)."""
+
+    s3: bool | Annotated[str, StringConstraints(min_length=3, max_length=63)] = True
+    cloudwatch_logs: bool = True
+    retention_days: int = Field(default=365, ge=1, le=3653)
+    text_data: bool = True
+    image_data: bool = False
+    embedding_data: bool = False
+    video_data: bool = False
+    audio_data: bool = False
+    overwrite_existing: bool = False
+
+
 class BedrockProfile(_Model):
     """One application inference profile (one per team, tagged, for attribution)."""
 
@@ -153,12 +215,14 @@ class BedrockProfile(_Model):
     invoke_role_arns: list[RoleArn] = Field(default_factory=list, max_length=50)
     max_output_tokens: int | None = Field(default=None, ge=1, le=1_000_000)
     residency: Literal["any", "single-region"] = "any"
+    guardrail: BedrockGuardrail | None = None
 
 
 class Bedrock(_Model):
-    """Bedrock application inference profiles."""
+    """Bedrock application inference profiles and model invocation logging."""
 
     profiles: list[BedrockProfile] = Field(default_factory=list, max_length=100)
+    invocation_logging: InvocationLogging | None = None
 
 
 class XRaySampling(_Model):

@@ -145,6 +145,29 @@ KNOWN_NAMESPACES: Mapping[str, Namespace] = {
                 "CacheWriteInputTokens",
                 "CacheReadInputTokenCount",
                 "CacheWriteInputTokenCount",
+                # model invocation logging delivery, published without dimensions
+                "ModelInvocationLogsCloudWatchDeliverySuccess",
+                "ModelInvocationLogsCloudWatchDeliveryFailure",
+                "ModelInvocationLogsS3DeliverySuccess",
+                "ModelInvocationLogsS3DeliveryFailure",
+                "ModelInvocationLargeDataS3DeliverySuccess",
+                "ModelInvocationLargeDataS3DeliveryFailure",
+            }
+        ),
+    ),
+    "AWS/Bedrock/Guardrails": Namespace(
+        dimensions=frozenset(
+            {"Operation", "GuardrailContentSource", "GuardrailPolicyType", "GuardrailArn", "GuardrailVersion"}
+        ),
+        metrics=frozenset(
+            {
+                "Invocations",
+                "InvocationLatency",
+                "InvocationClientErrors",
+                "InvocationServerErrors",
+                "InvocationThrottles",
+                "TextUnitCount",
+                "InvocationsIntervened",
             }
         ),
     ),
