@@ -22,9 +22,8 @@ from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from inference_constructs.observability._alarm import AlarmMath, AlarmMetric, add_alarm
+from inference_constructs.observability.metric_definitions import BEDROCK_NAMESPACE, GUARDRAILS_NAMESPACE
 
-GUARDRAILS_NAMESPACE = "AWS/Bedrock/Guardrails"
-BEDROCK_NAMESPACE = "AWS/Bedrock"
 #: Delivery failure metric of each invocation-logging destination.
 DELIVERY_FAILURE_METRICS = {
     "s3": "ModelInvocationLogsS3DeliveryFailure",

@@ -27,6 +27,7 @@ from inference_constructs.observability.metric_definitions import (
     BEDROCK_NAMESPACE,
     BILLING_NAMESPACE,
     ENDPOINT_INSTANCE_NAMESPACE,
+    GUARDRAILS_NAMESPACE,
     INFERENCE_COMPONENT_NAMESPACE,
     SAGEMAKER_NAMESPACE,
 )
@@ -163,7 +164,7 @@ KNOWN_NAMESPACES: Mapping[str, Namespace] = {
             }
         ),
     ),
-    "AWS/Bedrock/Guardrails": Namespace(
+    GUARDRAILS_NAMESPACE: Namespace(
         dimensions=frozenset(
             {"Operation", "GuardrailContentSource", "GuardrailPolicyType", "GuardrailArn", "GuardrailVersion"}
         ),
