@@ -17,11 +17,6 @@ from inference_constructs.observability import (
     MonitoredProfile,
     XRaySamplingRule,
 )
-from inference_constructs.observability.bedrock_governance import (
-    BedrockGovernanceMonitoring,
-    MonitoredGuardrail,
-    MonitoredInvocationLogging,
-)
 
 
 class ObservabilityStack(Stack):
@@ -36,8 +31,6 @@ class ObservabilityStack(Stack):
         settings: Observability,
         endpoints: Sequence[MonitoredEndpoint],
         profiles: Sequence[MonitoredProfile],
-        guardrails: Sequence[MonitoredGuardrail] = (),
-        invocation_logging: MonitoredInvocationLogging | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(scope, construct_id, **kwargs)
@@ -48,16 +41,6 @@ class ObservabilityStack(Stack):
             anomaly_std_devs=settings.anomaly_std_devs,
             alarm_email=settings.alarm_email,
         )
-        self.governance: BedrockGovernanceMonitoring | None = None
-        if guardrails or invocation_logging is not None:
-            self.governance = BedrockGovernanceMonitoring(
-                self,
-                "BedrockGovernance",
-                topic=self.alarms.topic,
-                guardrails=guardrails,
-                invocation_logging=invocation_logging,
-                dashboard=settings.dashboard,
-            )
         self.dashboard: InferenceDashboard | None = None
         if settings.dashboard:
             self.dashboard = InferenceDashboard(

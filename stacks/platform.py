@@ -9,13 +9,11 @@ from pathlib import Path
 from aws_cdk import App, AspectPriority, Aspects, Environment, cx_api
 
 from inference_constructs.bedrock.governance_config import invocation_logging_spec
-from inference_constructs.bedrock.logging_spec import InvocationLoggingSpec
 from inference_constructs.compliance import add_compliance_gates
 from inference_constructs.config import load_config
 from inference_constructs.cost import CAPACITY_TAG_KEYS, RequireCostTags, apply_cost_tags
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK
 from inference_constructs.observability import MonitoredProfile
-from inference_constructs.observability.bedrock_governance import MonitoredGuardrail, MonitoredInvocationLogging
 from inference_constructs.plan import PlatformPlan, plan_platform, profile_specs
 from stacks.bedrock import BedrockStack
 from stacks.cost import CostStack, needs_cost_stack
@@ -35,24 +33,21 @@ def build_platform(app: App, plan: PlatformPlan) -> None:
     name = config.name
     env = Environment(account=config.account, region=config.region) if config.account or config.region else None
     profiles: list[MonitoredProfile] = []
-    guardrails: list[MonitoredGuardrail] = []
     logging = invocation_logging_spec(config.bedrock.invocation_logging)
     if config.bedrock.profiles or logging is not None:
         specs = profile_specs(config)
-        bedrock = BedrockStack(app, f"{name}-bedrock", profiles=specs, invocation_logging=logging, env=env)
+        bedrock = BedrockStack(
+            app,
+            f"{name}-bedrock",
+            profiles=specs,
+            invocation_logging=logging,
+            alarm_email=config.observability.alarm_email,
+            dashboard=config.observability.dashboard,
+            env=env,
+        )
         profiles = [
             MonitoredProfile(name=p.name, profile_id=construct.profile_id, model=p.model)
             for p, construct in zip(config.bedrock.profiles, bedrock.profiles.values(), strict=True)
-        ]
-        guardrails = [
-            MonitoredGuardrail(
-                s.name,
-                bedrock.guardrails[s.name].arn,
-                bedrock.guardrails[s.name].version,
-                s.guardrail.intervention_alarm_percent,
-            )
-            for s in specs
-            if s.guardrail is not None
         ]
     observability = ObservabilityStack(
         app,
@@ -60,8 +55,6 @@ def build_platform(app: App, plan: PlatformPlan) -> None:
         settings=config.observability,
         endpoints=[monitored(name, e) for e in plan.endpoints],
         profiles=profiles,
-        guardrails=guardrails,
-        invocation_logging=_monitored_logging(logging),
         env=env,
     )
     for stack_name, endpoints in plan.endpoints_by_stack().items():
@@ -81,14 +74,6 @@ def build_platform(app: App, plan: PlatformPlan) -> None:
     required = [k for k in config.cost.activate_cost_allocation_tags if k not in CAPACITY_TAG_KEYS]
     if required:
         Aspects.of(app).add(RequireCostTags(required), priority=AspectPriority.READONLY)
-
-
-def _monitored_logging(logging: InvocationLoggingSpec | None) -> MonitoredInvocationLogging | None:
-    """The delivery destinations to watch: S3, CloudWatch Logs, and large data when both are on."""
-    if logging is None:
-        return None
-    large = ("large_data",) if logging.cloudwatch_logs and logging.s3 else ()
-    return MonitoredInvocationLogging(destinations=(*logging.destinations, *large))
 
 
 def write_plan(plan: PlatformPlan, assembly_dir: str) -> Path:

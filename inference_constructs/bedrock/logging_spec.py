@@ -97,6 +97,13 @@ class InvocationLoggingSpec:
         """``s3`` and/or ``cloudwatch_logs``, in that order."""
         return [d for d, on in (("s3", bool(self.s3)), ("cloudwatch_logs", self.cloudwatch_logs)) if on]
 
+    @property
+    def delivery_paths(self) -> list[str]:
+        """What delivers (and can fail): the destinations, plus ``large_data`` (CloudWatch Logs delivery's objects
+        over 100 KB or binary) when a bucket takes them."""
+        large = ["large_data"] if self.cloudwatch_logs and self.s3 else []
+        return self.destinations + large
+
 
 def check_invocation_logging(spec: InvocationLoggingSpec, *, path: str = "bedrock.invocation_logging") -> list[str]:
     """Every problem in ``spec`` as ``<key path>: <what>; <fix>`` lines."""
