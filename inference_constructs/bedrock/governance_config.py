@@ -52,14 +52,4 @@ def invocation_logging_spec(block: InvocationLogging | None) -> InvocationLoggin
     """The :class:`InvocationLoggingSpec` of ``bedrock.invocation_logging`` (None when absent)."""
     if block is None:
         return None
-    return InvocationLoggingSpec(
-        s3=block.s3,
-        cloudwatch_logs=block.cloudwatch_logs,
-        retention_days=block.retention_days,
-        text_data=block.text_data,
-        image_data=block.image_data,
-        embedding_data=block.embedding_data,
-        video_data=block.video_data,
-        audio_data=block.audio_data,
-        overwrite_existing=block.overwrite_existing,
-    )
+    return InvocationLoggingSpec(**block.model_dump())  # the same keys, by design

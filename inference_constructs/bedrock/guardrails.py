@@ -230,21 +230,27 @@ def _check_existing(spec: GuardrailSpec, path: str, *, defines: bool) -> list[st
     return problems
 
 
-def _check_filters(spec: GuardrailSpec, path: str) -> list[str]:
+def _check_types(types: Sequence[str], path: str, allowed: Sequence[str], what: str) -> list[str]:
+    """Each of ``types`` (items of the list at ``path``) is one of ``allowed`` and listed once."""
     problems: list[str] = []
     seen: set[str] = set()
+    for i, kind in enumerate(types):
+        item = f"{path}[{i}].type"
+        if kind not in allowed:
+            problems.append(f"{item}: {kind!r} is not {what}; use one of " + ", ".join(allowed))
+        elif kind in seen:
+            problems.append(f"{item}: {kind} is listed twice; keep one entry per type")
+        seen.add(kind)
+    return problems
+
+
+def _check_filters(spec: GuardrailSpec, path: str) -> list[str]:
+    path = f"{path}.content_filters"
+    problems = _check_types([f.type for f in spec.content_filters], path, CONTENT_FILTER_TYPES, "a content filter")
     for i, f in enumerate(spec.content_filters):
-        item = f"{path}.content_filters[{i}]"
-        if f.type not in CONTENT_FILTER_TYPES:
-            problems.append(
-                f"{item}.type: {f.type!r} is not a content filter; use one of " + ", ".join(CONTENT_FILTER_TYPES)
-            )
-        elif f.type in seen:
-            problems.append(f"{item}.type: {f.type} is listed twice; keep one filter per type")
-        seen.add(f.type)
         for key in ("input_strength", "output_strength"):
             if getattr(f, key) not in FILTER_STRENGTHS:
-                problems.append(f"{item}.{key}: {getattr(f, key)!r}; use one of {', '.join(FILTER_STRENGTHS)}")
+                problems.append(f"{path}[{i}].{key}: {getattr(f, key)!r}; use one of {', '.join(FILTER_STRENGTHS)}")
     return problems
 
 
@@ -273,19 +279,11 @@ def _check_topics(spec: GuardrailSpec, path: str) -> list[str]:
 
 
 def _check_pii(spec: GuardrailSpec, path: str) -> list[str]:
-    problems: list[str] = []
-    seen: set[str] = set()
+    path = f"{path}.pii_entities"
+    problems = _check_types([e.type for e in spec.pii_entities], path, PII_ENTITY_TYPES, "a PII entity type")
     for i, e in enumerate(spec.pii_entities):
-        item = f"{path}.pii_entities[{i}]"
-        if e.type not in PII_ENTITY_TYPES:
-            problems.append(
-                f"{item}.type: {e.type!r} is not a PII entity type; use one of " + ", ".join(PII_ENTITY_TYPES)
-            )
-        elif e.type in seen:
-            problems.append(f"{item}.type: {e.type} is listed twice; keep one entry per entity type")
-        seen.add(e.type)
         if e.action not in PII_ACTIONS:
-            problems.append(f"{item}.action: {e.action!r}; use one of {', '.join(PII_ACTIONS)}")
+            problems.append(f"{path}[{i}].action: {e.action!r}; use one of {', '.join(PII_ACTIONS)}")
     return problems
 
 

@@ -61,6 +61,15 @@ class Namespace:
     metrics: frozenset[str]
 
 
+_BEDROCK_INVOCATION_METRICS = (
+    "Invocations",
+    "InvocationLatency",
+    "InvocationClientErrors",
+    "InvocationServerErrors",
+    "InvocationThrottles",
+)
+"""Published under the same names by Bedrock runtime and by Bedrock guardrails."""
+
 KNOWN_NAMESPACES: Mapping[str, Namespace] = {
     SAGEMAKER_NAMESPACE: Namespace(
         dimensions=frozenset({"EndpointName", "VariantName", "InferenceComponentName"}),
@@ -139,11 +148,7 @@ KNOWN_NAMESPACES: Mapping[str, Namespace] = {
         dimensions=frozenset({"ModelId", "ImageSize", "BucketedStepSize"}),
         metrics=frozenset(
             {
-                "Invocations",
-                "InvocationLatency",
-                "InvocationClientErrors",
-                "InvocationServerErrors",
-                "InvocationThrottles",
+                *_BEDROCK_INVOCATION_METRICS,
                 "InputTokenCount",
                 "OutputTokenCount",
                 "LegacyModelInvocations",
@@ -168,17 +173,7 @@ KNOWN_NAMESPACES: Mapping[str, Namespace] = {
         dimensions=frozenset(
             {"Operation", "GuardrailContentSource", "GuardrailPolicyType", "GuardrailArn", "GuardrailVersion"}
         ),
-        metrics=frozenset(
-            {
-                "Invocations",
-                "InvocationLatency",
-                "InvocationClientErrors",
-                "InvocationServerErrors",
-                "InvocationThrottles",
-                "TextUnitCount",
-                "InvocationsIntervened",
-            }
-        ),
+        metrics=frozenset({*_BEDROCK_INVOCATION_METRICS, "TextUnitCount", "InvocationsIntervened"}),
     ),
     BILLING_NAMESPACE: Namespace(
         dimensions=frozenset({"Currency", "ServiceName", "LinkedAccount"}),

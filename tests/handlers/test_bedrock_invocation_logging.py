@@ -4,12 +4,8 @@ timeouts, the real client stack with the HTTP send replaced by a raising or answ
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
-import sys
 from collections.abc import Iterator
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import boto3
@@ -19,19 +15,9 @@ from botocore.config import Config
 from botocore.exceptions import ReadTimeoutError
 from botocore.stub import Stubber
 
-_PATH = Path(__file__).resolve().parents[2] / "lambda" / "bedrock_invocation_logging" / "bedrock_invocation_logging.py"
+from tests.handlers._load import load_handler
 
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bedrock_invocation_logging_handler", _PATH)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve annotations through sys.modules
-    spec.loader.exec_module(module)
-    return module
-
-
-h = _load()
+h = load_handler("bedrock_invocation_logging", "bedrock_invocation_logging_handler")
 
 ROLE = "arn:aws:iam::123456789012:role/acme-bedrock-BedrockLogsRole-ABC"
 OURS = {

@@ -63,6 +63,18 @@ def test_plan_without_logging_has_null_section() -> None:
     assert plan_platform(parse_config("name: acme\n")).to_json()["bedrock_invocation_logging"] is None
 
 
+def _one_profile(block: str) -> str:
+    """A config with one profile whose extra keys are ``block`` (one YAML line)."""
+    return f"""
+name: acme
+bedrock:
+  profiles:
+    - name: a
+      model: anthropic.claude-3-haiku-20240307-v1:0
+      {block}
+"""
+
+
 def _problems(text: str) -> str:
     with pytest.raises(InferenceConfigError) as info:
         plan_platform(parse_config(text))
@@ -84,15 +96,7 @@ def _problems(text: str) -> str:
     ],
 )
 def test_plan_refuses_guardrail_mistakes_with_key_paths(block: str, message: str) -> None:
-    text = f"""
-name: acme
-bedrock:
-  profiles:
-    - name: a
-      model: anthropic.claude-3-haiku-20240307-v1:0
-      {block}
-"""
-    assert message in _problems(text)
+    assert message in _problems(_one_profile(block))
 
 
 @pytest.mark.parametrize(
@@ -119,16 +123,8 @@ def test_plan_refuses_logging_mistakes_with_key_paths(block: str, message: str) 
     ],
 )
 def test_config_load_refuses_out_of_range_guardrail_keys(block: str, path: str) -> None:
-    text = f"""
-name: acme
-bedrock:
-  profiles:
-    - name: a
-      model: anthropic.claude-3-haiku-20240307-v1:0
-      {block}
-"""
     with pytest.raises(InferenceConfigError, match=path.replace(".", r"\.")):
-        parse_config(text)
+        parse_config(_one_profile(block))
 
 
 def test_plan_refuses_one_role_on_the_same_model_with_two_guardrails() -> None:
