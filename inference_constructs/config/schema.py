@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from inference_constructs.bedrock.guardrails import LIMITS as GUARDRAIL_LIMITS
 from inference_constructs.spec import AcceleratorChoice, DType, EndpointKind, ModelSourceKind, Serving
 
 AccountId = Annotated[str, StringConstraints(pattern=r"^\d{12}$")]
@@ -155,11 +156,11 @@ class GuardrailContentFilter(_Model):
 class GuardrailDeniedTopic(_Model):
     """A topic the guardrail refuses."""
 
-    name: str = Field(min_length=1, max_length=100)
-    definition: str = Field(min_length=1, max_length=200)
-    examples: list[Annotated[str, StringConstraints(min_length=1, max_length=100)]] = Field(
-        default_factory=list, max_length=5
-    )
+    name: str = Field(min_length=1, max_length=GUARDRAIL_LIMITS["topic_name_max_length"][0])
+    definition: str = Field(min_length=1, max_length=GUARDRAIL_LIMITS["topic_definition_max_length"][0])
+    examples: list[
+        Annotated[str, StringConstraints(min_length=1, max_length=GUARDRAIL_LIMITS["topic_example_max_length"][0])]
+    ] = Field(default_factory=list, max_length=GUARDRAIL_LIMITS["topic_examples_max"][0])
 
 
 class GuardrailPiiEntity(_Model):
@@ -181,14 +182,24 @@ class BedrockGuardrail(_Model):
 
     id: str | None = Field(default=None, min_length=1, max_length=64)
     version: int | str | None = None
-    name: str | None = Field(default=None, min_length=1, max_length=50)
-    description: str | None = Field(default=None, min_length=1, max_length=200)
-    content_filters: list[GuardrailContentFilter] = Field(default_factory=list, max_length=6)
-    denied_topics: list[GuardrailDeniedTopic] = Field(default_factory=list, max_length=30)
+    name: str | None = Field(default=None, min_length=1, max_length=GUARDRAIL_LIMITS["name_max_length"][0])
+    description: str | None = Field(
+        default=None, min_length=1, max_length=GUARDRAIL_LIMITS["description_max_length"][0]
+    )
+    content_filters: list[GuardrailContentFilter] = Field(
+        default_factory=list, max_length=GUARDRAIL_LIMITS["content_filters_max"][0]
+    )
+    denied_topics: list[GuardrailDeniedTopic] = Field(
+        default_factory=list, max_length=GUARDRAIL_LIMITS["topics_max"][0]
+    )
     pii_entities: list[GuardrailPiiEntity] = Field(default_factory=list, max_length=50)
     contextual_grounding: GuardrailGrounding | None = None
-    blocked_input_messaging: str | None = Field(default=None, min_length=1, max_length=500)
-    blocked_outputs_messaging: str | None = Field(default=None, min_length=1, max_length=500)
+    blocked_input_messaging: str | None = Field(
+        default=None, min_length=1, max_length=GUARDRAIL_LIMITS["messaging_max_length"][0]
+    )
+    blocked_outputs_messaging: str | None = Field(
+        default=None, min_length=1, max_length=GUARDRAIL_LIMITS["messaging_max_length"][0]
+    )
     intervention_alarm_percent: float = Field(default=25.0, gt=0, le=100)
 
 
