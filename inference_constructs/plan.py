@@ -14,10 +14,12 @@ from typing import Any
 from inference_constructs.bedrock.governance_config import guardrail_spec, invocation_logging_spec
 from inference_constructs.bedrock.logging_spec import check_invocation_logging
 from inference_constructs.bedrock.logging_spec import plan_entry as logging_plan_entry
-from inference_constructs.bedrock.model_source import Residency
+from inference_constructs.bedrock.model_source import ModelSource, Residency
+from inference_constructs.bedrock.pricing import Workload, token_economics, workload_from_counts
 from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_specs, plan_entries
+from inference_constructs.bedrock.routing import RouterSpec, check_router_specs, router_plan_entry
 from inference_constructs.catalog import Catalog, load_catalog
-from inference_constructs.config.schema import Endpoint, PlatformConfig
+from inference_constructs.config.schema import BedrockWorkload, Endpoint, PlatformConfig
 from inference_constructs.cost.commitment import CapacitySchedule, recommend_commitment
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting.decisions import (
@@ -121,6 +123,35 @@ def profile_specs(config: PlatformConfig) -> list[ProfileSpec]:
         )
         for p in config.bedrock.profiles
     ]
+
+
+def bedrock_workload(workload: BedrockWorkload | None, path: str) -> tuple[Workload | None, list[str]]:
+    """The priced :class:`Workload` of a profile's or router's ``workload`` block, and its problems."""
+    if workload is None:
+        return None, []
+    return workload_from_counts(path=path, **workload.model_dump())
+
+
+def router_specs(config: PlatformConfig) -> tuple[list[RouterSpec], list[str]]:
+    """The prompt router specs of a config, in config order, and the problems of their workloads."""
+    specs: list[RouterSpec] = []
+    problems: list[str] = []
+    for i, r in enumerate(config.bedrock.routers):
+        workload, found = bedrock_workload(r.workload, f"bedrock.routers[{i}].workload")
+        problems += found
+        specs.append(
+            RouterSpec(
+                name=r.name,
+                models=tuple(r.models),
+                fallback_model=r.fallback_model,
+                response_quality_difference=r.response_quality_difference,
+                description=r.description,
+                tags=dict(r.tags),
+                invoke_role_arns=tuple(r.invoke_role_arns),
+                workload=workload,
+            )
+        )
+    return specs, problems + check_router_specs(specs)
 
 
 @dataclass(frozen=True)
@@ -291,6 +322,7 @@ class PlatformPlan:
             "savings_plan": self.extra.get("savings_plan"),
             "bedrock": self.extra.get("bedrock", []),
             "bedrock_invocation_logging": self.extra.get("bedrock_invocation_logging"),
+            "bedrock_routers": self.extra.get("bedrock_routers", []),
             "warnings": list(self.warnings) + [w for e in self.endpoints for w in e.warnings],
         }
         return doc
@@ -348,6 +380,7 @@ class PlatformPlan:
                 f"saves ${sp.get('monthly_saving_usd', 0)}/month"
             )
         footer.extend(_guardrail_lines(self.extra.get("bedrock", [])))
+        footer.extend(_bedrock_lines(self.extra))
         warnings = self.to_json()["warnings"]
         footer.extend(f"warning: {w}" for w in warnings)
         return "\n".join(lines + footer) + "\n"
@@ -361,6 +394,35 @@ def _guardrail_lines(profiles: list[dict[str, Any]]) -> list[str]:
         if g:
             which = f"{g['id']} version {g['version']}" if g["source"] == "existing" else f"{g['name']} (created)"
             lines.append(f"bedrock profile {p['name']}: enforces guardrail {which}")
+    return lines
+
+
+def _bedrock_lines(extra: dict[str, Any]) -> list[str]:
+    """One line per priced Bedrock profile and per prompt router."""
+    lines = []
+    for entry in extra.get("bedrock", []):
+        econ = entry.get("token_economics")
+        if not econ:
+            continue
+        options = ", ".join(f"{o['option']} ${o['monthly_usd']:,.2f}" for o in econ["options"])
+        usd = econ["monthly_usd"]
+        head = f"bedrock {entry['name']}: " + (
+            "unpriced" if usd is None else f"{econ['recommended']} ${usd:,.2f}/month"
+        )
+        line = f"{head} ({options}); {econ['reason']}" if options else f"{head}; {econ['reason']}"
+        glob = econ.get("global_profile")
+        if glob and glob["monthly_saving_usd"] > 0:
+            line += f"; on-demand through the global profile: ${glob['monthly_usd']:,.2f} (any commercial Region)"
+        lines.append(line)
+    for router in extra.get("bedrock_routers", []):
+        cost = router.get("cost_range") or {}
+        low, high = cost.get("all_cheapest_monthly_usd"), cost.get("all_fallback_monthly_usd")
+        span = (
+            f"${low:,.2f} (all cheapest) to ${high:,.2f} (all fallback)/month"
+            if low is not None and high is not None
+            else "no workload priced"
+        )
+        lines.append(f"bedrock router {router['name']} ({router['router_name']}): {span}")
     return lines
 
 
@@ -413,6 +475,13 @@ def plan_platform(
     logging = invocation_logging_spec(config.bedrock.invocation_logging)
     if logging is not None:
         problems.extend(check_invocation_logging(logging))
+    workloads = []
+    for i, profile in enumerate(config.bedrock.profiles):
+        workload, found = bedrock_workload(profile.workload, f"bedrock.profiles[{i}].workload")
+        workloads.append(workload)
+        problems.extend(found)
+    routers, router_problems = router_specs(config)
+    problems.extend(router_problems)
     savings_plan: dict[str, Any] | None = None
     hosted = [e for e in endpoints if e.host is not None]
     try:
@@ -428,6 +497,19 @@ def plan_platform(
     if problems:
         raise InferenceConfigError(problems)
     bedrock = plan_entries(specs, deploy_region=config.region)
+    for entry, spec, workload in zip(bedrock, specs, workloads, strict=True):
+        econ = (
+            None
+            if workload is None
+            else token_economics(
+                ModelSource.parse(spec.model),
+                workload,
+                deploy_region=config.region,
+                global_allowed=spec.residency is Residency.ANY,
+            )
+        )
+        entry["token_economics"] = econ
+        entry["warnings"] += [f"bedrock profile {spec.name}: {w}" for w in (econ or {}).get("warnings", [])]
     logging_entry = logging_plan_entry(logging) if logging is not None else None
     warnings = tuple(w for entry in [*bedrock, logging_entry or {}] for w in entry.get("warnings", []))
     for number, indexes in enumerate(shard([e.footprint for e in endpoints], max_resources=max_resources_per_stack)):
@@ -438,7 +520,12 @@ def plan_platform(
         endpoints=tuple(endpoints),
         catalog=cat,
         warnings=warnings,
-        extra={"bedrock": bedrock, "bedrock_invocation_logging": logging_entry, "savings_plan": savings_plan},
+        extra={
+            "bedrock": bedrock,
+            "bedrock_invocation_logging": logging_entry,
+            "bedrock_routers": [router_plan_entry(r) for r in routers],
+            "savings_plan": savings_plan,
+        },
     )
 
 

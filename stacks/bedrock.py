@@ -21,6 +21,8 @@ from inference_constructs.bedrock import (
     ModelInvocationLogging,
     ProfileSpec,
 )
+from inference_constructs.bedrock.router import IntelligentPromptRouter
+from inference_constructs.bedrock.routing import RouterSpec
 from inference_constructs.observability import InferenceAlarms
 from inference_constructs.observability.bedrock_governance import (
     BedrockGovernanceMonitoring,
@@ -30,8 +32,9 @@ from inference_constructs.observability.bedrock_governance import (
 
 
 class BedrockStack(Stack):
-    """Application inference profiles from ``bedrock.profiles`` and ``bedrock.invocation_logging``. Composition
-    only; ``alarm_email`` and ``dashboard`` come from the ``observability:`` block."""
+    """Application inference profiles from ``bedrock.profiles``, prompt routers from ``bedrock.routers`` and
+    ``bedrock.invocation_logging``. Composition only; ``alarm_email`` and ``dashboard`` come from the
+    ``observability:`` block."""
 
     def __init__(
         self,
@@ -39,6 +42,7 @@ class BedrockStack(Stack):
         construct_id: str,
         *,
         profiles: Sequence[ProfileSpec],
+        routers: Sequence[RouterSpec] = (),
         invocation_logging: InvocationLoggingSpec | None = None,
         alarm_email: str | None = None,
         dashboard: bool = False,
@@ -92,4 +96,17 @@ class BedrockStack(Stack):
                 guardrails=monitored,
                 invocation_logging=logging,
                 dashboard=dashboard,
+            )
+        self.routers: dict[str, IntelligentPromptRouter] = {}
+        for router in routers:
+            self.routers[router.name] = IntelligentPromptRouter(
+                self,
+                f"Router{router.name}",
+                name=router.name,
+                models=router.models,
+                fallback_model=router.fallback_model,
+                response_quality_difference=router.response_quality_difference,
+                description=router.description,
+                tags=dict(router.tags),
+                invoke_role_arns=router.invoke_role_arns,
             )

@@ -14,7 +14,7 @@ from inference_constructs.config import load_config
 from inference_constructs.cost import CAPACITY_TAG_KEYS, RequireCostTags, apply_cost_tags
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK
 from inference_constructs.observability import MonitoredProfile
-from inference_constructs.plan import PlatformPlan, plan_platform, profile_specs
+from inference_constructs.plan import PlatformPlan, plan_platform, profile_specs, router_specs
 from stacks.bedrock import BedrockStack
 from stacks.cost import CostStack, needs_cost_stack
 from stacks.hosting import HostingStack, monitored
@@ -34,12 +34,12 @@ def build_platform(app: App, plan: PlatformPlan) -> None:
     env = Environment(account=config.account, region=config.region) if config.account or config.region else None
     profiles: list[MonitoredProfile] = []
     logging = invocation_logging_spec(config.bedrock.invocation_logging)
-    if config.bedrock.profiles or logging is not None:
-        specs = profile_specs(config)
+    if config.bedrock.profiles or config.bedrock.routers or logging is not None:
         bedrock = BedrockStack(
             app,
             f"{name}-bedrock",
-            profiles=specs,
+            profiles=profile_specs(config),
+            routers=router_specs(config)[0],
             invocation_logging=logging,
             alarm_email=config.observability.alarm_email,
             dashboard=config.observability.dashboard,
