@@ -16,7 +16,7 @@ from inference_constructs.bedrock.logging_spec import check_invocation_logging
 from inference_constructs.bedrock.logging_spec import plan_entry as logging_plan_entry
 from inference_constructs.bedrock.model_source import ModelSource, Residency
 from inference_constructs.bedrock.pricing import Workload, token_economics, workload_from_counts
-from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_specs, plan_entries
+from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_specs, check_router_roles, plan_entries
 from inference_constructs.bedrock.routing import RouterSpec, check_router_specs, router_plan_entry
 from inference_constructs.catalog import Catalog, load_catalog
 from inference_constructs.config.schema import BedrockWorkload, Endpoint, PlatformConfig
@@ -482,6 +482,7 @@ def plan_platform(
         problems.extend(found)
     routers, router_problems = router_specs(config)
     problems.extend(router_problems)
+    problems.extend(check_router_roles(specs, routers))
     savings_plan: dict[str, Any] | None = None
     hosted = [e for e in endpoints if e.host is not None]
     try:

@@ -32,6 +32,7 @@ from inference_constructs.bedrock.model_source import (
     raise_if_problems,
 )
 from inference_constructs.bedrock.regions import TABLE_AS_OF
+from inference_constructs.bedrock.routing import RouterSpec
 from inference_constructs.errors import InferenceConfigError
 
 _ROLE_ARN_PATTERN = re.compile(r"^arn:aws(-[a-z-]+)?:iam::[0-9]{12}:role/[\w+=,.@/-]{1,512}$")
@@ -84,6 +85,24 @@ def check_profile_specs(specs: Sequence[ProfileSpec], *, path: str = "bedrock.pr
             problems += check_guardrail(spec.guardrail, path=f"{item}.guardrail")
         roles += _guarded_roles(spec, item)
     return problems + check_role_guardrails(roles)
+
+
+def check_router_roles(profiles: Sequence[ProfileSpec], routers: Sequence[RouterSpec]) -> list[str]:
+    """A role granted on a guarded profile and on a prompt router over the same model: router calls carry no
+    guardrail condition, so the profile's Deny refuses them. Reported at the router's key path."""
+    grants = [g for i, spec in enumerate(profiles) for g in _guarded_roles(spec, f"bedrock.profiles[{i}]")]
+    for i, router in enumerate(routers):
+        for model in router.models:
+            try:
+                model_id = ModelSource.parse(model).model_id
+            except InferenceConfigError:
+                continue  # reported by check_router_specs
+            if model_id is not None:
+                path = f"bedrock.routers[{i}].invoke_role_arns"
+                grants += [
+                    GuardedRole(arn, model_id, None, f"{path}[{j}]") for j, arn in enumerate(router.invoke_role_arns)
+                ]
+    return [p for p in check_role_guardrails(grants) if p.startswith("bedrock.routers[")]
 
 
 def _guarded_roles(spec: ProfileSpec, item: str) -> list[GuardedRole]:

@@ -146,3 +146,26 @@ bedrock:
     assert "bedrock.profiles[1].invoke_role_arns[0]: role arn:aws:iam::111122223333:role/app" in message
     assert "guardrail acme-guarded" in message
     assert "no guardrail" in message
+
+
+def test_plan_refuses_a_router_role_that_a_guarded_profile_would_deny() -> None:
+    # GIVEN one role on a guarded profile and on a prompt router over the same model
+    text = """
+name: acme
+bedrock:
+  profiles:
+    - name: guarded
+      model: amazon.nova-pro-v1:0
+      invoke_role_arns: ["arn:aws:iam::111122223333:role/app"]
+      guardrail: {content_filters: [{type: HATE}]}
+  routers:
+    - name: helpdesk-router
+      models: [amazon.nova-lite-v1:0, amazon.nova-pro-v1:0]
+      fallback_model: amazon.nova-pro-v1:0
+      response_quality_difference: 10
+      invoke_role_arns: ["arn:aws:iam::111122223333:role/app"]
+"""
+    # THEN the plan refuses at the router's key path: router calls carry no guardrail, the Deny would refuse them
+    message = _problems(text)
+    assert "bedrock.routers[0].invoke_role_arns[0]: role arn:aws:iam::111122223333:role/app" in message
+    assert "guardrail acme-guarded" in message
