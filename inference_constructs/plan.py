@@ -12,9 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from inference_constructs.bedrock.governance_config import guardrail_spec, invocation_logging_spec
+from inference_constructs.bedrock.logging_spec import check_invocation_logging
+from inference_constructs.bedrock.logging_spec import plan_entry as logging_plan_entry
 from inference_constructs.bedrock.model_source import ModelSource, Residency
 from inference_constructs.bedrock.pricing import Workload, token_economics, workload_from_counts
-from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_specs, plan_entries
+from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_specs, check_router_roles, plan_entries
 from inference_constructs.bedrock.routing import RouterSpec, check_router_specs, router_plan_entry
 from inference_constructs.catalog import Catalog, load_catalog
 from inference_constructs.config.schema import BedrockWorkload, Endpoint, PlatformConfig
@@ -131,6 +134,7 @@ def profile_specs(config: PlatformConfig) -> list[ProfileSpec]:
             invoke_role_arns=tuple(p.invoke_role_arns),
             max_output_tokens=p.max_output_tokens,
             residency=Residency(p.residency),
+            guardrail=guardrail_spec(config.name, p.name, p.guardrail),
         )
         for p in config.bedrock.profiles
     ]
@@ -356,6 +360,8 @@ class PlatformPlan:
     """The Bedrock prompt routers to create, in config order."""
     regions: dict[str, tuple[RegionRequirement, ...]] = field(default_factory=dict)
     """What each part (a hosting stack's name, ``bedrock``, ``cost``) needs that not every region has."""
+    bedrock_invocation_logging: dict[str, Any] | None = None
+    """The account's Bedrock model invocation logging (destinations, retention, data flags); None when off."""
 
     def endpoints_by_stack(self) -> dict[str, list[EndpointDecisions]]:
         """Endpoints grouped by the hosting stack they were planned into, in stack order."""
@@ -380,6 +386,7 @@ class PlatformPlan:
             "baseline_usd_per_hour": self.baseline_usd_per_hour,
             "savings_plan": self.savings_plan.to_dict() if self.savings_plan is not None else None,
             "bedrock": list(self.bedrock),
+            "bedrock_invocation_logging": self.bedrock_invocation_logging,
             "regions": self.regions_json(),
             "bedrock_routers": list(self.bedrock_routers),
             "warnings": list(self.warnings) + [w for e in self.endpoints for w in e.warnings],
@@ -453,6 +460,7 @@ class PlatformPlan:
             footer.append(
                 f"savings plan: commit ${sp['commitment_usd_per_hour']}/h, saves ${sp['monthly_saving_usd']}/month"
             )
+        footer.extend(_guardrail_lines(self.bedrock))
         footer.extend(_bedrock_lines(self.bedrock, self.bedrock_routers))
         warnings = self.to_json()["warnings"]
         footer.extend(f"warning: {w}" for w in warnings)
@@ -490,6 +498,17 @@ def _hosting_json(h: EndpointPlan) -> dict[str, Any]:
             else {"sampling_percent": c.sampling_percent, "s3_uri": c.s3_uri.rstrip("/") if c.s3_uri else None}
         ),
     }
+
+
+def _guardrail_lines(profiles: Sequence[dict[str, Any]]) -> list[str]:
+    """One line per Bedrock profile naming the guardrail its grants enforce."""
+    lines = []
+    for p in profiles:
+        g = p.get("guardrail")
+        if g:
+            which = f"{g['id']} version {g['version']}" if g["source"] == "existing" else f"{g['name']} (created)"
+            lines.append(f"bedrock profile {p['name']}: enforces guardrail {which}")
+    return lines
 
 
 def _bedrock_lines(bedrock: Sequence[dict[str, Any]], routers: Sequence[dict[str, Any]]) -> list[str]:
@@ -571,6 +590,9 @@ def plan_platform(
             problems.extend(exc.problems)
     specs = profile_specs(config)
     problems.extend(check_profile_specs(specs))
+    logging = invocation_logging_spec(config.bedrock.invocation_logging)
+    if logging is not None:
+        problems.extend(check_invocation_logging(logging))
     workloads = []
     for i, profile in enumerate(config.bedrock.profiles):
         workload, found = bedrock_workload(profile.workload, f"bedrock.profiles[{i}].workload")
@@ -578,6 +600,7 @@ def plan_platform(
         problems.extend(found)
     routers, router_problems = router_specs(config)
     problems.extend(router_problems)
+    problems.extend(check_router_roles(specs, routers))
     savings_plan: CommitmentRecommendation | None = None
     hosted = [e for e in endpoints if e.host is not None]
     try:
@@ -615,7 +638,8 @@ def plan_platform(
         )
         entry["token_economics"] = econ
         entry["warnings"] += [f"bedrock profile {spec.name}: {w}" for w in (econ or {}).get("warnings", [])]
-    warnings = tuple(w for entry in bedrock for w in entry.get("warnings", []))
+    logging_entry = logging_plan_entry(logging) if logging is not None else None
+    warnings = tuple(w for entry in [*bedrock, logging_entry or {}] for w in entry.get("warnings", []))
     return PlatformPlan(
         config=config,
         endpoints=tuple(endpoints),
@@ -627,6 +651,7 @@ def plan_platform(
         bedrock_routers=tuple(router_plan_entry(r) for r in routers),
         routers=tuple(routers),
         regions=requirements,
+        bedrock_invocation_logging=logging_entry,
     )
 
 
