@@ -14,6 +14,7 @@ from typing import Any
 from inference_constructs.bedrock.model_source import Residency
 from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_specs, plan_entries
 from inference_constructs.catalog import Catalog, load_catalog
+from inference_constructs.config.constraints import dashboard_problems
 from inference_constructs.config.schema import Endpoint, PlatformConfig
 from inference_constructs.cost.commitment import CapacitySchedule, recommend_commitment
 from inference_constructs.errors import InferenceConfigError
@@ -405,6 +406,8 @@ def plan_platform(
         savings_plan = recommendation.to_dict()
     except InferenceConfigError as exc:
         problems.extend(exc.problems)
+    gpu_endpoints = sum(1 for e in endpoints if e.hosting.gpu_count > 0 and e.kind is not EndpointKind.SERVERLESS)
+    problems.extend(dashboard_problems(config, gpu_endpoints))
     if problems:
         raise InferenceConfigError(problems)
     bedrock = plan_entries(specs, deploy_region=config.region)

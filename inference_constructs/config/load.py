@@ -209,6 +209,16 @@ def _decode(data: bytes, source: str) -> str:
         ) from None
 
 
+_LEAF = (1, 1)
+
+
+def _is_leaf(item: object) -> bool:
+    """A scalar (YAML scalar node or Python value): never pushed, counted as one value one level deep."""
+    return isinstance(item, yaml.ScalarNode) or not isinstance(
+        item, yaml.CollectionNode | dict | list | tuple | set | frozenset
+    )
+
+
 def _node_children(node: object) -> list[object]:
     if isinstance(node, yaml.SequenceNode):
         return list(node.value)
@@ -239,7 +249,7 @@ def _check_bounds(root: object, children: Callable[[object], list[object]], sour
         key = id(item)
         if finished:
             open_ids.discard(key)
-            kids = [measured[id(k)] for k in children(item)]
+            kids = [measured.get(id(k), _LEAF) for k in children(item)]
             size = min(1 + sum(s for s, _ in kids), MAX_NODES + 1)
             depth = 1 + max((d for _, d in kids), default=0)
             if depth > MAX_DEPTH:
@@ -275,7 +285,7 @@ def _check_bounds(root: object, children: Callable[[object], list[object]], sour
             )
         open_ids.add(key)
         stack.append((item, True))
-        stack.extend((kid, False) for kid in children(item) if id(kid) not in measured)
+        stack.extend((kid, False) for kid in children(item) if id(kid) not in measured and not _is_leaf(kid))
 
 
 def _where(item: object, source: str) -> str:
@@ -350,13 +360,16 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _c
 
 
 def format_path(loc: Sequence[int | str]) -> str:
-    """``('endpoints', 2, 'serverless', 'memory_mb')`` -> ``endpoints[2].serverless.memory_mb``."""
+    """``('endpoints', 2, 'serverless', 'memory_mb')`` -> ``endpoints[2].serverless.memory_mb``.
+
+    A mapping key of another type (``on:`` is the boolean True in YAML) is written as its value, and a key
+    longer than 60 characters is cut, so a path stays short whatever the input."""
     out = ""
     for part in loc:
-        if isinstance(part, int):
+        if isinstance(part, int) and not isinstance(part, bool):
             out += f"[{part}]"
-        else:
-            out += ("." if out else "") + str(part)
+        elif part != "[key]":
+            out += ("." if out else "") + _clip(str(part), 60)
     return out
 
 
@@ -365,6 +378,9 @@ def _render(err: Mapping[str, Any]) -> Problem:
     kind: str = err["type"]
     value = err.get("input")
     path = format_path(loc) or "<file>"
+    if len(loc) >= 2 and loc[-1] == "[key]":  # the key itself is wrong, not its value
+        path = ".".join(p for p in (format_path(loc[:-2]), _clip(str(loc[-2]), 60)) if p)
+        return Problem(path, f"key {_show(loc[-2])} is not allowed", _key_fix(err), _key_code(kind))
     owner, field = _field_at(loc)
     if kind == "extra_forbidden":
         allowed = sorted(_keys_of(owner)) if owner else []
@@ -406,6 +422,18 @@ def _render(err: Mapping[str, Any]) -> Problem:
     if kind == "list_type":
         return Problem(path, f"expected a list, got {shown}", "write it as a YAML list", "type")
     return Problem(path, _clip(str(err["msg"]).lower()), f"check the value {shown}", "invalid")
+
+
+def _key_fix(err: Mapping[str, Any]) -> str:
+    if err["type"] == "string_too_long":
+        return f"use at most {err.get('ctx', {}).get('max_length')} characters"
+    if err["type"] == "string_type":
+        return "write the key as a string (quote it: 'on', 'yes' and 'no' are booleans in YAML)"
+    return "use letters, digits, spaces and _ . : / = + - @"
+
+
+def _key_code(kind: str) -> str:
+    return {"string_too_long": "length", "string_too_short": "length", "string_type": "type"}.get(kind, "pattern")
 
 
 def _show(value: object) -> str:

@@ -50,6 +50,11 @@ def _problems(data: dict[str, Any]) -> Iterator[str]:
         for key in ("notify_email", "deny_role_arns"):
             if budget.get(key):
                 yield f"cost.budget.{key}: needs cost.budget.monthly_limit_usd; set the monthly limit or remove {key}"
+    if budget.get("deny_role_arns") and budget.get("monthly_limit_usd") is not None and not budget.get("notify_email"):
+        yield (
+            "cost.budget.notify_email: is required when deny_role_arns is set (a budget action needs a subscriber); "
+            "set an address that is told when the deny policy is applied"
+        )
     if "deny_new_endpoints_at_percent" in budget and not budget.get("deny_role_arns"):
         yield (
             "cost.budget.deny_new_endpoints_at_percent: has no effect without cost.budget.deny_role_arns; "
