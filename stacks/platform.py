@@ -96,11 +96,11 @@ def synthesize(
         resources than ``max_resources_per_stack`` (the sharding estimate fell short: a library bug).
     """
     plan = plan_platform(load_config(config_path), max_resources_per_stack=max_resources_per_stack)
-    build_platform(app, plan)
-    add_compliance_gates(app)
     outdir = Path(app.outdir)
     before = _snapshot(outdir)
     try:
+        build_platform(app, plan)  # stages assets (Lambda code) into the output directory already
+        add_compliance_gates(app)
         assembly = app.synth()
         directory = assembly.directory
         check_stack_sizes(directory, max_resources_per_stack)
@@ -111,11 +111,12 @@ def synthesize(
     return Synthesis(plan=plan, assembly=assembly)
 
 
-# A failed synth leaves the output directory as it found it. CDK writes the assembly in place (templates,
-# manifest, tree and the validation report at the top level; assets in new content-hashed folders), and the
-# caller chose the directory (``-o``, ``CDK_OUTDIR`` or ``App(outdir=...)``), so synthesizing elsewhere and
-# moving would change where a successful synth writes. Instead the top-level files are remembered (small
-# JSON) and, on failure, restored, and every entry the synth added is removed.
+# A failed synth leaves the output directory as it found it. CDK writes the assembly in place: templates,
+# manifest, tree and validation report at the top level, and assets in new content-hashed folders (staged
+# while constructs are created). The caller fixed the directory when it made the App (``-o``, ``CDK_OUTDIR``
+# or ``App(outdir=...)``), so synthesizing elsewhere and moving is not possible without changing where a
+# successful synth writes. Instead the top-level files are remembered (small JSON) and restored on failure,
+# and every entry the attempt added is removed.
 
 
 def _snapshot(outdir: Path) -> dict[str, bytes | None] | None:
