@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -108,18 +107,30 @@ INPUTS: dict[str, Callable[[], str]] = {
 }
 
 
+# The child reports its own peak (VmHWM is per address space and starts again at exec; getrusage's maxrss
+# would include the pages this benchmark process had when it forked).
+_CHILD = (
+    "import sys\n"
+    "from inference_constructs.__main__ import main\n"
+    "code = main(sys.argv[1:])\n"
+    "sys.stderr.write(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')))\n"
+    "sys.exit(code)\n"
+)
+
+
 def measure(path: Path) -> tuple[float, float, int]:
     """Wall seconds, peak RSS in MB and exit code of one ``plan --json`` process on ``path``."""
     start = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "inference_constructs", "plan", str(path), "--json"],
+    proc = subprocess.run(
+        [sys.executable, "-c", _CHILD, "plan", str(path), "--json"],
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
     )
-    _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return elapsed, usage.ru_maxrss / 1024, proc.returncode
+    peak_kb = int(proc.stderr.strip().splitlines()[-1].split()[1])
+    return elapsed, peak_kb / 1024, proc.returncode
 
 
 def in_process(path: Path) -> float:
