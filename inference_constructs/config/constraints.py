@@ -5,7 +5,6 @@ ids. The rules themselves are data in :mod:`inference_constructs.aws_limits`."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 
 from inference_constructs import aws_limits as limits
@@ -103,7 +102,9 @@ def library_tag_keys(config: PlatformConfig) -> tuple[str, ...]:
 
 
 def _tags(config: PlatformConfig) -> Iterator[Problem]:
-    services = ["common", "iam", "sagemaker"] + (["bedrock"] if config.bedrock.profiles else [])
+    services = ["common", "iam", "sagemaker"] + (
+        ["bedrock"] if config.bedrock.profiles or config.bedrock.routers else []
+    )
     yield from _tag_set("tags", config.tags, [limits.TAGS[s] for s in services])
     own = library_tag_keys(config)
     total = len(config.tags) + len(own)
@@ -117,17 +118,23 @@ def _tags(config: PlatformConfig) -> Iterator[Problem]:
             "tag_count",
         )
     bedrock = limits.TAGS["bedrock"]
-    for i, profile in enumerate(config.bedrock.profiles):
-        path = f"bedrock.profiles[{i}].tags"
-        yield from _tag_set(path, profile.tags, [bedrock])
-        merged = {**config.tags, **profile.tags}
+    for path, own_tags in _bedrock_tag_sets(config):
+        yield from _tag_set(path, own_tags, [bedrock])
+        merged = {**config.tags, **own_tags}
         if len(merged) + 1 > bedrock.max_tags:
             yield Problem(
                 path,
-                f"with the platform tags and {PLATFORM_TAG} the profile carries {len(merged) + 1} tags",
+                f"with the platform tags and {PLATFORM_TAG} the resource carries {len(merged) + 1} tags",
                 f"use at most {bedrock.max_tags} in all",
                 "tag_count",
             )
+
+
+def _bedrock_tag_sets(config: PlatformConfig) -> Iterator[tuple[str, Mapping[str, str]]]:
+    for i, profile in enumerate(config.bedrock.profiles):
+        yield f"bedrock.profiles[{i}].tags", profile.tags
+    for i, router in enumerate(config.bedrock.routers):
+        yield f"bedrock.routers[{i}].tags", router.tags
 
 
 def _tag_set(path: str, tags: Mapping[str, str], rules: Sequence[limits.TagRule]) -> Iterator[Problem]:
@@ -209,6 +216,9 @@ def _arns(config: PlatformConfig) -> Iterator[Problem]:
     role_lists = [
         (f"bedrock.profiles[{i}].invoke_role_arns", p.invoke_role_arns, limits.ARNS["invoke_role_arns"])
         for i, p in enumerate(config.bedrock.profiles)
+    ] + [
+        (f"bedrock.routers[{i}].invoke_role_arns", r.invoke_role_arns, limits.ARNS["invoke_role_arns"])
+        for i, r in enumerate(config.bedrock.routers)
     ]
     role_lists.append(("cost.budget.deny_role_arns", config.cost.budget.deny_role_arns, limits.ARNS["deny_role_arns"]))
     first_seen: tuple[str, str] | None = None
@@ -289,6 +299,8 @@ def _duplicates(config: PlatformConfig) -> Iterator[Problem]:
         yield from _repeated(f"endpoints[{i}].scaling.schedule", [f.cron for f in e.scaling.schedule], "cron")
     for i, p in enumerate(config.bedrock.profiles):
         yield from _repeated(f"bedrock.profiles[{i}].invoke_role_arns", p.invoke_role_arns, "role")
+    for i, r in enumerate(config.bedrock.routers):
+        yield from _repeated(f"bedrock.routers[{i}].invoke_role_arns", r.invoke_role_arns, "role")
     yield from _repeated("observability.source_account_ids", config.observability.source_account_ids, "account")
     yield from _repeated("cost.budget.deny_role_arns", config.cost.budget.deny_role_arns, "role")
     yield from _repeated("cost.activate_cost_allocation_tags", config.cost.activate_cost_allocation_tags, "tag key")
@@ -297,18 +309,20 @@ def _duplicates(config: PlatformConfig) -> Iterator[Problem]:
 def _construct_ids(config: PlatformConfig) -> Iterator[Problem]:
     """Names map to construct ids that never collide (see :func:`construct_id`); this is the backstop that
     names the key path should two distinct names ever meet."""
-    groups = {
-        "endpoints": [f"{config.name}-{e.name}" for e in config.endpoints],
-        "bedrock.profiles": [p.name for p in config.bedrock.profiles],
-    }
-    for path, names in groups.items():
-        ids = [construct_id(n) for n in names]
-        counts = Counter(ids)
-        for j, cid in enumerate(ids):
-            if counts[cid] > 1 and ids.index(cid) != j and names[ids.index(cid)] != names[j]:
+    # (key path, construct id) of every construct one scope derives from a name
+    alarm_ids = [
+        (f"endpoints[{j}].name", construct_id(f"{config.name}-{e.name}")) for j, e in enumerate(config.endpoints)
+    ]
+    bedrock_ids = [(f"bedrock.profiles[{j}].name", p.name) for j, p in enumerate(config.bedrock.profiles)]
+    bedrock_ids += [(f"bedrock.routers[{j}].name", f"Router{r.name}") for j, r in enumerate(config.bedrock.routers)]
+    profile_alarm_ids = [
+        (f"bedrock.profiles[{j}].name", construct_id(p.name)) for j, p in enumerate(config.bedrock.profiles)
+    ]
+    for group in (alarm_ids, bedrock_ids, profile_alarm_ids):
+        first: dict[str, str] = {}
+        for path, cid in group:
+            other = first.setdefault(cid, path)
+            if other != path:
                 yield Problem(
-                    f"{path}[{j}].name",
-                    f"gives construct id {cid!r}, as {path}[{ids.index(cid)}] does",
-                    "rename one of them",
-                    "id_collision",
+                    path, f"gives construct id {cid!r}, as {other} does", "rename one of them", "id_collision"
                 )
