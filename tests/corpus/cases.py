@@ -80,6 +80,20 @@ def profile(name: str = "team-a", **fields: str) -> str:
     return f"{{name: {name!r}, model: {HAIKU}{extra}}}"
 
 
+def router(name: str = "helpdesk", **fields: str) -> str:
+    """One prompt router flow mapping (Nova Lite and Pro, falling back to Pro)."""
+    extra = "".join(f", {k}: {v}" for k, v in fields.items())
+    return (
+        f"{{name: {name!r}, models: [amazon.nova-lite-v1:0, amazon.nova-pro-v1:0], "
+        f"fallback_model: amazon.nova-pro-v1:0, response_quality_difference: 10{extra}}}"
+    )
+
+
+def routers(*entries: str, top: str = "") -> str:
+    """A config with prompt routers ``entries`` (and profiles in ``top``)."""
+    return "name: acme\nbedrock:\n  routers:\n" + "".join(f"    - {e}\n" for e in entries) + top
+
+
 def tags(n: int, prefix: str = "k") -> str:
     """A flow mapping of ``n`` tags."""
     return "{" + ", ".join(f"{prefix}{i}: v" for i in range(n)) + "}"
@@ -312,6 +326,14 @@ TAGS = [
     Case("forty-five-with-capacity", "tags", cfg(CPU_RT, top=f"tags: {tags(45)}\n")),
     Case("profile-own-tag-wins", "tags", profiles(profile(tags="{team: team-a}"), top="tags: {team: ml-platform}\n")),
     Case("same-key-different-values", "tags", profiles(profile(tags="{Team: x}"), top="tags: {team: y}\n")),
+    Case(
+        "router-library-prefix",
+        "tags",
+        routers(router(tags="{'inference:x': y}")),
+        "bedrock.routers[0].tags.inference:x",
+        "tag_reserved",
+    ),
+    Case("router-own-tag-wins", "tags", routers(router(tags="{team: helpdesk}"), top="tags: {team: ml-platform}\n")),
     Case("all-allowed-characters", "tags", cfg(SERVERLESS, top="tags: {'a b_.:/=+-@': 'x y_.:/=+-@'}\n")),
 ]
 
@@ -489,6 +511,20 @@ IDS_DUPLICATES = [
         ),
         "endpoints[0].vpc.security_group_ids[1]",
         "duplicate",
+    ),
+    Case(
+        "router-same-role-twice",
+        "ids-duplicates",
+        routers(router(invoke_role_arns=f"[{ROLE}, {ROLE}]")),
+        "bedrock.routers[0].invoke_role_arns[1]",
+        "duplicate",
+    ),
+    Case(
+        "router-and-profile-one-id",
+        "ids-duplicates",
+        routers(router("x"), top=f"  profiles: [{profile('Routerx')}]\n"),
+        "bedrock.routers[0].name",
+        "id_collision",
     ),
     Case("hyphen-runs", "ids-duplicates", cfg(ep(name="a-b"), ep(name="a--b"))),
     Case("digit-after-hyphen", "ids-duplicates", cfg(ep(name="a-1b"), ep(name="a1b"))),
