@@ -206,13 +206,7 @@ def _arns(config: PlatformConfig) -> Iterator[Problem]:
                 f"use a key in {region} ({kms.why})",
                 "arn_region",
             )
-        if region is not None and partition != limits.partition_of(region):
-            yield Problem(
-                path,
-                f"partition {partition} does not match {region}",
-                f"use arn:{limits.partition_of(region)}:kms:...",
-                "arn_region",
-            )
+        yield from _partition(path, partition, region, "kms:")
     role_lists = [
         (f"bedrock.profiles[{i}].invoke_role_arns", p.invoke_role_arns, limits.ARNS["invoke_role_arns"])
         for i, p in enumerate(config.bedrock.profiles)
@@ -243,13 +237,15 @@ def _arns(config: PlatformConfig) -> Iterator[Problem]:
                         f"list roles of the one deploy account only ({rule.why}), or set account:",
                         "arn_account",
                     )
-            if region is not None and partition != limits.partition_of(region):
-                yield Problem(
-                    where,
-                    f"partition {partition} does not match {region}",
-                    f"use arn:{limits.partition_of(region)}:iam::...",
-                    "arn_region",
-                )
+            yield from _partition(where, partition, region, "iam:")
+
+
+def _partition(path: str, partition: str, region: str | None, service: str) -> Iterator[Problem]:
+    if region is not None and partition != limits.partition_of(region):
+        expected = limits.partition_of(region)
+        yield Problem(
+            path, f"partition {partition} does not match {region}", f"use arn:{expected}:{service}...", "arn_region"
+        )
 
 
 # --- S3 bucket names -----------------------------------------------------------------------------------

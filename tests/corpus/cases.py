@@ -420,7 +420,7 @@ ARNS = [
                 kms_key_arn=KEY,
                 model="{source: s3, s3_uri: 's3://acme-ml/m.tar.gz'}",
                 capacity="{min: 1, max: 1}",
-            ).replace("type: serverless, ", ""),
+            ),
             top="region: us-east-1\naccount: '111122223333'\n",
         ),
     ),
@@ -481,7 +481,7 @@ IDS_DUPLICATES = [
                 type="realtime",
                 capacity="{min: 1, max: 1}",
                 vpc=f"{{subnet_ids: [{SUBNET}, {SUBNET}], security_group_ids: [{SG}]}}",
-            ).replace("type: serverless, ", "")
+            )
         ),
         "endpoints[0].vpc.subnet_ids[1]",
         "duplicate",
@@ -494,7 +494,7 @@ IDS_DUPLICATES = [
                 type="realtime",
                 capacity="{min: 1, max: 3}",
                 scaling=f"{{schedule: [{{cron: '{CRON}', min: 2}}, {{cron: '{CRON}', min: 3}}]}}",
-            ).replace("type: serverless, ", "")
+            )
         ),
         "endpoints[0].scaling.schedule[1]",
         "duplicate",
@@ -507,7 +507,7 @@ IDS_DUPLICATES = [
                 type="realtime",
                 capacity="{min: 1, max: 1}",
                 vpc=f"{{subnet_ids: [{SUBNET}], security_group_ids: [{SG}, {SG}]}}",
-            ).replace("type: serverless, ", "")
+            )
         ),
         "endpoints[0].vpc.security_group_ids[1]",
         "duplicate",
@@ -543,14 +543,14 @@ CROSS_FIELD = [
     Case(
         "min-above-max",
         "cross-field",
-        cfg(ep(type="realtime", capacity="{min: 3, max: 2}").replace("type: serverless, ", "")),
+        cfg(ep(type="realtime", capacity="{min: 3, max: 2}")),
         "endpoints[0].capacity.min",
         "conflict",
     ),
     Case(
         "serverless-block-on-realtime",
         "cross-field",
-        cfg(ep(type="realtime", serverless="{memory_mb: 2048}").replace("type: serverless, ", "")),
+        cfg(ep(type="realtime", serverless="{memory_mb: 2048}")),
         "endpoints[0].serverless",
         "conflict",
     ),
@@ -572,7 +572,7 @@ CROSS_FIELD = [
     Case(
         "vpc-half",
         "cross-field",
-        cfg(ep(type="realtime", vpc="{subnet_ids: [subnet-0123456789abcdef0]}").replace("type: serverless, ", "")),
+        cfg(ep(type="realtime", vpc="{subnet_ids: [subnet-0123456789abcdef0]}")),
         "endpoints[0].vpc.security_group_ids",
         "conflict",
     ),
@@ -591,7 +591,7 @@ CROSS_FIELD = [
                 type="realtime",
                 capacity="{min: 1, max: 2}",
                 scaling="{schedule: [{cron: 'cron(0 7 ? * MON-FRI *)', min: 3}]}",
-            ).replace("type: serverless, ", "")
+            )
         ),
         "endpoints[0].scaling.schedule[0].min",
         "conflict",
@@ -671,7 +671,7 @@ CROSS_FIELD = [
                 serving="xgboost",
                 model="{source: s3}",
                 multi_model="{model_data_prefix: 's3://acme-s3alias/p/'}",
-            ).replace("type: serverless, ", "")
+            )
         ),
         "endpoints[0].multi_model.model_data_prefix",
         "s3_bucket",
@@ -727,7 +727,7 @@ SIZE_EXPANSION = [
                 scaling="{schedule: ["
                 + ", ".join(f"{{cron: 'cron({i} 7 ? * MON-FRI *)', min: 2}}" for i in range(51))
                 + "]}",
-            ).replace("type: serverless, ", "")
+            )
         ),
         "endpoints[0].scaling.schedule",
         "too_large",
