@@ -25,7 +25,21 @@ def platform_problems(config: PlatformConfig) -> list[Problem]:
         *_duplicates(config),
         *_construct_ids(config),
         *_dashboard_accounts(config),
+        *_activated_keys(config),
     ]
+
+
+def _activated_keys(config: PlatformConfig) -> Iterator[Problem]:
+    """Every activated key must be on every taggable resource (synth requires it: ``RequireCostTags``)."""
+    present = set(config.tags) | {PLATFORM_TAG, *CAPACITY_TAG_KEYS}
+    for j, key in enumerate(config.cost.activate_cost_allocation_tags):
+        if key not in present:
+            yield Problem(
+                f"cost.activate_cost_allocation_tags[{j}]",
+                f"{key!r} is not in tags, so no resource of the platform carries it",
+                f"add {key!r} to tags (every resource gets the platform's tags), or remove it here",
+                "conflict",
+            )
 
 
 #: Widgets of the platform dashboard that do not depend on endpoints or profiles (fleet, Bedrock and cost

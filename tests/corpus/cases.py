@@ -684,6 +684,22 @@ CROSS_FIELD = [
         "pattern",
     ),
     Case(
+        "activated-key-not-tagged",
+        "cross-field",
+        cfg(top="tags: {team: a}\ncost: {activate_cost_allocation_tags: [team, owner]}\n"),
+        "cost.activate_cost_allocation_tags[1]",
+        "conflict",
+    ),
+    Case(
+        "activated-library-keys",
+        "cross-field",
+        cfg(
+            CPU_RT,
+            top="tags: {team: a}\n"
+            "cost: {activate_cost_allocation_tags: [team, 'inference:platform', 'inference:capacity']}\n",
+        ),
+    ),
+    Case(
         "budget-with-everything",
         "cross-field",
         cfg(top="account: '111122223333'\n" + BUDGET.format(ROLE)),
