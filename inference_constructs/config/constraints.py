@@ -12,6 +12,7 @@ from inference_constructs._ids import construct_id
 from inference_constructs.config.schema import PlatformConfig
 from inference_constructs.cost.capacity_tags import CAPACITY_TAG_KEYS, PLATFORM_TAG
 from inference_constructs.errors import Problem
+from inference_constructs.observability.metric_definitions import longest_dashboard_search
 from inference_constructs.spec import EndpointKind
 
 
@@ -45,10 +46,6 @@ def _activated_keys(config: PlatformConfig) -> Iterator[Problem]:
 #: Widgets of the platform dashboard that do not depend on endpoints or profiles (fleet, Bedrock and cost
 #: rows); a unit test builds the real dashboard and checks this figure.
 DASHBOARD_FIXED_WIDGETS = 27
-#: Most source accounts one dashboard's SEARCH expressions can list: CloudWatch refuses a SEARCH query over
-#: 1024 characters, and the longest one the dashboard writes (Bedrock cache-write metrics) reaches it at 50
-#: accounts (the corpus synthesizes 49 and 50).
-MAX_SOURCE_ACCOUNTS = 49
 
 
 def dashboard_problems(config: PlatformConfig, gpu_endpoints: int) -> list[Problem]:
@@ -71,13 +68,19 @@ def dashboard_problems(config: PlatformConfig, gpu_endpoints: int) -> list[Probl
 
 
 def _dashboard_accounts(config: PlatformConfig) -> Iterator[Problem]:
+    """The dashboard's longest SEARCH expression, with the account filter, within CloudWatch's limit (the same
+    computation as the dashboard's own check)."""
     accounts = config.observability.source_account_ids
-    if config.observability.dashboard and len(accounts) > MAX_SOURCE_ACCOUNTS:
+    longest = longest_dashboard_search(accounts) if accounts else 0
+    if config.observability.dashboard and longest > limits.MAX_SEARCH_LENGTH:
+        most = max(
+            n for n in range(len(accounts)) if longest_dashboard_search(accounts[:n]) <= limits.MAX_SEARCH_LENGTH
+        )
         yield Problem(
             "observability.source_account_ids",
-            f"{len(accounts)} accounts make the dashboard's SEARCH expressions longer than CloudWatch's "
-            f"{limits.MAX_SEARCH_LENGTH} characters",
-            f"list at most {MAX_SOURCE_ACCOUNTS} accounts, or none to cover every linked account",
+            f"{len(accounts)} accounts make the dashboard's SEARCH expression {longest} characters long, over "
+            f"CloudWatch's {limits.MAX_SEARCH_LENGTH}",
+            f"list at most {most} accounts, or none to cover every linked account",
             "too_large",
         )
 

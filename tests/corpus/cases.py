@@ -759,7 +759,7 @@ SIZE_EXPANSION = [
         "accounts-over-search-limit",
         "size-expansion",
         cfg(
-            top="observability: {source_account_ids: [" + ", ".join(f"'{100000000000 + i}'" for i in range(50)) + "]}\n"
+            top="observability: {source_account_ids: [" + ", ".join(f"'{100000000000 + i}'" for i in range(49)) + "]}\n"
         ),
         "observability.source_account_ids",
         "too_large",
@@ -768,7 +768,7 @@ SIZE_EXPANSION = [
         "accounts-at-search-limit",
         "size-expansion",
         cfg(
-            top="observability: {source_account_ids: [" + ", ".join(f"'{100000000000 + i}'" for i in range(49)) + "]}\n"
+            top="observability: {source_account_ids: [" + ", ".join(f"'{100000000000 + i}'" for i in range(48)) + "]}\n"
         ),
     ),
     Case(
