@@ -12,9 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from inference_constructs.bedrock.governance_config import guardrail_spec, invocation_logging_spec
+from inference_constructs.bedrock.logging_spec import check_invocation_logging
+from inference_constructs.bedrock.logging_spec import plan_entry as logging_plan_entry
 from inference_constructs.bedrock.model_source import ModelSource, Residency
 from inference_constructs.bedrock.pricing import Workload, token_economics, workload_from_counts
-from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_specs, plan_entries
+from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_specs, check_router_roles, plan_entries
 from inference_constructs.bedrock.routing import RouterSpec, check_router_specs, router_plan_entry
 from inference_constructs.catalog import Catalog, load_catalog
 from inference_constructs.config.constraints import dashboard_problems
@@ -132,6 +135,7 @@ def profile_specs(config: PlatformConfig) -> list[ProfileSpec]:
             invoke_role_arns=tuple(p.invoke_role_arns),
             max_output_tokens=p.max_output_tokens,
             residency=Residency(p.residency),
+            guardrail=guardrail_spec(config.name, p.name, p.guardrail),
         )
         for p in config.bedrock.profiles
     ]
@@ -333,6 +337,7 @@ class PlatformPlan:
             "baseline_usd_per_hour": self.baseline_usd_per_hour,
             "savings_plan": self.extra.get("savings_plan"),
             "bedrock": self.extra.get("bedrock", []),
+            "bedrock_invocation_logging": self.extra.get("bedrock_invocation_logging"),
             "regions": self.regions_json(),
             "bedrock_routers": self.extra.get("bedrock_routers", []),
             "warnings": list(self.warnings) + [w for e in self.endpoints for w in e.warnings],
@@ -409,10 +414,22 @@ class PlatformPlan:
                 f"savings plan: commit ${sp['commitment_usd_per_hour']}/h, "
                 f"saves ${sp.get('monthly_saving_usd', 0)}/month"
             )
+        footer.extend(_guardrail_lines(self.extra.get("bedrock", [])))
         footer.extend(_bedrock_lines(self.extra))
         warnings = self.to_json()["warnings"]
         footer.extend(f"warning: {w}" for w in warnings)
         return "\n".join(lines + footer) + "\n"
+
+
+def _guardrail_lines(profiles: list[dict[str, Any]]) -> list[str]:
+    """One line per Bedrock profile naming the guardrail its grants enforce."""
+    lines = []
+    for p in profiles:
+        g = p.get("guardrail")
+        if g:
+            which = f"{g['id']} version {g['version']}" if g["source"] == "existing" else f"{g['name']} (created)"
+            lines.append(f"bedrock profile {p['name']}: enforces guardrail {which}")
+    return lines
 
 
 def _bedrock_lines(extra: dict[str, Any]) -> list[str]:
@@ -490,6 +507,9 @@ def plan_platform(
             problems.extend(exc.problems)
     specs = profile_specs(config)
     problems.extend(check_profile_specs(specs))
+    logging = invocation_logging_spec(config.bedrock.invocation_logging)
+    if logging is not None:
+        problems.extend(check_invocation_logging(logging))
     workloads = []
     for i, profile in enumerate(config.bedrock.profiles):
         workload, found = bedrock_workload(profile.workload, f"bedrock.profiles[{i}].workload")
@@ -497,6 +517,7 @@ def plan_platform(
         problems.extend(found)
     routers, router_problems = router_specs(config)
     problems.extend(router_problems)
+    problems.extend(check_router_roles(specs, routers))
     savings_plan: dict[str, Any] | None = None
     hosted = [e for e in endpoints if e.host is not None]
     try:
@@ -533,7 +554,8 @@ def plan_platform(
         )
         entry["token_economics"] = econ
         entry["warnings"] += [f"bedrock profile {spec.name}: {w}" for w in (econ or {}).get("warnings", [])]
-    warnings = tuple(w for entry in bedrock for w in entry.get("warnings", []))
+    logging_entry = logging_plan_entry(logging) if logging is not None else None
+    warnings = tuple(w for entry in [*bedrock, logging_entry or {}] for w in entry.get("warnings", []))
     return PlatformPlan(
         config=config,
         endpoints=tuple(endpoints),
@@ -541,6 +563,7 @@ def plan_platform(
         warnings=warnings,
         extra={
             "bedrock": bedrock,
+            "bedrock_invocation_logging": logging_entry,
             "bedrock_routers": [router_plan_entry(r) for r in routers],
             "savings_plan": savings_plan,
             "regions": requirements,

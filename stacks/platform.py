@@ -9,6 +9,7 @@ from pathlib import Path
 
 from aws_cdk import App, AspectPriority, Aspects, Environment, cx_api
 
+from inference_constructs.bedrock.governance_config import invocation_logging_spec
 from inference_constructs.compliance import add_compliance_gates
 from inference_constructs.config import load_config
 from inference_constructs.cost import CAPACITY_TAG_KEYS, RequireCostTags, apply_cost_tags
@@ -32,9 +33,17 @@ def build_platform(app: App, plan: PlatformPlan) -> None:
     name = config.name
     env = Environment(account=config.account, region=config.region) if config.account or config.region else None
     profiles: list[MonitoredProfile] = []
-    if config.bedrock.profiles or config.bedrock.routers:
+    logging = invocation_logging_spec(config.bedrock.invocation_logging)
+    if config.bedrock.profiles or config.bedrock.routers or logging is not None:
         bedrock = BedrockStack(
-            app, f"{name}-bedrock", profiles=profile_specs(config), routers=router_specs(config)[0], env=env
+            app,
+            f"{name}-bedrock",
+            profiles=profile_specs(config),
+            routers=router_specs(config)[0],
+            invocation_logging=logging,
+            alarm_email=config.observability.alarm_email,
+            dashboard=config.observability.dashboard,
+            env=env,
         )
         add_region_rules(bedrock, plan.region_requirements("bedrock"))
         profiles = [
