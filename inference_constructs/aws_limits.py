@@ -144,6 +144,11 @@ BUCKET_RULES: tuple[BucketRule, ...] = (
 )
 
 
+def broken_bucket_rules(bucket: str) -> list[str]:
+    """The :data:`BUCKET_RULES` ``bucket`` breaks, in words (empty for a name S3 allows)."""
+    return [r.allowed for r in BUCKET_RULES if bool(r.test.search(bucket)) == r.refuse_when_matching]
+
+
 @dataclass(frozen=True)
 class ArnRule:
     """Where a resource named by ARN must live for the platform to use it."""

@@ -284,7 +284,7 @@ def _s3_uris(config: PlatformConfig) -> Iterator[tuple[str, str]]:
 def _buckets(config: PlatformConfig) -> Iterator[Problem]:
     for path, uri in _s3_uris(config):
         bucket = uri.removeprefix("s3://").split("/", 1)[0]
-        broken = [r.allowed for r in limits.BUCKET_RULES if bool(r.test.search(bucket)) == r.refuse_when_matching]
+        broken = limits.broken_bucket_rules(bucket)
         if broken:
             yield Problem(
                 path,

@@ -677,6 +677,13 @@ CROSS_FIELD = [
         "s3_bucket",
     ),
     Case(
+        "logging-bucket-ip",
+        "cross-field",
+        "name: acme\nbedrock: {invocation_logging: {s3: '10.0.0.1'}}\n",
+        "bedrock.invocation_logging.s3",
+        "invalid",
+    ),
+    Case(
         "bucket-uppercase",
         "cross-field",
         cfg(ep(model="{source: s3, s3_uri: 's3://Acme/m.tar.gz'}")),
