@@ -580,6 +580,11 @@ def region_requirements(
         [(e.path, e.stack, e.hosting.image, e.hosting.uses_inference_component) for e in endpoints],
         profiles=len(config.bedrock.profiles),
         routers=len(config.bedrock.routers),
+        guardrails=[
+            f"bedrock.profiles[{i}].guardrail"
+            for i, p in enumerate(config.bedrock.profiles)
+            if p.guardrail is not None and p.guardrail.id is None
+        ],
         budget=bool(budget.monthly_limit_usd),
         budget_action=bool(budget.monthly_limit_usd and budget.deny_role_arns),
         anomaly_monitor=bool(config.cost.anomaly_monitor.notify_email),
