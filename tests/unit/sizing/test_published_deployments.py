@@ -1,4 +1,4 @@
-"""Published deployments (published_deployments.json) against the sizing: what worked is accepted, what failed is refused."""
+"""Published deployments (published_deployments.json): what worked is accepted, what failed is refused."""
 
 from __future__ import annotations
 
