@@ -8,12 +8,11 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from benchmarks import oracle as _oracle
 from inference_constructs.catalog import load_catalog
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.sizing import choose_host
 from inference_constructs.spec import AcceleratorChoice, DType, ModelArchitecture, ModelSpec, Serving
-
-from . import _oracle
 
 CATALOG = load_catalog()
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -7,7 +7,11 @@ the catalog's facts, including the memory each device reports).
 
 from __future__ import annotations
 
+import json
 import math
+from functools import cache
+from pathlib import Path
+from typing import Any
 
 from inference_constructs.catalog import Catalog, InstanceType
 from inference_constructs.spec import Accelerator, AcceleratorChoice, DType, ModelSpec, Serving
@@ -70,11 +74,18 @@ def _layers(p: float) -> int:
     return math.ceil(y0 + (y1 - y0) * (math.log(p / x0) / math.log(x1 / x0)) - 1e-9)
 
 
-def shape(model: ModelSpec) -> dict[str, object]:
-    """Given fields, else the documented estimates (the models drawn here have no known id)."""
+@cache
+def _known() -> dict[str, dict[str, Any]]:
+    """The known-model table, read as data (docs/sizing.md: given fields, else the table by id, else estimates)."""
+    path = Path(__file__).resolve().parents[1] / "inference_constructs" / "catalog" / "models.json"
+    return {k.lower(): v for k, v in json.loads(path.read_text())["models"].items()}
+
+
+def shape(model: ModelSpec) -> dict[str, Any]:
+    """Given fields, else the known-model row, else the documented estimates."""
     p = model.parameters_billion or 0.0
     layers = _layers(p)
-    est: dict[str, object] = {
+    est: dict[str, Any] = {
         "family": None,
         "layers": layers,
         "attention_heads": 64,
@@ -84,6 +95,10 @@ def shape(model: ModelSpec) -> dict[str, object]:
         "vocab_size": 152064,
         "tie_word_embeddings": False,
     }
+    row = _known().get((model.id or "").lower(), {})
+    for key in est:
+        if row.get(key) is not None:
+            est[key] = row[key]
     arch = model.architecture
     if arch is not None:
         for key in est:
@@ -101,18 +116,18 @@ def weights_gib(model: ModelSpec) -> float:
     if d not in QUANT:
         return p * 1e9 * BYTES[d] / 2**30
     s = shape(model)
-    embed = int(s["vocab_size"]) * int(s["hidden_size"])  # type: ignore[call-overload]
+    embed = int(s["vocab_size"]) * int(s["hidden_size"])
     sixteen = embed if s["tie_word_embeddings"] else 2 * embed
     body = max(0.0, p * 1e9 - sixteen)
     per, group, row = QUANT[d]
-    return (sixteen * 2 + body * per + body * group + body / int(s["hidden_size"]) * row) / 2**30  # type: ignore[call-overload]
+    return (sixteen * 2 + body * per + body * group + body / int(s["hidden_size"]) * row) / 2**30
 
 
 def kv_gib(model: ModelSpec) -> float:
     s = shape(model)
     kv_bytes = 4.0 if model.dtype is DType.FP32 else 2.0
     tokens = model.max_context_tokens * model.max_concurrent_sequences
-    return 2 * int(s["layers"]) * int(s["kv_heads"]) * int(s["head_dim"]) * kv_bytes * tokens / 2**30  # type: ignore[call-overload]
+    return 2 * int(s["layers"]) * int(s["kv_heads"]) * int(s["head_dim"]) * kv_bytes * tokens / 2**30
 
 
 def _engine(serving: Serving, inst: InstanceType) -> str | None:
@@ -124,7 +139,7 @@ def engine_runs(model: ModelSpec, serving: Serving, inst: InstanceType) -> bool:
     engine = _engine(serving, inst)
     if engine is None:
         return True
-    family = model.architecture.family if model.architecture else None
+    family = shape(model)["family"]
     if engine in CLOSED_FAMILIES and family not in CLOSED_FAMILIES[engine]:
         return False
     if inst.accelerator.is_neuron:
@@ -137,8 +152,8 @@ def engine_runs(model: ModelSpec, serving: Serving, inst: InstanceType) -> bool:
 
 def _shard_need(model: ModelSpec, tp: int, neuron: bool) -> float:
     s = shape(model)
-    heads, kv, layers = int(s["attention_heads"]), int(s["kv_heads"]), int(s["layers"])  # type: ignore[call-overload]
-    hidden, dim = int(s["hidden_size"]), int(s["head_dim"])  # type: ignore[call-overload]
+    heads, kv, layers = int(s["attention_heads"]), int(s["kv_heads"]), int(s["layers"])
+    hidden, dim = int(s["hidden_size"]), int(s["head_dim"])
     q_stored = math.ceil(heads / tp) * tp if neuron else heads
     kv_stored = math.ceil(kv / tp) * tp
     padding = 2 * layers * hidden * dim * ((q_stored - heads) + (kv_stored - kv)) * BYTES[model.dtype.value] / 2**30
@@ -148,7 +163,7 @@ def _shard_need(model: ModelSpec, tp: int, neuron: bool) -> float:
 
 def _gpu_degree_ok(model: ModelSpec, tp: int) -> bool:
     s = shape(model)
-    heads, kv = int(s["attention_heads"]), int(s["kv_heads"])  # type: ignore[call-overload]
+    heads, kv = int(s["attention_heads"]), int(s["kv_heads"])
     if tp == 1:
         return True
     return heads % tp == 0 and (kv % tp == 0 if kv >= tp else tp % kv == 0)
