@@ -137,8 +137,8 @@ def _engine(serving: Serving, inst: InstanceType) -> str | None:
 
 def engine_runs(model: ModelSpec, serving: Serving, inst: InstanceType) -> bool:
     engine = _engine(serving, inst)
-    if engine is None:
-        return True
+    if engine is None:  # an LLM stack with no image for this accelerator (vllm on Neuron) cannot run
+        return serving.value not in ("lmi", "tgi", "vllm", "neuron")
     family = shape(model)["family"]
     if engine in CLOSED_FAMILIES and family not in CLOSED_FAMILIES[engine]:
         return False

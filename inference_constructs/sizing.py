@@ -498,6 +498,8 @@ def _engine_problem(model: ModelSpec, serving: Serving, inst: InstanceType) -> t
     """(why ``serving``'s engine on ``inst`` cannot run ``model``, dtype note) - (None, note) when it can."""
     rules = engine_for(serving, inst)
     if rules is None:
+        if serving.is_llm:  # e.g. vllm on Neuron: the library pins no image that would run it there
+            return f"no {serving.value} image is pinned for {inst.accelerator.value} hosts", ""
         return None, ""
     problem = family_problem(rules, model_family(model)) or neuron_sdk_problem(rules, inst)
     if problem:
