@@ -32,6 +32,7 @@ __all__ = [
     "load_accelerator_facts",
     "load_catalog",
     "load_catalog_file",
+    "read_packaged_json",
 ]
 
 CATALOG_FILE = "instances.json"
@@ -54,10 +55,15 @@ class AcceleratorFacts:
     generation_source: str
 
 
+def read_packaged_json(name: str) -> Any:
+    """Parse the data file ``name`` packaged next to this module."""
+    return json.loads(resources.files(__package__).joinpath(name).read_text(encoding="utf-8"))
+
+
 @cache
 def load_accelerator_facts() -> Mapping[str, AcceleratorFacts]:
     """Per accelerator model (the catalog's ``accelerator_model``), its facts; parsed once per process."""
-    doc = json.loads(resources.files(__package__).joinpath(ACCELERATORS_FILE).read_text(encoding="utf-8"))
+    doc = read_packaged_json(ACCELERATORS_FILE)
     return {
         name: AcceleratorFacts(
             model=name,
@@ -295,5 +301,4 @@ def load_catalog_file(path: str | Path) -> Catalog:
 @cache
 def load_catalog() -> Catalog:
     """The packaged catalog (us-east-1 prices), parsed once per process."""
-    text = resources.files(__package__).joinpath(CATALOG_FILE).read_text(encoding="utf-8")
-    return catalog_from_dict(json.loads(text))
+    return catalog_from_dict(read_packaged_json(CATALOG_FILE))

@@ -11,14 +11,13 @@ Pure Python: no ``aws_cdk`` import.
 from __future__ import annotations
 
 import itertools
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
-from importlib import resources
 from typing import Any
 
+from inference_constructs.catalog import read_packaged_json
 from inference_constructs.spec import ARCHITECTURE_FIELDS, ModelArchitecture, ModelSpec, ResolvedArchitecture
 
 __all__ = [
@@ -52,7 +51,7 @@ class KnownModel:
 @cache
 def load_known_models() -> Mapping[str, KnownModel]:
     """The known-model table keyed by lower-cased Hugging Face id; parsed once per process."""
-    doc = json.loads(resources.files(__package__).joinpath(MODELS_FILE).read_text(encoding="utf-8"))
+    doc = read_packaged_json(MODELS_FILE)
     out: dict[str, KnownModel] = {}
     for model_id, row in doc["models"].items():
         arch = ModelArchitecture(**{name: row[name] for name in ARCHITECTURE_FIELDS})
