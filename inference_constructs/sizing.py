@@ -756,6 +756,8 @@ def _no_fit_message(
                 engine_reasons.append(fit.rejection.reason)
             continue
         biggest = max(biggest, fit.memory_available_gb)
+    if engine_reasons and not biggest:
+        return f"{path}.model: no allowed {kinds} host can run the model: {'; '.join(engine_reasons)}"
     engines = f"; on other hosts: {'; '.join(engine_reasons)}" if engine_reasons else ""
     return (
         f"{path}.model: no {kinds} host in the catalog holds the model; needs at least "

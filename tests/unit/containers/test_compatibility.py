@@ -103,3 +103,17 @@ def test_known_model_gives_the_parameter_count():
     # GIVEN a known id without parameters_billion / WHEN sized / THEN it is sized (not refused for unknown size)
     decision = choose_host(ModelSpec(id="meta-llama/Llama-3.2-1B-Instruct"), serving=Serving.VLLM)
     assert decision.weights_gb > 2.0
+
+
+def test_fails_auto_choice_when_no_engine_runs_the_model_naming_what_to_set():
+    # GIVEN an unknown model (family unknown) on the neuron stack, whose engine has a closed family list
+    # WHEN sized with accelerator auto / THEN refused naming the engine's list and the key to set
+    with pytest.raises(InferenceConfigError, match=r"e\.model: no allowed .* host can run the model: .*set "
+                       r"model\.architecture\.family"):  # fmt: skip
+        choose_host(ModelSpec(id="acme/secret-7b", parameters_billion=7), serving=Serving.NEURON, path="e")
+
+
+def test_family_given_in_the_config_unlocks_the_closed_list():
+    # GIVEN the same unknown model with its family set / WHEN sized / THEN it is placed on Neuron
+    model = ModelSpec(id="acme/secret-7b", parameters_billion=7, architecture=ModelArchitecture(family="llama"))
+    assert choose_host(model, serving=Serving.NEURON).accelerator.is_neuron

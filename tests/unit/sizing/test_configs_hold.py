@@ -64,3 +64,28 @@ endpoints:
     with pytest.raises(InferenceConfigError, match=r"endpoints\[0\]\.instance_type: ml\.inf2\.8xlarge cannot run the "
                        r"model; .*does not support qwen2.*use ml\.\S+ or larger"):  # fmt: skip
         plan_platform(parse_config(text))
+
+
+def test_plan_shows_the_shape_its_estimates_and_the_tensor_parallel_layout():
+    # GIVEN an unknown model with only its family given, and a known one
+    text = """
+name: tt
+endpoints:
+  - name: known
+    model: {id: Qwen/Qwen2.5-7B-Instruct}
+    serving: vllm
+    accelerator: gpu
+  - name: unknown
+    model: {id: acme/secret-8b, parameters_billion: 8, architecture: {family: llama}}
+    serving: neuron
+"""
+    # WHEN planned
+    entries = {e["name"]: e for e in plan_platform(parse_config(text)).to_json()["endpoints"]}
+    known, unknown = entries["known"], entries["unknown"]
+    # THEN the known shape comes from the table with nothing estimated; the unknown one lists its estimates
+    assert known["architecture"]["family"] == "qwen2" and known["architecture"]["estimated"] == []
+    assert known["tensor_parallel"]["attention_heads_per_shard"] == 28 // known["tensor_parallel"]["degree"]
+    assert unknown["architecture"]["family"] == "llama" and "kv_heads" in unknown["architecture"]["estimated"]
+    # AND every entry keeps the margin floor and says how much stays free
+    for e in entries.values():
+        assert e["margin_gb"] >= 0.05 * e["memory_available_gb"] - 0.01
