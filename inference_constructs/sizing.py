@@ -796,9 +796,8 @@ def _check_explicit(
     if llm and inst.accelerator is not Accelerator.CPU:
         problem, _ = _engine_problem(model, serving, inst)
         if problem:
-            raise InferenceConfigError(
-                f"{key}: {name} cannot run the model; {problem}; {_alternatives(model, cat, rules, serving)}"
-            )
+            fix = _alternatives(model, cat, rules, serving, engine=True)
+            raise InferenceConfigError(f"{key}: {name} cannot run the model; {problem}; {fix}")
     if llm and model.parameters_billion is None:
         # Unknown size: trust the user, state that nothing was checked.
         shards = max(1, inst.devices if inst.accelerator is Accelerator.GPU else inst.neuron_cores)
@@ -830,12 +829,16 @@ def _check_explicit(
     return _decision(est, fit, (), hint, explicit=True)
 
 
-def _alternatives(model: ModelSpec, cat: Catalog, rules: _Rules, serving: Serving) -> str:
+def _alternatives(model: ModelSpec, cat: Catalog, rules: _Rules, serving: Serving, *, engine: bool = False) -> str:
     llm = _is_llm_sizing(model, serving)
     if model.parameters_billion is None:
         return "use a host whose engine supports the model"
     found = _cheapest(model, memory_estimate(model, llm=llm), cat, rules, serving=serving, llm=llm)
-    return f"use {found[0].instance.name} or larger, or quantize" if found else "quantize or pick a larger host"
+    if found is None:
+        return "quantize or pick a larger host"
+    if engine:
+        return f"the cheapest allowed host that can run it is {found[0].instance.name}"
+    return f"use {found[0].instance.name} or larger, or quantize"
 
 
 def _unknown_instance_hint(name: str, cat: Catalog) -> str:

@@ -118,10 +118,7 @@ def neuron_sdk_problem(rules: EngineRules, inst: InstanceType) -> str | None:
     if minimum is None or rules.neuron_sdk is None:
         return None
     if _version(rules.neuron_sdk) < _version(minimum["version"]):
-        return (
-            f"{rules.engine} is built on Neuron SDK {rules.neuron_sdk}; {inst.family} needs "
-            f"Neuron SDK {minimum['version']} or later"
-        )
+        return f"{rules.engine} cannot drive {inst.family}, which needs Neuron SDK {minimum['version']} or later"
     return None
 
 

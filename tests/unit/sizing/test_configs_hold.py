@@ -61,8 +61,11 @@ endpoints:
     capacity: {min: 0, max: 1}
 """
     # WHEN planned / THEN refused at the key path, with the reason and an alternative
-    with pytest.raises(InferenceConfigError, match=r"endpoints\[0\]\.instance_type: ml\.inf2\.8xlarge cannot run the "
-                       r"model; .*does not support qwen2.*use ml\.\S+ or larger"):  # fmt: skip
+    expected = (
+        r"endpoints\[0\]\.instance_type: ml\.inf2\.8xlarge cannot run the model; .*does not support qwen2.*"
+        r"the cheapest allowed host that can run it is ml\.\S+"
+    )
+    with pytest.raises(InferenceConfigError, match=expected):
         plan_platform(parse_config(text))
 
 
