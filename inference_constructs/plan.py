@@ -8,6 +8,7 @@ All problems across the whole file are collected and raised as one :class:`Infer
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -17,6 +18,7 @@ from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_spe
 from inference_constructs.bedrock.routing import RouterSpec, check_router_specs, router_plan_entry
 from inference_constructs.catalog import Catalog, load_catalog
 from inference_constructs.config.schema import BedrockWorkload, Endpoint, PlatformConfig
+from inference_constructs.containers.model_access import HfTokenSecret
 from inference_constructs.cost.commitment import CapacitySchedule, recommend_commitment
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting.decisions import (
@@ -33,6 +35,12 @@ from inference_constructs.hosting.decisions import (
     plan_endpoint,
 )
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK, EndpointFootprint, shard
+from inference_constructs.regions import (
+    RegionRequirement,
+    load_resource_regions,
+    platform_requirements,
+    region_problems,
+)
 from inference_constructs.scaling.decisions import ScalingPlan
 from inference_constructs.scaling.from_config import plan_from_config
 from inference_constructs.sizing import HostDecision
@@ -66,9 +74,14 @@ def model_spec(endpoint: Endpoint) -> ModelSpec:
     )
 
 
+def _env_value(value: str | int | float | bool) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def endpoint_request(endpoint: Endpoint) -> EndpointRequest:
     """The hosting request (construct props) that a config endpoint describes."""
     e = endpoint
+    token = e.model.hf_token
     return EndpointRequest(
         kind=e.type,
         model=model_spec(e),
@@ -104,6 +117,8 @@ def endpoint_request(endpoint: Endpoint) -> EndpointRequest:
         deployment=DeploymentOptions(
             strategy=DeploymentStrategy(e.deployment.strategy), rollback_on_alarms=e.deployment.rollback_on_alarms
         ),
+        environment={key: _env_value(value) for key, value in e.environment.items()},
+        hf_token=HfTokenSecret(token.secret, token.json_key, token.version_id) if token else None,
     )
 
 
@@ -329,10 +344,29 @@ class PlatformPlan:
             "baseline_usd_per_hour": self.baseline_usd_per_hour,
             "savings_plan": self.extra.get("savings_plan"),
             "bedrock": self.extra.get("bedrock", []),
+            "regions": self.regions_json(),
             "bedrock_routers": self.extra.get("bedrock_routers", []),
             "warnings": list(self.warnings) + [w for e in self.endpoints for w in e.warnings],
         }
         return doc
+
+    def region_requirements(self, part: str) -> tuple[RegionRequirement, ...]:
+        """What ``part`` (a hosting stack's name, ``bedrock`` or ``cost``) needs that not every region has."""
+        found: dict[str, tuple[RegionRequirement, ...]] = self.extra.get("regions", {})
+        return found.get(part, ())
+
+    def regions_json(self) -> dict[str, Any]:
+        """The plan's ``regions`` entry: the regions every requirement allows (of those the data covers), and why."""
+        found: dict[str, tuple[RegionRequirement, ...]] = self.extra.get("regions", {})
+        reqs = [r for part in found.values() for r in part]
+        covered = load_resource_regions().regions
+        return {
+            "deploy_region": self.config.region,
+            "deployable_regions": [r for r in covered if all(req.available_in(r) for req in reqs)],
+            "requirements": [
+                {"needs": req.what, "needed_by": list(req.needed_by), "rule": req.assert_description} for req in reqs
+            ],
+        }
 
     def to_json_text(self) -> str:
         """The plan document as deterministic, indented JSON."""
@@ -486,6 +520,12 @@ def plan_platform(
         savings_plan = recommendation.to_dict()
     except InferenceConfigError as exc:
         problems.extend(exc.problems)
+    for number, indexes in enumerate(shard([e.footprint for e in endpoints], max_resources=max_resources_per_stack)):
+        for i in indexes:
+            endpoints[i] = replace(endpoints[i], stack=hosting_stack_name(config.name, number + 1))
+    requirements = region_requirements(config, endpoints)
+    if config.region:
+        problems.extend(region_problems(config.region, requirements))
     if problems:
         raise InferenceConfigError(problems)
     bedrock = plan_entries(specs, deploy_region=config.region)
@@ -503,9 +543,6 @@ def plan_platform(
         entry["token_economics"] = econ
         entry["warnings"] += [f"bedrock profile {spec.name}: {w}" for w in (econ or {}).get("warnings", [])]
     warnings = tuple(w for entry in bedrock for w in entry.get("warnings", []))
-    for number, indexes in enumerate(shard([e.footprint for e in endpoints], max_resources=max_resources_per_stack)):
-        for i in indexes:
-            endpoints[i] = replace(endpoints[i], stack=hosting_stack_name(config.name, number + 1))
     return PlatformPlan(
         config=config,
         endpoints=tuple(endpoints),
@@ -515,7 +552,23 @@ def plan_platform(
             "bedrock": bedrock,
             "bedrock_routers": [router_plan_entry(r) for r in routers],
             "savings_plan": savings_plan,
+            "regions": requirements,
         },
+    )
+
+
+def region_requirements(
+    config: PlatformConfig, endpoints: Sequence[EndpointDecisions]
+) -> dict[str, tuple[RegionRequirement, ...]]:
+    """What each part of the platform needs that not every region has (by hosting stack, ``bedrock``, ``cost``)."""
+    budget = config.cost.budget
+    return platform_requirements(
+        [(e.path, e.stack, e.hosting.image, e.hosting.uses_inference_component) for e in endpoints],
+        profiles=len(config.bedrock.profiles),
+        routers=len(config.bedrock.routers),
+        budget=bool(budget.monthly_limit_usd),
+        budget_action=bool(budget.monthly_limit_usd and budget.deny_role_arns),
+        anomaly_monitor=bool(config.cost.anomaly_monitor.notify_email),
     )
 
 

@@ -40,6 +40,14 @@ class Architecture(_Model):
     tie_word_embeddings: bool | None = None
 
 
+class HfToken(_Model):
+    """A Secrets Manager secret holding a Hugging Face read token (gated or private models, source huggingface)."""
+
+    secret: str = Field(min_length=1, max_length=2048)
+    json_key: str | None = Field(default=None, min_length=1, max_length=256)
+    version_id: str | None = Field(default=None, min_length=32, max_length=64)
+
+
 class Model(_Model):
     """What is served. ``parameters_billion`` is needed for accelerator sizing unless ``instance_type`` is set."""
 
@@ -52,6 +60,7 @@ class Model(_Model):
     max_concurrent_sequences: int = Field(default=8, ge=1, le=4096)
     architecture: Architecture | None = None
     neuron_compiled: bool = False
+    hf_token: HfToken | None = None
 
 
 class Capacity(_Model):
@@ -148,6 +157,7 @@ class Endpoint(_Model):
     network_isolation: bool = False
     data_capture: DataCapture = Field(default_factory=DataCapture)
     deployment: Deployment = Field(default_factory=Deployment)
+    environment: dict[str, str | int | float | bool] = Field(default_factory=dict, max_length=100)
 
 
 TokenCount = Annotated[int, Field(ge=0, le=10**15)]

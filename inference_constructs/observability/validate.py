@@ -357,8 +357,8 @@ def _check_account_filters(query: str) -> list[str]:
     for match in _ACCOUNT_FILTER.finditer(query):
         values = re.findall(r'"([^"]*)"', match.group(1)) or [match.group(1)]
         for value in values:
-            if not re.fullmatch(r"\d{12}|TOKEN_\w+", value):
-                problems.append(f"account id {value!r} in the :aws.AccountId filter is not 12 digits")
+            if not re.fullmatch(r"\d{12}|LOCAL|TOKEN_\w+", value):
+                problems.append(f"account id {value!r} in the :aws.AccountId filter is not 12 digits or LOCAL")
     return problems
 
 
