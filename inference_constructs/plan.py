@@ -73,7 +73,8 @@ def model_spec(endpoint: Endpoint) -> ModelSpec:
         dtype=m.dtype,
         max_context_tokens=m.max_context_tokens,
         max_concurrent_sequences=m.max_concurrent_sequences,
-        architecture=ModelArchitecture(arch.layers, arch.kv_heads, arch.head_dim) if arch else None,
+        architecture=ModelArchitecture(**arch.model_dump()) if arch else None,
+        neuron_compiled=m.neuron_compiled,
     )
 
 
@@ -288,6 +289,17 @@ class EndpointDecisions:
                 "weights_gb": round(host.weights_gb, 2),
                 "kv_cache_gb": round(host.kv_cache_gb, 2),
                 "price_is_estimate": host.instance.price_is_estimate,
+                "architecture": host.architecture.to_dict() if host.architecture else None,
+                "tensor_parallel": {
+                    "degree": host.tensor_parallel_degree,
+                    "attention_heads_per_shard": host.heads_per_shard,
+                    "kv_heads_per_shard": host.kv_heads_per_shard,
+                    "padding_gb": host.padding_gb,
+                    "rejected_degrees": list(host.degree_rejections),
+                },
+                "margin_gb": round(host.margin_gb, 2),
+                "host_ram_required_gb": round(host.host_ram_required_gb, 2),
+                "dtype_note": host.dtype_note or None,
             }
             hint = host.quantization_hint
             entry["quantization_hint"] = (

@@ -30,11 +30,16 @@ class _Model(BaseModel):
 
 
 class Architecture(_Model):
-    """Transformer shape; makes the KV-cache size exact."""
+    """The model's shape (any subset); what is omitted comes from the known-model table, else an estimate."""
 
-    layers: int = Field(ge=1, le=512)
-    kv_heads: int = Field(ge=1, le=1024)
-    head_dim: int = Field(ge=1, le=1024)
+    family: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9_]{0,63}$")
+    layers: int | None = Field(default=None, ge=1, le=512)
+    attention_heads: int | None = Field(default=None, ge=1, le=1024)
+    kv_heads: int | None = Field(default=None, ge=1, le=1024)
+    head_dim: int | None = Field(default=None, ge=1, le=1024)
+    hidden_size: int | None = Field(default=None, ge=1, le=262_144)
+    vocab_size: int | None = Field(default=None, ge=1, le=4_194_304)
+    tie_word_embeddings: bool | None = None
 
 
 class HfToken(_Model):
@@ -56,6 +61,7 @@ class Model(_Model):
     max_context_tokens: int = Field(default=4096, ge=1, le=2_000_000)
     max_concurrent_sequences: int = Field(default=8, ge=1, le=4096)
     architecture: Architecture | None = None
+    neuron_compiled: bool = False
     hf_token: HfToken | None = None
 
 
