@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from inference_constructs.bedrock.governance_config import guardrail_spec, invocation_logging_spec
@@ -327,27 +327,9 @@ class EndpointDecisions:
         entry["hosting"] = _hosting_json(h)
         entry["scaling"] = self.scaling.to_dict()
         entry["deployment"] = h.update_policy.to_dict()
-        ic = h.inference_component
-        entry["inference_component"] = (
-            None
-            if ic is None
-            else {
-                "accelerator_devices": ic.accelerator_devices,
-                "min_memory_required_mb": ic.min_memory_required_mb,
-                "initial_instance_count": ic.initial_instance_count,
-                "max_instance_count": ic.max_instance_count,
-            }
-        )
-        s = h.serverless
-        entry["serverless"] = (
-            None
-            if s is None
-            else {
-                "memory_mb": s.memory_mb,
-                "max_concurrency": s.max_concurrency,
-                "provisioned_concurrency": s.provisioned_concurrency,
-            }
-        )
+        # Null unless real-time with capacity.min 0, and unless serverless.
+        entry["inference_component"] = asdict(h.inference_component) if h.inference_component else None
+        entry["serverless"] = asdict(h.serverless) if h.serverless else None
         entry["decisions"] = list(self.hosting.reasons)
         entry["warnings"] = list(self.warnings)
         return entry
