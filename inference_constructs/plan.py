@@ -16,6 +16,7 @@ from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_spe
 from inference_constructs.catalog import Catalog, load_catalog
 from inference_constructs.config.schema import Endpoint, PlatformConfig
 from inference_constructs.cost.commitment import CapacitySchedule, recommend_commitment
+from inference_constructs.cost.scope import CostPlan, decide_cost
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting.decisions import (
     AsyncOptions,
@@ -286,9 +287,16 @@ class PlatformPlan:
             "baseline_usd_per_hour": self.baseline_usd_per_hour,
             "savings_plan": self.extra.get("savings_plan"),
             "bedrock": self.extra.get("bedrock", []),
+            "cost": self.cost.to_json(),
             "warnings": list(self.warnings) + [w for e in self.endpoints for w in e.warnings],
         }
         return doc
+
+    @property
+    def cost(self) -> CostPlan:
+        """What the cost stack builds: activated keys, the budget filter, the anomaly monitor."""
+        found = self.extra.get("cost")
+        return found if isinstance(found, CostPlan) else CostPlan()
 
     def to_json_text(self) -> str:
         """The plan document as deterministic, indented JSON."""
@@ -405,10 +413,12 @@ def plan_platform(
         savings_plan = recommendation.to_dict()
     except InferenceConfigError as exc:
         problems.extend(exc.problems)
+    cost, cost_problems = decide_cost(config)
+    problems.extend(cost_problems)
     if problems:
         raise InferenceConfigError(problems)
     bedrock = plan_entries(specs, deploy_region=config.region)
-    warnings = tuple(w for entry in bedrock for w in entry.get("warnings", []))
+    warnings = tuple(w for entry in bedrock for w in entry.get("warnings", [])) + cost.warnings
     for number, indexes in enumerate(shard([e.footprint for e in endpoints], max_resources=max_resources_per_stack)):
         for i in indexes:
             endpoints[i] = replace(endpoints[i], stack=hosting_stack_name(config.name, number + 1))
@@ -417,7 +427,7 @@ def plan_platform(
         endpoints=tuple(endpoints),
         catalog=cat,
         warnings=warnings,
-        extra={"bedrock": bedrock, "savings_plan": savings_plan},
+        extra={"bedrock": bedrock, "savings_plan": savings_plan, "cost": cost},
     )
 
 

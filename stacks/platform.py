@@ -11,6 +11,7 @@ from aws_cdk import App, AspectPriority, Aspects, Environment, cx_api
 from inference_constructs.compliance import add_compliance_gates
 from inference_constructs.config import load_config
 from inference_constructs.cost import CAPACITY_TAG_KEYS, RequireCostTags, apply_cost_tags
+from inference_constructs.cost.scope import PLATFORM_TAG
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK
 from inference_constructs.observability import MonitoredProfile
 from inference_constructs.plan import PlatformPlan, plan_platform, profile_specs
@@ -18,9 +19,6 @@ from stacks.bedrock import BedrockStack
 from stacks.cost import CostStack, needs_cost_stack
 from stacks.hosting import HostingStack, monitored
 from stacks.observability import ObservabilityStack
-
-#: Tag on every resource naming the platform it belongs to.
-PLATFORM_TAG = "inference:platform"
 
 PLAN_FILE = "inference-plan.json"
 
@@ -57,8 +55,15 @@ def build_platform(app: App, plan: PlatformPlan) -> None:
             capacity_tagging=config.cost.capacity_tags,
             env=env,
         )
-    if needs_cost_stack(config.cost):
-        CostStack(app, f"{name}-cost", cost=config.cost, env=env)
+    if needs_cost_stack(config.cost, plan.cost):
+        CostStack(
+            app,
+            f"{name}-cost",
+            cost=config.cost,
+            decisions=plan.cost,
+            alarm_topic=observability.alarms.topic,
+            env=env,
+        )
     apply_cost_tags(app, {PLATFORM_TAG: name, **config.tags})
     required = [k for k in config.cost.activate_cost_allocation_tags if k not in CAPACITY_TAG_KEYS]
     if required:
