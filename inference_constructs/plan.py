@@ -31,6 +31,7 @@ from inference_constructs.hosting.decisions import (
     VpcOptions,
     plan_endpoint,
 )
+from inference_constructs.isolation import IsolationDecision, decide_isolation
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK, EndpointFootprint, shard
 from inference_constructs.scaling.decisions import ScalingPlan
 from inference_constructs.scaling.from_config import plan_from_config
@@ -64,6 +65,17 @@ def model_spec(endpoint: Endpoint) -> ModelSpec:
     )
 
 
+def network_isolation(endpoint: Endpoint) -> IsolationDecision:
+    """Whether the endpoint's container runs without network access, and why (the config's value, or the
+    library's default: on when the model needs no internet)."""
+    return decide_isolation(
+        kind=endpoint.type,
+        source=endpoint.model.source,
+        serving=endpoint.serving,
+        configured=endpoint.network_isolation,
+    )
+
+
 def endpoint_request(endpoint: Endpoint) -> EndpointRequest:
     """The hosting request (construct props) that a config endpoint describes."""
     e = endpoint
@@ -93,7 +105,7 @@ def endpoint_request(endpoint: Endpoint) -> EndpointRequest:
         multi_model=MultiModelOptions(e.multi_model.model_data_prefix, e.multi_model.cache) if e.multi_model else None,
         kms_key_arn=e.kms_key_arn,
         vpc=VpcOptions(tuple(e.vpc.subnet_ids), tuple(e.vpc.security_group_ids)) if e.vpc.subnet_ids else None,
-        network_isolation=e.network_isolation,
+        network_isolation=network_isolation(e).enabled,
         data_capture=(
             DataCaptureOptions(sampling_percent=e.data_capture.sampling_percent, s3_uri=e.data_capture.s3_uri)
             if e.data_capture.sampling_percent
@@ -249,6 +261,7 @@ class EndpointDecisions:
             "routing_strategy": h.routing_strategy,
         }
         entry["scaling"] = self.scaling.to_dict()
+        entry["network_isolation"] = network_isolation(cfg).to_json()
         entry["decisions"] = list(self.hosting.reasons)
         entry["warnings"] = list(self.warnings)
         return entry

@@ -139,7 +139,7 @@ class Endpoint(_Model):
         Annotated[str, StringConstraints(pattern=r"^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key/[\w-]+$")] | None
     ) = None
     vpc: Vpc = Field(default_factory=Vpc)
-    network_isolation: bool = False
+    network_isolation: bool | None = None  # null: on when the model needs no internet (see the plan)
     data_capture: DataCapture = Field(default_factory=DataCapture)
     deployment: Deployment = Field(default_factory=Deployment)
 

@@ -1007,7 +1007,11 @@ class InferenceEndpoint(Construct):
         for alarm in (errors, latency):
             acknowledge_all(
                 alarm,
-                [("NIST.800.53.R5-CloudWatchAlarmAction", reason), ("HIPAA.Security-CloudWatchAlarmAction", reason)],
+                [
+                    ("NIST.800.53.R5-CloudWatchAlarmAction", reason),
+                    ("HIPAA.Security-CloudWatchAlarmAction", reason),
+                    ("cdk-validator-cfnguard::cloudwatch_alarm_action_check", reason),  # CT.CLOUDWATCH.PR.1
+                ],
             )
         return [errors, latency]
 
