@@ -41,6 +41,15 @@ _ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/(?:[\x21-\x7f]+/)?[\w+
 _MAX_SUBSCRIBERS = 10
 
 
+def _sorted_keys(value: Any) -> Any:
+    """``value`` with every mapping's keys in alphabetical order, recursively."""
+    if isinstance(value, Mapping):
+        return {k: _sorted_keys(value[k]) for k in sorted(value)}
+    if isinstance(value, list | tuple):
+        return [_sorted_keys(v) for v in value]
+    return value
+
+
 class BudgetGuardrail(Construct):
     """Monthly cost budget with e-mail notifications and an automatic deny-new-endpoints action.
 
@@ -138,7 +147,9 @@ class BudgetGuardrail(Construct):
             notifications_with_subscribers=notifications if subscribers else None,
         )
         if filter_expression:
-            self.budget.add_property_override("Budget.FilterExpression", dict(filter_expression))
+            # Keys in the order the typed ExpressionProperty renders them (alphabetical), so the template does not
+            # depend on how the mapping was written.
+            self.budget.add_property_override("Budget.FilterExpression", _sorted_keys(filter_expression))
         self.deny_policy: iam.ManagedPolicy | None = None
         self.execution_role: iam.Role | None = None
         self.action: budgets.CfnBudgetsAction | None = None

@@ -40,7 +40,7 @@ def account_of(arn: str) -> str | None:
 def platform_expression(platform: str) -> dict[str, Any]:
     """A Cost Explorer / Budgets ``Expression`` selecting the spend tagged ``inference:platform = platform``
     (``Tags`` with ``Key``, ``Values``, ``MatchOptions``; the key is the tag key itself, without ``user:``)."""
-    return {"Tags": {"Key": PLATFORM_TAG, "Values": [platform], "MatchOptions": ["EQUALS"]}}
+    return {"Tags": {"Key": PLATFORM_TAG, "MatchOptions": ["EQUALS"], "Values": [platform]}}
 
 
 @dataclass(frozen=True)
