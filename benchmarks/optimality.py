@@ -33,6 +33,7 @@ from typing import Any
 
 import yaml
 
+from benchmarks import oracle
 from inference_constructs.catalog import Catalog, InstanceType, load_catalog
 from inference_constructs.cost.commitment import (
     HOURS_PER_MONTH,
@@ -43,13 +44,6 @@ from inference_constructs.cost.commitment import (
 )
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.sizing import (
-    CLASSICAL_DEFAULT_FOOTPRINT_GIB,
-    CPU_USABLE_FRACTION,
-    GPU_USABLE_FRACTION,
-    HOST_RAM_RESERVE_GIB,
-    NEURON_USABLE_FRACTION,
-    RUNTIME_OVERHEAD_FRACTION,
-    RUNTIME_OVERHEAD_PER_SHARD_GIB,
     choose_host,
 )
 from inference_constructs.spec import (
@@ -64,7 +58,6 @@ from inference_constructs.spec import (
 SCENARIOS_FILE = Path(__file__).with_name("scenarios.yaml")
 _GIB = 2.0**30
 _BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
-_RAM_FACTOR = {Accelerator.GPU: 1.0, Accelerator.INFERENTIA: 2.0, Accelerator.TRAINIUM: 2.0}
 _LLM_SERVING = {"lmi", "tgi", "vllm", "neuron"}
 
 
@@ -142,25 +135,6 @@ def _uses_kv_cache(s: Scenario) -> bool:
     return s.serving.value in _LLM_SERVING or sized_as_llm
 
 
-def _need_gib(s: Scenario, shards: int) -> float:
-    """Accelerator (or host, on CPU) memory the model needs when split over ``shards``."""
-    if s.parameters_billion is None:
-        return CLASSICAL_DEFAULT_FOOTPRINT_GIB
-    weights = s.parameters_billion * 1e9 * _BYTES[s.dtype] / _GIB
-    if not _uses_kv_cache(s):
-        return weights * (1 + RUNTIME_OVERHEAD_FRACTION)
-    if s.architecture is None:
-        raise ValueError(f"{s.name}: LLM scenarios must give architecture (the oracle does not estimate it)")
-    layers, kv_heads, head_dim = s.architecture
-    kv_bytes = 4.0 if s.dtype == "fp32" else 2.0
-    kv = 2 * layers * kv_heads * head_dim * kv_bytes * s.context * s.concurrency / _GIB
-    return (weights + kv) * (1 + RUNTIME_OVERHEAD_FRACTION) + RUNTIME_OVERHEAD_PER_SHARD_GIB * shards
-
-
-def _weights_gib(s: Scenario) -> float:
-    return 0.0 if s.parameters_billion is None else s.parameters_billion * 1e9 * _BYTES[s.dtype] / _GIB
-
-
 def oracle_fit(s: Scenario, inst: InstanceType) -> OracleFit:
     """Can ``inst`` serve scenario ``s``? Accelerator rule of the serving stack, device limit, burstable,
     accelerator memory at some tensor-parallel degree, and host RAM to load the weights."""
@@ -171,20 +145,8 @@ def oracle_fit(s: Scenario, inst: InstanceType) -> OracleFit:
         return OracleFit(False, f"{inst.devices} devices > {s.max_devices}")
     if inst.burstable:
         return OracleFit(False, "burstable")
-    if inst.accelerator is Accelerator.CPU:
-        ok = _need_gib(s, 1) <= CPU_USABLE_FRACTION * inst.memory_gib + 1e-9
-        return OracleFit(ok, "" if ok else "host memory")
-    if inst.accelerator is Accelerator.GPU:
-        per_shard = GPU_USABLE_FRACTION * inst.device_memory_gib
-        degrees = [d for d in (1, 2, 4, 8) if d <= inst.devices]
-    else:
-        cores_per_device = inst.neuron_cores // inst.devices
-        per_shard = NEURON_USABLE_FRACTION * inst.device_memory_gib / cores_per_device
-        degrees = sorted({2**k for k in range(8) if 2**k <= inst.neuron_cores} | {inst.neuron_cores})
-    if not any(_need_gib(s, d) <= per_shard * d + 1e-9 for d in degrees):
-        return OracleFit(False, "accelerator memory")
-    if inst.memory_gib < _weights_gib(s) * _RAM_FACTOR[inst.accelerator] + HOST_RAM_RESERVE_GIB:
-        return OracleFit(False, "host RAM")
+    if not oracle.fits(s.model, inst, _uses_kv_cache(s), s.serving):
+        return OracleFit(False, "memory, host RAM or engine rules (benchmarks/oracle.py)")
     return OracleFit(True)
 
 

@@ -20,6 +20,7 @@ from inference_constructs.bedrock.pricing import Workload, token_economics, work
 from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_specs, check_router_roles, plan_entries
 from inference_constructs.bedrock.routing import RouterSpec, check_router_specs, router_plan_entry
 from inference_constructs.catalog import Catalog, load_catalog
+from inference_constructs.config.constraints import dashboard_problems
 from inference_constructs.config.schema import BedrockWorkload, Endpoint, PlatformConfig
 from inference_constructs.containers.model_access import HfTokenSecret
 from inference_constructs.cost.commitment import CapacitySchedule, recommend_commitment
@@ -74,7 +75,8 @@ def model_spec(endpoint: Endpoint) -> ModelSpec:
         dtype=m.dtype,
         max_context_tokens=m.max_context_tokens,
         max_concurrent_sequences=m.max_concurrent_sequences,
-        architecture=ModelArchitecture(arch.layers, arch.kv_heads, arch.head_dim) if arch else None,
+        architecture=ModelArchitecture(**arch.model_dump()) if arch else None,
+        neuron_compiled=m.neuron_compiled,
     )
 
 
@@ -287,6 +289,17 @@ class EndpointDecisions:
                 "weights_gb": round(host.weights_gb, 2),
                 "kv_cache_gb": round(host.kv_cache_gb, 2),
                 "price_is_estimate": host.instance.price_is_estimate,
+                "architecture": host.architecture.to_dict() if host.architecture else None,
+                "tensor_parallel": {
+                    "degree": host.tensor_parallel_degree,
+                    "attention_heads_per_shard": host.heads_per_shard,
+                    "kv_heads_per_shard": host.kv_heads_per_shard,
+                    "padding_gb": host.padding_gb,
+                    "rejected_degrees": list(host.degree_rejections),
+                },
+                "margin_gb": round(host.margin_gb, 2),
+                "host_ram_required_gb": round(host.host_ram_required_gb, 2),
+                "dtype_note": host.dtype_note or None,
             }
             hint = host.quantization_hint
             entry["quantization_hint"] = (
@@ -552,6 +565,8 @@ def plan_platform(
         problems.extend(exc.problems)
     cost, cost_problems = decide_cost(config)
     problems.extend(cost_problems)
+    gpu_endpoints = sum(1 for e in endpoints if e.hosting.gpu_count > 0 and e.kind is not EndpointKind.SERVERLESS)
+    problems.extend(dashboard_problems(config, gpu_endpoints))
     for number, indexes in enumerate(shard([e.footprint for e in endpoints], max_resources=max_resources_per_stack)):
         for i in indexes:
             endpoints[i] = replace(endpoints[i], stack=hosting_stack_name(config.name, number + 1))
@@ -601,6 +616,11 @@ def region_requirements(
         [(e.path, e.stack, e.hosting.image, e.hosting.uses_inference_component) for e in endpoints],
         profiles=len(config.bedrock.profiles),
         routers=len(config.bedrock.routers),
+        guardrails=[
+            f"bedrock.profiles[{i}].guardrail"
+            for i, p in enumerate(config.bedrock.profiles)
+            if p.guardrail is not None and p.guardrail.id is None
+        ],
         budget=bool(budget.monthly_limit_usd),
         budget_action=bool(budget.monthly_limit_usd and budget.deny_role_arns),
         anomaly_monitor=bool(config.cost.anomaly_monitor.notify_email),

@@ -1,26 +1,29 @@
 """Right-sizing: the cheapest SageMaker host whose accelerator memory fits a model, with the reason.
 
 Pure Python (never imports ``aws_cdk``): used by the hosting constructs, the ``plan`` command and
-the benchmarks. The memory model and the choice rule are documented in ``docs/sizing.md``.
+the benchmarks. The memory model and the choice rule are documented in ``docs/sizing.md``; the
+engine rules it applies (families, dtypes per accelerator generation, tensor parallel degrees,
+Neuron SDK per instance family) are data in ``inference_constructs/containers/compatibility.json``.
 
-Memory model (all sizes GiB = 2**30 bytes)::
+Memory model (all sizes GiB = 2**30 bytes), per shard (a GPU, or a NeuronCore) at tensor parallel
+degree ``tp``::
 
-    weights   = parameters x bytes_per_parameter(dtype)
-    kv_cache  = 2 x layers x kv_heads x head_dim x kv_bytes x max_context_tokens x max_concurrent_sequences
-                (architecture given), else the same formula with an estimated shape (see
-                :func:`estimated_architecture`: 8 KV heads x 128, Llama 3 / Qwen 2.5 layer counts)
-    required  = (weights + kv_cache) x (1 + RUNTIME_OVERHEAD_FRACTION) + RUNTIME_OVERHEAD_PER_SHARD_GIB x shards
-    available = usable fraction x memory of each shard (a GPU, or a NeuronCore's share of its device) x shards
+    weights    = as stored: 16-bit embeddings/output layer + quantized body + scales (int4/int8/fp8),
+                 else parameters x bytes_per_parameter(dtype)
+    padding    = Neuron: attention heads padded to a multiple of tp (their q/o weights);
+                 both: KV-head weights replicated when tp > kv_heads
+    kv_shard   = kv_cache x ceil(kv_heads / tp) / kv_heads      (replicated KV heads are counted)
+    per_shard  = ((weights + padding) / tp + kv_shard) x (1 + overhead) + per_shard_overhead
+    usable     = usable fraction x memory the device reports (GiB) [/ NeuronCores per device]
 
-A host fits when ``required <= available`` for some tensor parallel degree (1, 2, 4, 8 GPUs up to
-the device count; powers of two and the full core count in NeuronCores) and its host RAM holds
-``weights x host_ram_factor + HOST_RAM_RESERVE_GIB``. The choice is the cheapest fitting host per
-hour among the allowed accelerator kinds; ties go to fewer devices.
+A host fits at ``tp`` when the engine accepts ``tp`` (GPU: it divides the attention heads, KV heads
+split or replicated evenly; Neuron: the allowed degrees of the instance family), ``per_shard <=
+usable x (1 - margin floor)``, the engine can load the model's family and run its dtype on the
+host's accelerator generation, and its host RAM loads the weights.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -28,13 +31,32 @@ from enum import StrEnum
 from functools import lru_cache
 
 from inference_constructs.catalog import Catalog, InstanceType, load_catalog
+from inference_constructs.catalog.models import (
+    ESTIMATED_LAYERS,
+    estimated_architecture,
+    model_family,
+    resolve_architecture,
+    resolve_model,
+)
+from inference_constructs.containers.compatibility import (
+    EngineRules,
+    dtype_quality,
+    dtype_support,
+    engine_for,
+    family_problem,
+    headroom,
+    margin_floor_fraction,
+    neuron_sdk_problem,
+    quantized_layout,
+    tensor_parallel_degrees,
+)
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.spec import (
     Accelerator,
     AcceleratorChoice,
     DType,
-    ModelArchitecture,
     ModelSpec,
+    ResolvedArchitecture,
     Serving,
 )
 
@@ -47,6 +69,7 @@ __all__ = [
     "GPU_USABLE_FRACTION",
     "HOST_RAM_RESERVE_GIB",
     "HOST_RAM_WEIGHTS_FACTOR",
+    "MARGIN_FLOOR_FRACTION",
     "NEURON_USABLE_FRACTION",
     "QUANTIZATION_CAVEAT",
     "RUNTIME_OVERHEAD_FRACTION",
@@ -68,7 +91,7 @@ GIB = float(2**30)
 """Bytes in a GiB."""
 
 GPU_USABLE_FRACTION = 0.90
-"""Share of each GPU's memory the server may use (vLLM's default ``gpu_memory_utilization`` is 0.9)."""
+"""Share of each GPU's reported memory the server may use (vLLM's default ``gpu_memory_utilization`` is 0.9)."""
 
 NEURON_USABLE_FRACTION = 0.90
 """Share of each Neuron device's memory the server may use (runtime and collectives keep the rest)."""
@@ -76,11 +99,14 @@ NEURON_USABLE_FRACTION = 0.90
 CPU_USABLE_FRACTION = 0.80
 """Share of host RAM a model may use on a CPU host (OS, container, server workers keep the rest)."""
 
-RUNTIME_OVERHEAD_FRACTION = 0.05
-"""Activations and temporary buffers, as a share of weights + KV cache."""
+RUNTIME_OVERHEAD_FRACTION = headroom(Accelerator.GPU).overhead_fraction
+"""Activations and temporary buffers, as a share of weights + KV cache (``compatibility.json`` headroom)."""
 
-RUNTIME_OVERHEAD_PER_SHARD_GIB = 1.0
-"""Fixed cost per shard (CUDA context and NCCL buffers on a GPU; runtime buffers on a NeuronCore)."""
+RUNTIME_OVERHEAD_PER_SHARD_GIB = headroom(Accelerator.GPU).per_shard_gib
+"""Fixed cost per shard (CUDA context, NCCL buffers and CUDA graphs on a GPU; runtime buffers on a NeuronCore)."""
+
+MARGIN_FLOOR_FRACTION = margin_floor_fraction()
+"""Share of the usable accelerator memory that must stay free on a fitting host (5%)."""
 
 HOST_RAM_RESERVE_GIB = 4.0
 """Host RAM for the OS, the container and the server process, before any weights."""
@@ -92,8 +118,9 @@ HOST_RAM_WEIGHTS_FACTOR: dict[Accelerator, float] = {
     Accelerator.CPU: 0.0,
 }
 """Host RAM needed per GiB of weights while loading: GPU servers stage the checkpoint through host
-memory once; Neuron compilation holds the checkpoint and the compiled shards (a 7B model is
-OOM-killed on inf2.xlarge, an 8B compile fails on trn1.2xlarge's 32 GiB)."""
+memory once; Neuron compilation on the host holds the checkpoint and the compiled shards (a 7B model
+is OOM-killed on inf2.xlarge, an 8B compile fails on trn1.2xlarge's 32 GiB). With pre-compiled
+Neuron artifacts (``ModelSpec.neuron_compiled``) nothing is compiled and only the reserve applies."""
 
 CLASSICAL_DEFAULT_FOOTPRINT_GIB = 2.0
 """Resident size assumed for a classical model (scikit-learn, XGBoost, PyTorch on CPU) whose parameter
@@ -102,15 +129,9 @@ count is not given: the model plus the framework runtime and the serving workers
 GPU_TP_DEGREES = (1, 2, 4, 8)
 """Tensor parallel degrees tried over GPUs (never above the instance's GPU count)."""
 
-_NEURON_TP_DEGREES = (1, 2, 4, 8, 16, 32, 64, 128)
-
-_ESTIMATED_KV_WIDTH = 1024
-"""KV heads x head dim assumed without an architecture: 8 x 128, the grouped-query shape of Llama 3,
-Mistral and Qwen 2.5 (7B-405B)."""
-
 QUANTIZATION_CAVEAT = (
-    "not applied: weight-only int8/int4 (AWQ, GPTQ, bitsandbytes) needs a quantized checkpoint or runtime "
-    "quantization and can lower output quality; evaluate it on your own prompts before switching"
+    "not applied: a lower-precision dtype needs a matching checkpoint or load-time quantization and can lower "
+    "output quality; evaluate it on your own prompts before switching"
 )
 
 
@@ -125,6 +146,8 @@ class RejectionKind(StrEnum):
     """Burstable ml.t* hosts are not chosen unless allowed."""
     EXCLUDED = "excluded"
     """The caller's predicate excluded the host."""
+    ENGINE = "engine"
+    """The engine on this host cannot run the model: family, dtype on this accelerator generation, Neuron SDK."""
     DEVICE_MEMORY = "device_memory"
     """The model does not fit the accelerator memory at any allowed tensor parallel degree."""
     HOST_MEMORY = "host_memory"
@@ -143,9 +166,11 @@ class Rejection:
 
 @dataclass(frozen=True)
 class MemoryEstimate:
-    """Memory a model needs, independent of the host (GiB).
+    """Memory a model needs before it is placed on a host (GiB).
 
-    ``per_shard_overhead_gb`` is added once per GPU / NeuronCore shard when fitted to a host.
+    ``weights_gb`` is the checkpoint as stored; ``kv_cache_gb`` the whole KV cache without
+    replication. Placement adds head padding, KV replication and overhead (:func:`evaluate_host`).
+    ``architecture`` is the completed shape (``None`` for classical models).
     """
 
     weights_gb: float
@@ -154,20 +179,29 @@ class MemoryEstimate:
     per_shard_overhead_gb: float
     kv_estimated: bool
     footprint_default: bool
+    architecture: ResolvedArchitecture | None = None
+    weight_bytes: float = 2.0
+    neuron_compiled: bool = False
 
     @property
     def base_gb(self) -> float:
-        """Weights + KV cache + proportional overhead, before per-shard overhead."""
+        """Weights + KV cache + proportional overhead, before per-shard overhead, padding and replication."""
         return (self.weights_gb + self.kv_cache_gb) * (1.0 + self.overhead_fraction)
 
     def required_gb(self, shards: int) -> float:
-        """Total memory needed when split over ``shards`` devices or NeuronCores."""
+        """Total memory needed over ``shards`` shards, without padding or KV replication."""
         return self.base_gb + self.per_shard_overhead_gb * shards
 
 
 @dataclass(frozen=True)
 class Fit:
-    """How a model fits one host (or why it does not)."""
+    """How a model fits one host (or why it does not).
+
+    ``memory_required_gb`` is the per-shard need times the degree (with padding and replicated KV
+    heads); ``heads_per_shard`` / ``kv_heads_per_shard`` what each shard holds; ``padding_gb`` the
+    extra weights of padded or replicated heads; ``degree_rejections`` why each smaller (or
+    invalid) degree was not taken.
+    """
 
     instance: InstanceType
     fits: bool
@@ -177,11 +211,16 @@ class Fit:
     memory_available_gb: float
     host_ram_required_gb: float
     rejection: Rejection | None
+    heads_per_shard: int = 0
+    kv_heads_per_shard: int = 0
+    padding_gb: float = 0.0
+    degree_rejections: tuple[str, ...] = ()
+    dtype_note: str = ""
 
 
 @dataclass(frozen=True)
 class QuantizationHint:
-    """A cheaper host that int8 or int4 weights would fit. Never applied automatically."""
+    """A cheaper host that another dtype would fit and the engine would run. Never applied automatically."""
 
     dtype: DType
     instance_type: str
@@ -204,6 +243,7 @@ class HostDecision:
     in GPUs, or in NeuronCores on Inferentia/Trainium. ``memory_available_gb`` is the usable
     accelerator memory of the shards used (host RAM x usable fraction on CPU hosts). ``rejected``
     lists the cheaper candidates that were passed over (a few per reason), cheapest first.
+    ``architecture`` is the completed model shape (its ``estimated`` fields are guesses).
     """
 
     instance: InstanceType
@@ -222,6 +262,12 @@ class HostDecision:
     model_copies: int = 1
     host_ram_required_gb: float = 0.0
     kv_estimated: bool = False
+    architecture: ResolvedArchitecture | None = None
+    heads_per_shard: int = 0
+    kv_heads_per_shard: int = 0
+    padding_gb: float = 0.0
+    degree_rejections: tuple[str, ...] = ()
+    dtype_note: str = ""
 
     @property
     def instance_type(self) -> str:
@@ -233,49 +279,35 @@ class HostDecision:
         """On-demand price of one instance for 730 hours."""
         return self.price_per_hour_usd * 730.0
 
+    @property
+    def margin_gb(self) -> float:
+        """Usable accelerator memory left free by the model on the shards it uses."""
+        return self.memory_available_gb - self.memory_required_gb
+
 
 # --------------------------------------------------------------------------------------------- memory model
-
-
-ESTIMATED_LAYERS: tuple[tuple[float, int], ...] = (
-    (1.0, 16),  # Llama 3.2 1B
-    (3.0, 28),  # Llama 3.2 3B
-    (8.0, 32),  # Llama 3.1 8B
-    (14.0, 48),  # Qwen 2.5 14B
-    (32.0, 64),  # Qwen 2.5 32B
-    (70.0, 80),  # Llama 3.1 70B
-    (405.0, 126),  # Llama 3.1 405B
-)
-"""(parameters in billions, layers) of grouped-query models with 8 KV heads x 128 dims, from their
-model cards: the envelope the KV-cache estimate follows when no architecture is given."""
-
-
-def estimated_architecture(parameters_billion: float) -> ModelArchitecture:
-    """Transformer shape assumed when none is given.
-
-    Grouped-query attention with 8 KV heads of 128 dims (the widest common GQA shape: Llama 3,
-    Qwen 2.5 14B+) and the layer count of :data:`ESTIMATED_LAYERS`, interpolated linearly in
-    log(parameters) and rounded up (16 below 1B; extrapolated above 405B). Multi-head-attention
-    models (e.g. Llama 2 7B/13B) have up to 5x larger KV caches: give their ``architecture``.
-    """
-    p = max(parameters_billion, 1e-6)
-    points = ESTIMATED_LAYERS
-    if p <= points[0][0]:
-        layers = float(points[0][1])
-    else:
-        lo, hi = points[-2], points[-1]
-        for left, right in itertools.pairwise(points):
-            if p <= right[0]:
-                lo, hi = left, right
-                break
-        t = (math.log(p) - math.log(lo[0])) / (math.log(hi[0]) - math.log(lo[0]))
-        layers = lo[1] + t * (hi[1] - lo[1])
-    return ModelArchitecture(layers=max(1, math.ceil(layers - 1e-9)), kv_heads=8, head_dim=_ESTIMATED_KV_WIDTH // 8)
 
 
 def _kv_bytes(dtype: DType) -> float:
     # Weight-only quantization (int8/int4/fp8 weights) keeps a 16-bit KV cache by default.
     return 4.0 if dtype is DType.FP32 else 2.0
+
+
+def _stored_weights_gb(model: ModelSpec, arch: ResolvedArchitecture | None) -> float:
+    """Weights as the checkpoint stores them: quantized layers plus scales, embeddings and output layer 16-bit."""
+    params = (model.parameters_billion or 0.0) * 1e9
+    layout = quantized_layout(model.dtype)
+    if layout is None or arch is None:
+        return params * model.dtype.bytes_per_parameter / GIB
+    embed = float(arch.vocab_size * arch.hidden_size)
+    sixteen_bit = embed if arch.tie_word_embeddings else 2.0 * embed
+    body = max(0.0, params - sixteen_bit)
+    stored = sixteen_bit * 2.0 + body * layout.bits / 8.0
+    if layout.group_size:
+        stored += body / layout.group_size * layout.per_group_bytes
+    if layout.per_row_bytes:
+        stored += body / arch.hidden_size * layout.per_row_bytes
+    return stored / GIB
 
 
 @lru_cache(maxsize=4096)
@@ -284,49 +316,40 @@ def memory_estimate(model: ModelSpec, *, llm: bool = True) -> MemoryEstimate:
 
     ``llm=False`` (classical serving) counts weights only (no KV cache), and a model without
     ``parameters_billion`` gets :data:`CLASSICAL_DEFAULT_FOOTPRINT_GIB`. An LLM without
-    ``parameters_billion`` cannot be sized: the caller must reject it or take an explicit host.
+    ``parameters_billion`` (given or known by id) cannot be sized: the caller must reject it or take
+    an explicit host.
     """
+    model = resolve_model(model)
     if model.parameters_billion is None:
-        return MemoryEstimate(
-            weights_gb=CLASSICAL_DEFAULT_FOOTPRINT_GIB,
-            kv_cache_gb=0.0,
-            overhead_fraction=0.0,
-            per_shard_overhead_gb=0.0,
-            kv_estimated=False,
-            footprint_default=True,
-        )
-    weights = model.parameters_billion * 1e9 * model.dtype.bytes_per_parameter / GIB
+        return MemoryEstimate(CLASSICAL_DEFAULT_FOOTPRINT_GIB, 0.0, 0.0, 0.0, False, True)
     if not llm:
+        weights = model.parameters_billion * 1e9 * model.dtype.bytes_per_parameter / GIB
         return MemoryEstimate(weights, 0.0, RUNTIME_OVERHEAD_FRACTION, 0.0, False, False)
-    arch = model.architecture or estimated_architecture(model.parameters_billion)
+    arch = resolve_architecture(model)
+    assert arch is not None  # parameters are known, so every missing field can be estimated
     per_token = 2.0 * arch.layers * arch.kv_heads * arch.head_dim * _kv_bytes(model.dtype)
     kv = per_token * model.max_context_tokens * model.max_concurrent_sequences / GIB
+    kv_fields = {"layers", "kv_heads", "head_dim"}
     return MemoryEstimate(
-        weights_gb=weights,
+        weights_gb=_stored_weights_gb(model, arch),
         kv_cache_gb=kv,
         overhead_fraction=RUNTIME_OVERHEAD_FRACTION,
         per_shard_overhead_gb=RUNTIME_OVERHEAD_PER_SHARD_GIB,
-        kv_estimated=model.architecture is None,
+        kv_estimated=bool(kv_fields & set(arch.estimated)),
         footprint_default=False,
+        architecture=arch,
+        weight_bytes=model.dtype.bytes_per_parameter,
+        neuron_compiled=model.neuron_compiled,
     )
 
 
 # --------------------------------------------------------------------------------------------- feasibility
 
 
-def _tp_degrees(inst: InstanceType) -> tuple[int, ...]:
-    if inst.accelerator is Accelerator.GPU:
-        return tuple(d for d in GPU_TP_DEGREES if d <= inst.devices)
-    if inst.accelerator.is_neuron:
-        cores = inst.neuron_cores
-        return tuple(sorted({d for d in _NEURON_TP_DEGREES if d <= cores} | {cores}))
-    return (1,)
-
-
-def _shard_memory(inst: InstanceType) -> float:
+def _usable_per_shard(inst: InstanceType) -> float:
     """Usable GiB of one shard: a GPU, a NeuronCore's share of its device, or the host RAM of a CPU host."""
     if inst.accelerator is Accelerator.GPU:
-        return inst.device_memory_gib * GPU_USABLE_FRACTION
+        return inst.device_memory_reported_gib * GPU_USABLE_FRACTION
     if inst.accelerator.is_neuron:
         return inst.memory_per_neuron_core_gib * NEURON_USABLE_FRACTION
     return inst.memory_gib * CPU_USABLE_FRACTION
@@ -340,39 +363,123 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def evaluate_host(estimate: MemoryEstimate, inst: InstanceType) -> Fit:
-    """Whether ``estimate`` fits ``inst``: the smallest tensor parallel degree whose shards hold it, and
-    enough host RAM to load the weights. Accelerator-kind rules are the caller's."""
-    usable = _shard_memory(inst)
-    host_ram_needed = estimate.weights_gb * HOST_RAM_WEIGHTS_FACTOR[inst.accelerator] + HOST_RAM_RESERVE_GIB
+@dataclass(frozen=True)
+class _Shard:
+    need: float
+    heads: int
+    kv_heads: int
+    padding_gb: float
+
+
+def _shard_need(est: MemoryEstimate, tp: int, neuron: bool) -> _Shard:
+    arch = est.architecture
+    if arch is None:
+        return _Shard(est.base_gb / tp + est.per_shard_overhead_gb, 0, 0, 0.0)
+    kv_per_shard = math.ceil(arch.kv_heads / tp)
+    heads = math.ceil(arch.attention_heads / tp) if neuron else arch.attention_heads // tp
+    extra_heads = heads * tp - arch.attention_heads  # padded query heads (q and o projections)
+    extra_kv = kv_per_shard * tp - arch.kv_heads  # replicated or padded KV heads (k and v projections)
+    extra_params = 2.0 * arch.layers * arch.hidden_size * arch.head_dim * (extra_heads + extra_kv)
+    padding = extra_params * est.weight_bytes / GIB
+    kv_shard = est.kv_cache_gb * kv_per_shard / arch.kv_heads
+    need = ((est.weights_gb + padding) / tp + kv_shard) * (1.0 + est.overhead_fraction) + est.per_shard_overhead_gb
+    return _Shard(need, heads, kv_per_shard, padding)
+
+
+def _gpu_degree_problem(arch: ResolvedArchitecture | None, tp: int) -> str | None:
+    if arch is None or tp == 1:
+        return None
+    if arch.attention_heads % tp:
+        return f"TP {tp}: does not divide {arch.attention_heads} attention heads"
+    kv = arch.kv_heads
+    if (kv >= tp and kv % tp) or (kv < tp and tp % kv):
+        return f"TP {tp}: {kv} KV heads cannot be split or replicated evenly"
+    return None
+
+
+def _host_ram_needed(est: MemoryEstimate, inst: InstanceType) -> float:
     if inst.accelerator is Accelerator.CPU:
-        host_ram_needed = 0.0
-    degrees = _tp_degrees(inst)
-    chosen = 0
-    for tp in degrees:
-        if estimate.required_gb(tp) <= usable * tp + 1e-9:
-            chosen = tp
-            break
-    if not chosen:
-        tp = degrees[-1]
-        need, have = estimate.required_gb(tp), usable * tp
-        if inst.accelerator is Accelerator.CPU:
+        return 0.0
+    factor = HOST_RAM_WEIGHTS_FACTOR[inst.accelerator]
+    if inst.accelerator.is_neuron and est.neuron_compiled:
+        factor = 0.0
+    return est.weights_gb * factor + HOST_RAM_RESERVE_GIB
+
+
+@lru_cache(maxsize=65536)
+def evaluate_host(estimate: MemoryEstimate, inst: InstanceType, engine: EngineRules | None = None) -> Fit:
+    """Whether ``estimate`` fits ``inst``: the smallest tensor parallel degree the engine accepts whose
+    shards hold it with the margin floor free, and enough host RAM to load the weights.
+
+    ``engine`` gives the allowed degrees (default: every degree of the accelerator kind). Family,
+    dtype and Neuron SDK rules are the caller's (:func:`choose_host`).
+    """
+    est = estimate
+    usable = _usable_per_shard(inst)
+    host_ram_needed = _host_ram_needed(est, inst)
+    if inst.accelerator is Accelerator.CPU:
+        need = est.required_gb(1)
+        have = usable
+        if need > have + 1e-9:
             why = f"needs {_fmt(need)} GB of host memory, has {_fmt(have)} GB usable"
-        else:
-            unit = "NeuronCore" if inst.accelerator.is_neuron else "GPU"
-            why = f"needs {_fmt(need)} GB, has {_fmt(have)} GB usable on {_plural(tp, unit)}"
-        return Fit(inst, False, 0, 0, need, have, host_ram_needed, _reject(inst, RejectionKind.DEVICE_MEMORY, why))
-    need, have = estimate.required_gb(chosen), usable * chosen
-    devices = _devices_for(inst, chosen)
-    if host_ram_needed > inst.memory_gib:
-        why = (
-            f"host RAM {_fmt(inst.memory_gib)} GB cannot load {_fmt(estimate.weights_gb)} GB of weights; "
-            f"needs {_fmt(host_ram_needed)} GB"
+            return Fit(inst, False, 0, 0, need, have, 0.0, _reject(inst, RejectionKind.DEVICE_MEMORY, why))
+        return Fit(inst, True, 0, 1, need, have, 0.0, None)
+    neuron = inst.accelerator.is_neuron
+    unit = "NeuronCore" if neuron else "GPU"
+    limit = usable * (1.0 - MARGIN_FLOOR_FRACTION)
+    notes: list[str] = []
+    last: tuple[int, _Shard] | None = None
+    for tp in tensor_parallel_degrees(engine, inst):
+        problem = None if neuron else _gpu_degree_problem(est.architecture, tp)
+        if problem:
+            notes.append(problem)
+            continue
+        shard = _shard_need(est, tp, neuron)
+        last = (tp, shard)
+        if shard.need > limit:
+            notes.append(f"TP {tp}: needs {_fmt(shard.need)} GB per {unit}, {_fmt(limit)} GB fits with the margin")
+            continue
+        devices = _devices_for(inst, tp)
+        fit = Fit(
+            inst,
+            True,
+            devices,
+            tp,
+            shard.need * tp,
+            usable * tp,
+            host_ram_needed,
+            None,
+            shard.heads,
+            shard.kv_heads,
+            shard.padding_gb,
+            tuple(notes),
         )
-        return Fit(
-            inst, False, devices, chosen, need, have, host_ram_needed, _reject(inst, RejectionKind.HOST_MEMORY, why)
-        )
-    return Fit(inst, True, devices, chosen, need, have, host_ram_needed, None)
+        if host_ram_needed > inst.memory_gib:
+            why = (
+                f"host RAM {_fmt(inst.memory_gib)} GB cannot load {_fmt(est.weights_gb)} GB of weights; "
+                f"needs {_fmt(host_ram_needed)} GB"
+            )
+            return replace(fit, fits=False, rejection=_reject(inst, RejectionKind.HOST_MEMORY, why))
+        return fit
+    if last is None:
+        why = "; ".join(notes) or f"no tensor parallel degree fits its {unit}s"
+        return Fit(inst, False, 0, 0, 0.0, 0.0, host_ram_needed, _reject(inst, RejectionKind.DEVICE_MEMORY, why))
+    tp, shard = last
+    why = (
+        f"needs {_fmt(shard.need * tp)} GB, has {_fmt(usable * tp)} GB usable on {_plural(tp, unit)} "
+        f"({_fmt(shard.need)} per {unit} above {_fmt(limit)} with the {MARGIN_FLOOR_FRACTION:.0%} margin)"
+    )
+    return Fit(
+        inst,
+        False,
+        0,
+        0,
+        shard.need * tp,
+        usable * tp,
+        host_ram_needed,
+        _reject(inst, RejectionKind.DEVICE_MEMORY, why),
+        degree_rejections=tuple(notes),
+    )
 
 
 def _devices_for(inst: InstanceType, tp: int) -> int:
@@ -385,6 +492,22 @@ def _devices_for(inst: InstanceType, tp: int) -> int:
 
 def _reject(inst: InstanceType, kind: RejectionKind, why: str) -> Rejection:
     return Rejection(inst.name, why, kind, inst.price_per_hour_usd)
+
+
+def _engine_problem(model: ModelSpec, serving: Serving, inst: InstanceType) -> tuple[str | None, str]:
+    """(why ``serving``'s engine on ``inst`` cannot run ``model``, dtype note) - (None, note) when it can."""
+    rules = engine_for(serving, inst)
+    if rules is None:
+        if serving.is_llm:  # e.g. vllm on Neuron: the library pins no image that would run it there
+            return f"no {serving.value} image is pinned for {inst.accelerator.value} hosts", ""
+        return None, ""
+    problem = family_problem(rules, model_family(model)) or neuron_sdk_problem(rules, inst)
+    if problem:
+        return problem, ""
+    support = dtype_support(rules, model.dtype, inst)
+    if not support.supported:
+        return support.reason, ""
+    return None, support.weight_only
 
 
 # --------------------------------------------------------------------------------------------- candidates
@@ -400,31 +523,6 @@ class _Rules:
     @property
     def screening_key(self) -> tuple[frozenset[Accelerator], int | None, bool]:
         return self.allowed, self.max_devices, self.allow_burstable
-
-
-@dataclass(frozen=True, eq=False)
-class _Host:
-    """Per-instance constants of the fit test, precomputed once per catalog."""
-
-    inst: InstanceType
-    usable: float
-    degrees: tuple[int, ...]
-    ram_factor: float
-    is_cpu: bool
-
-
-@lru_cache(maxsize=32)
-def _hosts(cat: Catalog) -> tuple[_Host, ...]:
-    return tuple(
-        _Host(
-            i,
-            _shard_memory(i),
-            _tp_degrees(i),
-            HOST_RAM_WEIGHTS_FACTOR[i.accelerator],
-            i.accelerator is Accelerator.CPU,
-        )
-        for i in cat.by_price
-    )
 
 
 def _screen(inst: InstanceType, rules: _Rules, serving: Serving) -> Rejection | None:
@@ -447,6 +545,34 @@ def _excluded(inst: InstanceType) -> Rejection:
 _REJECTIONS_PER_KIND = 3
 
 
+@lru_cache(maxsize=256)
+def _screened(
+    cat: Catalog, key: tuple[frozenset[Accelerator], int | None, bool], serving: Serving
+) -> tuple[tuple[InstanceType, ...], tuple[Rejection, ...]]:
+    """(candidate hosts, screening rejections), both cheapest first; cached per rule set."""
+    rules = _Rules(key[0], key[1], key[2], None)
+    candidates: list[InstanceType] = []
+    rejected: list[Rejection] = []
+    for inst in cat.by_price:
+        why = _screen(inst, rules, serving)
+        if why is None:
+            candidates.append(inst)
+        else:
+            rejected.append(why)
+    return tuple(candidates), tuple(rejected)
+
+
+def _fit_on(model: ModelSpec, est: MemoryEstimate, serving: Serving, inst: InstanceType, llm: bool) -> Fit:
+    """The fit of ``model`` on ``inst`` with ``serving``'s engine there, engine rules included."""
+    if llm and inst.accelerator is not Accelerator.CPU:
+        problem, note = _engine_problem(model, serving, inst)
+        if problem:
+            return Fit(inst, False, 0, 0, 0.0, 0.0, 0.0, _reject(inst, RejectionKind.ENGINE, problem))
+        fit = evaluate_host(est, inst, engine_for(serving, inst))
+        return replace(fit, dtype_note=note) if note else fit
+    return evaluate_host(est, inst)
+
+
 def feasible_hosts(
     model: ModelSpec,
     *,
@@ -459,12 +585,14 @@ def feasible_hosts(
 ) -> tuple[Fit, ...]:
     """Every catalog host the model fits under the same rules as :func:`choose_host`, cheapest first."""
     cat = catalog or load_catalog()
+    model = resolve_model(model)
     rules = _Rules(serving.accelerators(accelerator), max_devices, allow_burstable, predicate)
-    est = memory_estimate(model, llm=_is_llm_sizing(model, serving))
+    llm = _is_llm_sizing(model, serving)
+    est = memory_estimate(model, llm=llm)
     out = []
-    for host in _screened(cat, rules.screening_key, serving)[0]:
-        if predicate is None or predicate(host.inst):
-            fit = evaluate_host(est, host.inst)
+    for inst in _screened(cat, rules.screening_key, serving)[0]:
+        if predicate is None or predicate(inst):
+            fit = _fit_on(model, est, serving, inst, llm)
             if fit.fits:
                 out.append(fit)
     return tuple(out)
@@ -490,16 +618,18 @@ def choose_host(
     predicate: Callable[[InstanceType], bool] | None = None,
     quantization_hint: bool = True,
 ) -> HostDecision:
-    """The cheapest host per hour whose accelerator memory fits ``model``, or check an explicit one.
+    """The cheapest host per hour that fits ``model`` and whose engine can run it, or check an explicit one.
 
     Parameters
     ----------
     model:
         What is served; ``parameters_billion``, ``dtype``, ``max_context_tokens``,
-        ``max_concurrent_sequences`` and ``architecture`` drive the memory model.
+        ``max_concurrent_sequences``, ``architecture`` and ``neuron_compiled`` drive the memory model
+        (a known Hugging Face ``id`` fills the parameter count and shape).
     serving:
         Serving stack; ``serving.accelerators(accelerator)`` is the set of accelerator kinds allowed
-        (auto: any accelerator for LLM stacks, CPU for classical ones).
+        (auto: any accelerator for LLM stacks, CPU for classical ones). Its engine on each host
+        decides the families, dtypes and tensor parallel degrees allowed there.
     accelerator:
         Narrow the accelerator kind. Default: ``auto``.
     instance_type:
@@ -522,16 +652,18 @@ def choose_host(
     -------
     HostDecision
         The host, devices, tensor parallel degree, memory figures, price, reason, the cheaper
-        candidates rejected (a few per reason) and a quantization hint.
+        candidates rejected (a few per reason) and a hint when another dtype would be cheaper.
 
     Raises
     ------
     InferenceConfigError
-        No allowed accelerator for ``serving``; an LLM without ``parameters_billion`` and no
-        ``instance_type``; an unknown or disallowed ``instance_type``, or one that cannot hold the
-        model (with the numbers); no catalog host fits.
+        No allowed accelerator for ``serving``; an LLM without a known parameter count and no
+        ``instance_type``; an unknown or disallowed ``instance_type``, one whose engine cannot run
+        the model (family, dtype, Neuron SDK), or one that cannot hold the model (with the numbers
+        and the alternatives); no catalog host fits.
     """
     cat = catalog or load_catalog()
+    model = resolve_model(model)
     allowed = serving.accelerators(accelerator)
     if not allowed:
         supported = sorted(a.value for a in Serving.accelerators(serving, AcceleratorChoice.AUTO))
@@ -559,23 +691,19 @@ def choose_host(
             f"give parameters_billion or an explicit instance_type"
         )
     est = memory_estimate(model, llm=llm)
-    decision = _cheapest(est, cat, rules, serving)
+    decision = _cheapest(model, est, cat, rules, serving=serving, llm=llm)
     if decision is None:
-        raise InferenceConfigError(_no_fit_message(est, cat, rules, serving, path))
+        raise InferenceConfigError(_no_fit_message(model, est, cat, rules, serving=serving, path=path, llm=llm))
     fit, rejected = decision
-    hint = (
-        _quantization_hint(model, llm=llm, cat=cat, rules=rules, serving=serving, chosen=fit)
-        if quantization_hint
-        else None
-    )
-    return _decision(est, fit, rejected, hint, explicit=False, serving=serving)
+    hint = _dtype_hint(model, llm=llm, cat=cat, rules=rules, serving=serving, chosen=fit) if quantization_hint else None
+    return _decision(est, fit, rejected, hint, explicit=False)
 
 
 def _cheapest(
-    est: MemoryEstimate, cat: Catalog, rules: _Rules, serving: Serving
+    model: ModelSpec, est: MemoryEstimate, cat: Catalog, rules: _Rules, *, serving: Serving, llm: bool
 ) -> tuple[Fit, tuple[Rejection, ...]] | None:
     """Scan the candidates cheapest first and stop at the first host that fits. Rejections are the
-    cheaper hosts passed over, at most a few per reason (messages are only built for those)."""
+    cheaper hosts passed over, at most a few per reason."""
     candidates, screened = _screened(cat, rules.screening_key, serving)
     counts: dict[RejectionKind, int] = {}
     passed_over: list[Rejection] = []
@@ -585,25 +713,19 @@ def _cheapest(
         counts[kind] = n + 1
         return n < _REJECTIONS_PER_KIND
 
-    predicate = rules.predicate
-    base, per_shard, weights = est.base_gb, est.per_shard_overhead_gb, est.weights_gb
-    for host in candidates:
-        if predicate is not None and not predicate(host.inst):
+    for inst in candidates:
+        if rules.predicate is not None and not rules.predicate(inst):
             if keep(RejectionKind.EXCLUDED):
-                passed_over.append(_excluded(host.inst))
+                passed_over.append(_excluded(inst))
             continue
-        room = host.usable - per_shard
-        tp = 0
-        if room > 0 and base <= room * host.degrees[-1] + 1e-9:
-            tp = next(d for d in host.degrees if base <= room * d + 1e-9)
-            if host.is_cpu or host.inst.memory_gib >= weights * host.ram_factor + HOST_RAM_RESERVE_GIB:
-                price = host.inst.price_per_hour_usd
-                early = _first_per_kind(r for r in screened if r.price_per_hour_usd <= price)
-                rejected = sorted((*early, *passed_over), key=lambda r: r.price_per_hour_usd)
-                return evaluate_host(est, host.inst), tuple(rejected)
-        if keep(RejectionKind.HOST_MEMORY if tp else RejectionKind.DEVICE_MEMORY):
-            fit = evaluate_host(est, host.inst)
-            assert fit.rejection is not None
+        fit = _fit_on(model, est, serving, inst, llm)
+        if fit.fits:
+            price = inst.price_per_hour_usd
+            early = _first_per_kind(r for r in screened if r.price_per_hour_usd <= price)
+            rejected = sorted((*early, *passed_over), key=lambda r: r.price_per_hour_usd)
+            return fit, tuple(rejected)
+        assert fit.rejection is not None
+        if keep(fit.rejection.kind):
             passed_over.append(fit.rejection)
     return None
 
@@ -619,33 +741,27 @@ def _first_per_kind(rejections: Iterable[Rejection]) -> list[Rejection]:
     return out
 
 
-@lru_cache(maxsize=256)
-def _screened(
-    cat: Catalog, key: tuple[frozenset[Accelerator], int | None, bool], serving: Serving
-) -> tuple[tuple[_Host, ...], tuple[Rejection, ...]]:
-    """(candidate hosts, screening rejections), both cheapest first; cached per rule set."""
-    rules = _Rules(key[0], key[1], key[2], None)
-    candidates: list[_Host] = []
-    rejected: list[Rejection] = []
-    for h in _hosts(cat):
-        why = _screen(h.inst, rules, serving)
-        if why is None:
-            candidates.append(h)
-        else:
-            rejected.append(why)
-    return tuple(candidates), tuple(rejected)
-
-
-def _no_fit_message(est: MemoryEstimate, cat: Catalog, rules: _Rules, serving: Serving, path: str) -> str:
+def _no_fit_message(
+    model: ModelSpec, est: MemoryEstimate, cat: Catalog, rules: _Rules, *, serving: Serving, path: str, llm: bool
+) -> str:
     kinds = ", ".join(sorted(a.value for a in rules.allowed))
     biggest = 0.0
-    for inst in cat.instances:
-        if _screen(inst, rules, serving) is None and (rules.predicate is None or rules.predicate(inst)):
-            usable = _shard_memory(inst)
-            biggest = max(biggest, usable * _tp_degrees(inst)[-1])
+    engine_reasons: list[str] = []
+    for inst in _screened(cat, rules.screening_key, serving)[0]:
+        if rules.predicate is not None and not rules.predicate(inst):
+            continue
+        fit = _fit_on(model, est, serving, inst, llm)
+        if fit.rejection is not None and fit.rejection.kind is RejectionKind.ENGINE:
+            if fit.rejection.reason not in engine_reasons:
+                engine_reasons.append(fit.rejection.reason)
+            continue
+        biggest = max(biggest, fit.memory_available_gb)
+    if engine_reasons and not biggest:
+        return f"{path}.model: no allowed {kinds} host can run the model: {'; '.join(engine_reasons)}"
+    engines = f"; on other hosts: {'; '.join(engine_reasons)}" if engine_reasons else ""
     return (
         f"{path}.model: no {kinds} host in the catalog holds the model; needs at least "
-        f"{_fmt(est.required_gb(1))} GB, the largest allowed host has {_fmt(biggest)} GB usable; "
+        f"{_fmt(est.required_gb(1))} GB, the largest allowed host has {_fmt(biggest)} GB usable{engines}; "
         f"quantize (int8/int4), shorten max_context_tokens or max_concurrent_sequences, or allow another accelerator"
     )
 
@@ -677,10 +793,15 @@ def _check_explicit(
             f"{key}: {name} has {inst.devices} devices; at most {rules.max_devices} allowed here "
             f"(multi-model endpoints on GPU need a single-GPU instance type)"
         )
+    if llm and inst.accelerator is not Accelerator.CPU:
+        problem, _ = _engine_problem(model, serving, inst)
+        if problem:
+            fix = _alternatives(model, cat, rules, serving, engine=True)
+            raise InferenceConfigError(f"{key}: {name} cannot run the model; {problem}; {fix}")
     if llm and model.parameters_billion is None:
         # Unknown size: trust the user, state that nothing was checked.
         shards = max(1, inst.devices if inst.accelerator is Accelerator.GPU else inst.neuron_cores)
-        usable = _shard_memory(inst)
+        usable = _usable_per_shard(inst)
         return HostDecision(
             instance=inst,
             accelerator=inst.accelerator,
@@ -698,20 +819,26 @@ def _check_explicit(
             model_copies=1,
         )
     est = memory_estimate(model, llm=llm)
-    fit = evaluate_host(est, inst)
+    fit = _fit_on(model, est, serving, inst, llm)
     if not fit.fits:
         assert fit.rejection is not None
-        if fit.rejection.kind is RejectionKind.HOST_MEMORY:
-            what = f"{name} cannot load the model; {fit.rejection.reason}"
-        else:
-            what = f"{name} cannot hold the model; {fit.rejection.reason}"
-        cheapest = _cheapest(est, cat, rules, serving)
-        fix = (
-            f"use {cheapest[0].instance.name} or larger, or quantize" if cheapest else "quantize or pick a larger host"
-        )
-        raise InferenceConfigError(f"{key}: {what}; {fix}")
-    hint = _quantization_hint(model, llm=llm, cat=cat, rules=rules, serving=serving, chosen=fit) if want_hint else None
-    return _decision(est, fit, (), hint, explicit=True, serving=serving)
+        verb = "load" if fit.rejection.kind is RejectionKind.HOST_MEMORY else "hold"
+        fix = _alternatives(model, cat, rules, serving)
+        raise InferenceConfigError(f"{key}: {name} cannot {verb} the model; {fit.rejection.reason}; {fix}")
+    hint = _dtype_hint(model, llm=llm, cat=cat, rules=rules, serving=serving, chosen=fit) if want_hint else None
+    return _decision(est, fit, (), hint, explicit=True)
+
+
+def _alternatives(model: ModelSpec, cat: Catalog, rules: _Rules, serving: Serving, *, engine: bool = False) -> str:
+    llm = _is_llm_sizing(model, serving)
+    if model.parameters_billion is None:
+        return "use a host whose engine supports the model"
+    found = _cheapest(model, memory_estimate(model, llm=llm), cat, rules, serving=serving, llm=llm)
+    if found is None:
+        return "quantize or pick a larger host"
+    if engine:
+        return f"the cheapest allowed host that can run it is {found[0].instance.name}"
+    return f"use {found[0].instance.name} or larger, or quantize"
 
 
 def _unknown_instance_hint(name: str, cat: Catalog) -> str:
@@ -725,26 +852,35 @@ def _unknown_instance_hint(name: str, cat: Catalog) -> str:
     return f"{what}; use ml.<family>.<size> with a family of {', '.join(families)}"
 
 
-_QUANTIZED = (DType.INT8, DType.INT4)
+_ALTERNATIVE_DTYPES = (DType.FP16, DType.FP8, DType.INT8, DType.INT4)
+"""Dtypes the hint tries, least quality cost first: fp16 only in place of bf16 (same size, older GPUs)."""
 
 
-def _quantization_hint(
+def _dtype_hint(
     model: ModelSpec, *, llm: bool, cat: Catalog, rules: _Rules, serving: Serving, chosen: Fit
 ) -> QuantizationHint | None:
     if not llm or model.parameters_billion is None:
         return None
     current = model.dtype.bytes_per_parameter
-    for dtype in _QUANTIZED:
-        if dtype.bytes_per_parameter >= current:
+    base = chosen.instance.price_per_hour_usd
+    same = _cheapest(model, memory_estimate(model, llm=True), cat, rules, serving=serving, llm=True)
+    if same is not None:  # an explicit host: compare with the cheapest host at the current dtype
+        base = min(base, same[0].instance.price_per_hour_usd)
+    for dtype in _ALTERNATIVE_DTYPES:
+        if dtype is model.dtype or dtype.bytes_per_parameter > current:
             continue
-        est = memory_estimate(replace(model, dtype=dtype), llm=True)
-        found = _cheapest(est, cat, rules, serving)
+        if dtype is DType.FP16 and model.dtype is not DType.BF16:
+            continue
+        alt = replace(model, dtype=dtype)
+        found = _cheapest(alt, memory_estimate(alt, llm=True), cat, rules, serving=serving, llm=True)
         if found is None:
             continue
-        fit = found[0]
-        price, base = fit.instance.price_per_hour_usd, chosen.instance.price_per_hour_usd
+        price = found[0].instance.price_per_hour_usd
         if price < base - 1e-9:
-            return QuantizationHint(dtype, fit.instance.name, price, round(100.0 * (base - price) / base, 1))
+            caveat = f"{dtype_quality(dtype)}; {QUANTIZATION_CAVEAT}"
+            return QuantizationHint(
+                dtype, found[0].instance.name, price, round(100.0 * (base - price) / base, 1), caveat
+            )
     return None
 
 
@@ -755,7 +891,6 @@ def _decision(
     hint: QuantizationHint | None,
     *,
     explicit: bool,
-    serving: Serving,
 ) -> HostDecision:
     inst = fit.instance
     copies = 1
@@ -773,36 +908,48 @@ def _decision(
         weights_gb=round(est.weights_gb, 3),
         kv_cache_gb=round(est.kv_cache_gb, 3),
         price_per_hour_usd=inst.price_per_hour_usd,
-        reason=_reason(est, fit, rejected, explicit, serving),
+        reason=_reason(est, fit, rejected, explicit),
         rejected=rejected,
         quantization_hint=hint,
         explicit=explicit,
         model_copies=copies,
         host_ram_required_gb=round(fit.host_ram_required_gb, 3),
         kv_estimated=est.kv_estimated,
+        architecture=est.architecture,
+        heads_per_shard=fit.heads_per_shard,
+        kv_heads_per_shard=fit.kv_heads_per_shard,
+        padding_gb=round(fit.padding_gb, 3),
+        degree_rejections=fit.degree_rejections,
+        dtype_note=fit.dtype_note,
     )
 
 
-def _reason(est: MemoryEstimate, fit: Fit, rejected: tuple[Rejection, ...], explicit: bool, serving: Serving) -> str:
+def _reason(est: MemoryEstimate, fit: Fit, rejected: tuple[Rejection, ...], explicit: bool) -> str:
     inst = fit.instance
+    tp = fit.tensor_parallel_degree
     if inst.accelerator is Accelerator.CPU:
         where = f"{_fmt(fit.memory_available_gb)} GB usable host memory"
     elif inst.accelerator.is_neuron:
-        where = (
-            f"{_fmt(fit.memory_available_gb)} GB usable on {_plural(fit.tensor_parallel_degree, 'NeuronCore')} "
-            f"({_plural(fit.devices, 'device')})"
-        )
+        cores, devices = _plural(tp, "NeuronCore"), _plural(fit.devices, "device")
+        where = f"{_fmt(fit.memory_available_gb)} GB usable on {cores} ({devices})"
     else:
-        where = f"{_fmt(fit.memory_available_gb)} GB usable on {_plural(fit.tensor_parallel_degree, 'GPU')}"
+        where = f"{_fmt(fit.memory_available_gb)} GB usable on {_plural(tp, 'GPU')}"
     if est.footprint_default:
         need = f"assumed {_fmt(fit.memory_required_gb)} GB classical-model footprint"
     else:
         kv = " (estimated)" if est.kv_estimated else ""
+        pad = f", padding {_fmt(fit.padding_gb)}" if fit.padding_gb >= 0.05 else ""
         need = (
             f"needs {_fmt(fit.memory_required_gb)} GB (weights {_fmt(est.weights_gb)}, "
-            f"KV cache {_fmt(est.kv_cache_gb)}{kv}, overhead)"
+            f"KV cache {_fmt(est.kv_cache_gb)}{kv}{pad}, overhead)"
         )
     head = "given explicitly" if explicit else f"cheapest {inst.accelerator.value} host that fits"
+    shards = ""
+    if fit.heads_per_shard:
+        shards = f"; {fit.heads_per_shard} attention and {fit.kv_heads_per_shard} KV heads per shard"
     skipped = sum(1 for r in rejected if r.kind in (RejectionKind.DEVICE_MEMORY, RejectionKind.HOST_MEMORY))
     tail = f"; {skipped} cheaper host(s) too small" if skipped and not explicit else ""
-    return f"{inst.name} ${inst.price_per_hour_usd:.3f}/h, {head}: {need}; {where}{tail}"
+    engine = sum(1 for r in rejected if r.kind is RejectionKind.ENGINE)
+    tail += f"; {engine} cheaper host(s) cannot run it" if engine and not explicit else ""
+    note = f"; {fit.dtype_note}" if fit.dtype_note else ""
+    return f"{inst.name} ${inst.price_per_hour_usd:.3f}/h, {head}: {need}; {where}{shards}{note}{tail}"

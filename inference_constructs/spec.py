@@ -142,11 +142,65 @@ class ModelSourceKind(StrEnum):
 
 @dataclass(frozen=True)
 class ModelArchitecture:
-    """Transformer shape; when given, the KV-cache size is exact instead of estimated."""
+    """The model's shape as given (every field optional); the sizing and the engine checks complete it.
+
+    Missing fields come from the known-model table (by Hugging Face id), else from a conservative
+    estimate that the plan flags (see :class:`ResolvedArchitecture`). ``layers``, ``kv_heads`` and
+    ``head_dim`` make the KV-cache size exact; ``attention_heads`` decides the tensor parallel degrees
+    a GPU engine accepts; ``hidden_size``, ``vocab_size`` and ``tie_word_embeddings`` size the 16-bit
+    embeddings of a quantized checkpoint; ``family`` (Hugging Face ``model_type``, e.g. ``llama``,
+    ``qwen2``) decides which engines can load it.
+    """
+
+    layers: int | None = None
+    kv_heads: int | None = None
+    head_dim: int | None = None
+    family: str | None = None
+    attention_heads: int | None = None
+    hidden_size: int | None = None
+    vocab_size: int | None = None
+    tie_word_embeddings: bool | None = None
+
+
+ARCHITECTURE_FIELDS = (
+    "family",
+    "layers",
+    "attention_heads",
+    "kv_heads",
+    "head_dim",
+    "hidden_size",
+    "vocab_size",
+    "tie_word_embeddings",
+)
+"""The fields of a model's shape, in the order the plan shows them."""
+
+
+@dataclass(frozen=True)
+class ResolvedArchitecture:
+    """A complete shape: what the config gave, else the known-model table, else estimates.
+
+    ``estimated`` names the fields that are conservative estimates (empty when everything is
+    known); ``family`` is ``None`` when it is unknown (an engine with a closed list then refuses).
+    ``source`` says where the known fields came from.
+    """
 
     layers: int
+    attention_heads: int
     kv_heads: int
     head_dim: int
+    hidden_size: int
+    vocab_size: int
+    tie_word_embeddings: bool
+    family: str | None
+    estimated: tuple[str, ...] = ()
+    source: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        """The plan's ``architecture`` block."""
+        out: dict[str, object] = {name: getattr(self, name) for name in ARCHITECTURE_FIELDS}
+        out["estimated"] = list(self.estimated)
+        out["source"] = self.source
+        return out
 
 
 @dataclass(frozen=True)
@@ -162,8 +216,9 @@ class ModelSpec:
     s3_uri:
         ``s3://bucket/key.tar.gz`` or an uncompressed prefix ``s3://bucket/prefix/``.
     parameters_billion:
-        Parameter count in billions. Default: unknown, so the host must be given explicitly
-        for accelerated serving; classical models are sized from host memory alone.
+        Parameter count in billions. Default: the known-model table's count for ``id``; unknown
+        otherwise, so the host must be given explicitly for accelerated serving (classical models
+        are sized from host memory alone).
     dtype:
         Served weight type. Default: bf16.
     max_context_tokens:
@@ -171,7 +226,12 @@ class ModelSpec:
     max_concurrent_sequences:
         Sequences the server batches at once. Default: 8.
     architecture:
-        Layers, KV heads and head dim. Default: the KV cache is estimated conservatively.
+        The model's shape (any subset). Default: taken from the known-model table by ``id``, else
+        estimated conservatively from ``parameters_billion`` and flagged in the plan.
+    neuron_compiled:
+        The weights at ``id`` / ``s3_uri`` are already compiled for Neuron (or a Neuron compile cache
+        holds this shape), so the host does not compile and needs no compile-time host RAM.
+        Default: the Neuron host compiles at start-up and must hold the checkpoint twice.
     """
 
     source: ModelSourceKind = ModelSourceKind.HUGGINGFACE
@@ -182,3 +242,4 @@ class ModelSpec:
     max_context_tokens: int = 4096
     max_concurrent_sequences: int = 8
     architecture: ModelArchitecture | None = None
+    neuron_compiled: bool = False

@@ -22,17 +22,60 @@ from typing import Any
 from inference_constructs.spec import Accelerator
 
 __all__ = [
+    "ACCELERATORS_FILE",
     "CATALOG_FILE",
+    "AcceleratorFacts",
     "Catalog",
     "InstanceType",
     "catalog_from_dict",
     "catalog_to_json",
+    "load_accelerator_facts",
     "load_catalog",
     "load_catalog_file",
+    "read_packaged_json",
 ]
 
 CATALOG_FILE = "instances.json"
 """Name of the packaged data file."""
+
+ACCELERATORS_FILE = "accelerators.json"
+"""Name of the packaged per-accelerator facts (reported memory, compute capability, NeuronCore generation)."""
+
+
+@dataclass(frozen=True)
+class AcceleratorFacts:
+    """Facts about one accelerator model, with their sources (``accelerators.json``)."""
+
+    model: str
+    reported_gib: float
+    nominal: str
+    compute_capability: float | None
+    neuron_core: str
+    reported_source: str
+    generation_source: str
+
+
+def read_packaged_json(name: str) -> Any:
+    """Parse the data file ``name`` packaged next to this module."""
+    return json.loads(resources.files(__package__).joinpath(name).read_text(encoding="utf-8"))
+
+
+@cache
+def load_accelerator_facts() -> Mapping[str, AcceleratorFacts]:
+    """Per accelerator model (the catalog's ``accelerator_model``), its facts; parsed once per process."""
+    doc = read_packaged_json(ACCELERATORS_FILE)
+    return {
+        name: AcceleratorFacts(
+            model=name,
+            reported_gib=float(row["reported_gib"]),
+            nominal=row["nominal"],
+            compute_capability=row.get("compute_capability"),
+            neuron_core=row.get("neuron_core", ""),
+            reported_source=row["reported_source"],
+            generation_source=row["generation_source"],
+        )
+        for name, row in doc["accelerators"].items()
+    }
 
 
 @dataclass(frozen=True)
@@ -70,6 +113,14 @@ class InstanceType:
         Key into :attr:`Catalog.price_sources` saying where this price came from (``derived-*`` keys are estimates).
     accelerator_model:
         Device model, e.g. ``NVIDIA A10G``. Empty for CPU hosts.
+    device_memory_reported_gib:
+        Memory of ONE device as the runtime reports it (``nvidia-smi`` total, Neuron HBM), in GiB,
+        from ``accelerators.json``: what the sizing uses. ``device_memory_gib`` is the nominal size,
+        for display. 0 for CPU hosts.
+    compute_capability:
+        CUDA compute capability of the GPU (e.g. 7.5 for T4, 8.9 for L4); ``None`` unless GPU.
+    neuron_core_version:
+        NeuronCore generation (``v2`` for Inferentia2/Trainium, ``v3`` for Trainium2); empty unless Neuron.
     """
 
     name: str
@@ -86,6 +137,9 @@ class InstanceType:
     price_per_hour_usd: float
     price_source: str = ""
     accelerator_model: str = ""
+    device_memory_reported_gib: float = 0.0
+    compute_capability: float | None = None
+    neuron_core_version: str = ""
 
     @property
     def accelerator_memory_gib(self) -> float:
@@ -99,9 +153,9 @@ class InstanceType:
 
     @property
     def memory_per_neuron_core_gib(self) -> float:
-        """Device memory one NeuronCore addresses in GiB (0 unless Neuron)."""
+        """Device memory one NeuronCore addresses in GiB, as the runtime reports it (0 unless Neuron)."""
         per_device = self.neuron_cores_per_device
-        return self.device_memory_gib / per_device if per_device else 0.0
+        return self.device_memory_reported_gib / per_device if per_device else 0.0
 
     @property
     def price_is_estimate(self) -> bool:
@@ -157,7 +211,9 @@ def _family(name: str) -> str:
 def catalog_from_dict(doc: Mapping[str, Any]) -> Catalog:
     """Build a :class:`Catalog` from the parsed ``instances.json`` document."""
     rows = []
+    facts = load_accelerator_facts()
     for row in doc["instances"]:
+        fact = facts.get(row.get("accelerator_model", ""))
         rows.append(
             InstanceType(
                 name=row["name"],
@@ -174,6 +230,9 @@ def catalog_from_dict(doc: Mapping[str, Any]) -> Catalog:
                 price_per_hour_usd=float(row["price_per_hour_usd"]),
                 price_source=row.get("price_source", ""),
                 accelerator_model=row.get("accelerator_model", ""),
+                device_memory_reported_gib=fact.reported_gib if fact else 0.0,
+                compute_capability=fact.compute_capability if fact else None,
+                neuron_core_version=fact.neuron_core if fact else "",
             )
         )
     return Catalog(
@@ -242,5 +301,4 @@ def load_catalog_file(path: str | Path) -> Catalog:
 @cache
 def load_catalog() -> Catalog:
     """The packaged catalog (us-east-1 prices), parsed once per process."""
-    text = resources.files(__package__).joinpath(CATALOG_FILE).read_text(encoding="utf-8")
-    return catalog_from_dict(json.loads(text))
+    return catalog_from_dict(read_packaged_json(CATALOG_FILE))

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from inference_constructs.bedrock.guardrails import LIMITS as GUARDRAIL_LIMITS
 from inference_constructs.spec import AcceleratorChoice, DType, EndpointKind, ModelSourceKind, Serving
 
-AccountId = Annotated[str, StringConstraints(pattern=r"^\d{12}$")]
+AccountId = Annotated[str, StringConstraints(pattern=r"^[0-9]{12}$")]
 RoleArn = Annotated[
     str, StringConstraints(max_length=2048, pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9_+=,.@/-]+$")
 ]
@@ -21,6 +21,7 @@ S3Uri = Annotated[str, StringConstraints(pattern=r"^s3://[a-z0-9][a-z0-9.-]{1,61
 Email = Annotated[str, StringConstraints(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")]
 TagKey = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^[\w\s.:/=+@-]+$")]
 TagValue = Annotated[str, StringConstraints(max_length=256, pattern=r"^[\w\s.:/=+@-]*$")]
+KmsKeyArn = Annotated[str, StringConstraints(pattern=r"^arn:aws[a-z-]*:kms:[a-z0-9-]+:[0-9]{12}:key/[A-Za-z0-9_-]+$")]
 CronExpr = Annotated[str, StringConstraints(pattern=r"^cron\(.+\)$")]
 
 
@@ -29,11 +30,16 @@ class _Model(BaseModel):
 
 
 class Architecture(_Model):
-    """Transformer shape; makes the KV-cache size exact."""
+    """The model's shape (any subset); what is omitted comes from the known-model table, else an estimate."""
 
-    layers: int = Field(ge=1, le=512)
-    kv_heads: int = Field(ge=1, le=1024)
-    head_dim: int = Field(ge=1, le=1024)
+    family: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9_]{0,63}$")
+    layers: int | None = Field(default=None, ge=1, le=512)
+    attention_heads: int | None = Field(default=None, ge=1, le=1024)
+    kv_heads: int | None = Field(default=None, ge=1, le=1024)
+    head_dim: int | None = Field(default=None, ge=1, le=1024)
+    hidden_size: int | None = Field(default=None, ge=1, le=262_144)
+    vocab_size: int | None = Field(default=None, ge=1, le=4_194_304)
+    tie_word_embeddings: bool | None = None
 
 
 class HfToken(_Model):
@@ -55,6 +61,7 @@ class Model(_Model):
     max_context_tokens: int = Field(default=4096, ge=1, le=2_000_000)
     max_concurrent_sequences: int = Field(default=8, ge=1, le=4096)
     architecture: Architecture | None = None
+    neuron_compiled: bool = False
     hf_token: HfToken | None = None
 
 
@@ -145,9 +152,7 @@ class Endpoint(_Model):
     serverless: Serverless | None = None
     async_: AsyncInference | None = Field(default=None, alias="async")
     multi_model: MultiModel | None = None
-    kms_key_arn: (
-        Annotated[str, StringConstraints(pattern=r"^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key/[\w-]+$")] | None
-    ) = None
+    kms_key_arn: KmsKeyArn | None = None
     vpc: Vpc = Field(default_factory=Vpc)
     network_isolation: bool | None = None  # null: on when the model needs no internet (see the plan)
     data_capture: DataCapture = Field(default_factory=DataCapture)
@@ -343,7 +348,7 @@ class PlatformConfig(_Model):
 
     name: Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]{1,19}$")]
     account: AccountId | None = None
-    region: Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-[a-z]+)+-\d$")] | None = None
+    region: Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-[a-z]+)+-[0-9]$")] | None = None
     tags: dict[TagKey, TagValue] = Field(default_factory=dict, max_length=50)
     endpoints: list[Endpoint] = Field(default_factory=list, max_length=1000)
     bedrock: Bedrock = Field(default_factory=Bedrock)

@@ -24,9 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inference_constructs.config.schema import PlatformConfig
-
-#: Tag on every resource naming the platform it belongs to; the cost controls filter on it.
-PLATFORM_TAG = "inference:platform"
+from inference_constructs.cost.capacity_tags import PLATFORM_TAG
 
 _ACCOUNT_OF_ARN = re.compile(r"^arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:(\d{12}):")
 

@@ -30,7 +30,7 @@ endpoints:
     model: {model}
     serving: lmi
     accelerator: gpu
-    instance_type: ml.g5.2xlarge
+    instance_type: ml.g6e.xlarge
 {extra}"""
 
 

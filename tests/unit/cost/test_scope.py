@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from inference_constructs.config import validate_config
-from inference_constructs.cost.scope import PLATFORM_TAG, decide_cost, platform_expression
+from inference_constructs.cost.capacity_tags import PLATFORM_TAG
+from inference_constructs.cost.scope import decide_cost, platform_expression
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.plan import plan_platform
 

@@ -12,10 +12,16 @@ from inference_constructs.hosting import Capacity, RealtimeEndpoint
 from inference_constructs.region_rules import RULE_ID
 from inference_constructs.regions import load_resource_regions
 from inference_constructs.scaling.decisions import HostFacts, ScalingIntent, plan_scaling
-from inference_constructs.spec import EndpointKind, ModelSpec
+from inference_constructs.spec import EndpointKind, ModelArchitecture, ModelSpec
 from tests.unit.hosting._synth import synth_checked
 
-MODEL = ModelSpec(id="org/chat-8b", parameters_billion=8, max_context_tokens=4096, max_concurrent_sequences=8)
+MODEL = ModelSpec(
+    id="org/chat-8b",
+    parameters_billion=8,
+    max_context_tokens=4096,
+    max_concurrent_sequences=4,
+    architecture=ModelArchitecture(family="llama"),
+)
 _REGION = {"Ref": "AWS::Region"}
 
 

@@ -111,7 +111,8 @@ def test_mapping_covers_every_region_of_each_image_with_its_domain(
                 "OPTION_ENTRYPOINT": "djl_python.transformers_neuronx",
             },
         ),
-        ("trn_llm", {"HF_NUM_CORES": "4", "MAX_TOTAL_TOKENS": "8192", "MAX_BATCH_SIZE": "16"}),
+        # trn1 offers tensor parallel degrees 1, 2, 8, 16, 32 (no 4): 8 cores after 2 leave less than the margin
+        ("trn_llm", {"HF_NUM_CORES": "8", "MAX_TOTAL_TOKENS": "8192", "MAX_BATCH_SIZE": "16"}),
         ("async", {"HF_MODEL_ID": "/opt/ml/model", "OPTION_ROLLING_BATCH": "vllm"}),
         ("cpu_realtime", {"SAGEMAKER_PROGRAM": "inference.py"}),
     ],

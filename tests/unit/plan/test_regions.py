@@ -23,7 +23,7 @@ from inference_constructs.regions import (
     type_requirement,
 )
 
-_LLM = "{id: org/m-8b, parameters_billion: 8, max_context_tokens: 4096}"
+_LLM = "{id: org/m-8b, parameters_billion: 8, max_context_tokens: 4096, architecture: {family: llama}}"
 
 
 def _platform(region: str | None, endpoint: str = "", extra: str = "") -> str:

@@ -11,6 +11,7 @@ from inference_constructs.errors import InferenceConfigError
 from inference_constructs.sizing import (
     GIB,
     GPU_USABLE_FRACTION,
+    MARGIN_FLOOR_FRACTION,
     RejectionKind,
     choose_host,
     evaluate_host,
@@ -47,7 +48,7 @@ def test_fails_13b_fp16_on_explicit_single_24gb_gpu_with_the_numbers(name):
     # WHEN checked / THEN the error names the key, the host, what it needs and what it has
     with pytest.raises(
         InferenceConfigError,
-        match=rf"endpoints\[0\]\.instance_type: {name} cannot hold the model; needs \d+\.\d GB, has 21\.6 GB usable",
+        match=rf"endpoints\[0\]\.instance_type: {name} cannot hold the model; needs \d+\.\d GB, has 20\.2 GB usable",
     ):
         choose_host(model, serving=Serving.TGI, instance_type=name, path="endpoints[0]")
 
@@ -120,10 +121,15 @@ def test_fails_sklearn_with_gpu_accelerator_request():
         choose_host(ModelSpec(), serving=Serving.SKLEARN, accelerator=AcceleratorChoice.GPU, path="e")
 
 
-@pytest.mark.parametrize(("billions", "cores"), [(1, 1), (8, 2), (13, 4), (70, 12)])
+LLAMA_FAMILY = ModelArchitecture(family="llama")
+
+
+# 70B: 24 cores, not 12: at 12 the 8 KV heads are replicated to 12 (ceil(8/12) = 1 per core) and the 64 heads
+# padded to 72, which no longer fits inf2.24xlarge with the margin floor.
+@pytest.mark.parametrize(("billions", "cores"), [(1, 1), (8, 2), (13, 4), (70, 24)])
 def test_neuron_choice_counts_tensor_parallel_degree_in_neuron_cores(billions, cores):
-    # GIVEN a model for the Neuron serving stack
-    decision = choose_host(_model(billions), serving=Serving.NEURON)
+    # GIVEN a llama-family model for the Neuron serving stack (its engine has a closed family list)
+    decision = choose_host(_model(billions, architecture=LLAMA_FAMILY), serving=Serving.NEURON)
     # WHEN chosen
     # THEN the TP degree is in NeuronCores, devices = cores / 2 rounded up, memory = cores x usable per-core share
     assert decision.accelerator.is_neuron
@@ -136,7 +142,9 @@ def test_neuron_choice_counts_tensor_parallel_degree_in_neuron_cores(billions, c
 
 def test_explicit_trainium_host_reports_neuron_cores():
     # GIVEN a 70B model on an explicit trn1.32xlarge
-    decision = choose_host(_model(70), serving=Serving.NEURON, instance_type="ml.trn1.32xlarge")
+    decision = choose_host(
+        _model(70, architecture=LLAMA_FAMILY), serving=Serving.NEURON, instance_type="ml.trn1.32xlarge"
+    )
     # WHEN checked / THEN TP counts NeuronCores (a power of two up to 32) and copies fill the 32 cores
     assert decision.explicit
     assert decision.tensor_parallel_degree in (16, 32)
@@ -150,17 +158,20 @@ def test_gpu_tensor_parallel_degree_is_smallest_power_of_two_that_fits(billions)
     decision = choose_host(model, serving=Serving.VLLM, accelerator=AcceleratorChoice.GPU)
     tp = decision.tensor_parallel_degree
     # WHEN the TP degree is read
-    # THEN it is a power of two within the host's GPUs, its shards hold the model, and half of it would not
+    # THEN it is a power of two within the host's GPUs, its shards hold the model with the margin, and the
+    # plan says why half of it was rejected
     assert tp in (2, 4, 8) and decision.devices == tp <= decision.instance.devices
-    usable = decision.instance.device_memory_gib * GPU_USABLE_FRACTION
-    est = memory_estimate(model)
-    assert est.required_gb(tp) <= usable * tp
-    assert est.required_gb(tp // 2) > usable * (tp // 2)
+    usable = decision.instance.device_memory_reported_gib * GPU_USABLE_FRACTION
+    assert decision.memory_required_gb <= usable * tp * (1 - MARGIN_FLOOR_FRACTION) + 1e-3
+    assert any(r.startswith(f"TP {tp // 2}: needs") for r in decision.degree_rejections)
+
+
+SEVEN_B_SHORT = {"architecture": LLAMA3_8B, "max_context_tokens": 2048, "max_concurrent_sequences": 4}
 
 
 def test_host_ram_shortfall_rejects_a_gpu_that_would_hold_the_weights():
-    # GIVEN an 8B bf16 model: 14.9 GiB of weights fit one 24 GB GPU, but ml.g6.xlarge has 16 GiB of RAM
-    model = _model(8, architecture=LLAMA3_8B)
+    # GIVEN a 7B bf16 model: 13.0 GiB of weights + 1 GiB KV fit one 24 GB GPU, but ml.g6.xlarge has 16 GiB of RAM
+    model = _model(7, **SEVEN_B_SHORT)
     # WHEN a host is chosen
     decision = choose_host(model, serving=Serving.VLLM)
     # THEN the 16 GiB hosts are rejected for host RAM and a 24 GB GPU with more RAM is chosen
@@ -171,10 +182,10 @@ def test_host_ram_shortfall_rejects_a_gpu_that_would_hold_the_weights():
 
 
 def test_fails_explicit_host_without_enough_host_ram():
-    # GIVEN an 8B model on ml.g5.xlarge (16 GiB RAM)
+    # GIVEN a 7B model on ml.g5.xlarge (16 GiB RAM)
     # WHEN checked / THEN the error is about loading, with both numbers
     with pytest.raises(InferenceConfigError, match=r"ml\.g5\.xlarge cannot load the model; host RAM 16\.0 GB .* needs"):
-        choose_host(_model(8, architecture=LLAMA3_8B), serving=Serving.VLLM, instance_type="ml.g5.xlarge")
+        choose_host(_model(7, **SEVEN_B_SHORT), serving=Serving.VLLM, instance_type="ml.g5.xlarge")
 
 
 def test_max_devices_one_restricts_to_single_gpu_hosts():
@@ -231,8 +242,9 @@ def test_quantization_hint_names_cheaper_host_saving_and_caveat_without_applying
     decision = choose_host(_model(8), serving=Serving.VLLM)
     hint = decision.quantization_hint
     # WHEN the hint is read
-    # THEN int8 fits a cheaper host, with the saving in percent and a quality caveat; bf16 stays chosen
-    assert hint is not None and hint.dtype is DType.INT8
+    # THEN fp8 (tried before int8/int4: the least quality cost) fits a cheaper host, with the saving in percent
+    # and a quality caveat; bf16 stays chosen
+    assert hint is not None and hint.dtype is DType.FP8
     assert hint.price_per_hour_usd < decision.price_per_hour_usd
     assert hint.saving_percent == pytest.approx(
         100 * (decision.price_per_hour_usd - hint.price_per_hour_usd) / decision.price_per_hour_usd, abs=0.1
@@ -247,9 +259,21 @@ def test_no_quantization_hint_for_int4_model():
 
 
 def test_no_quantization_hint_when_quantizing_saves_nothing():
-    # GIVEN a 1B model already on the cheapest GPU host / WHEN sized / THEN no hint
-    decision = choose_host(_model(1), serving=Serving.VLLM, accelerator=AcceleratorChoice.GPU)
+    # GIVEN a 1B fp16 model already on the cheapest GPU host / WHEN sized / THEN no hint
+    decision = choose_host(_model(1, dtype=DType.FP16), serving=Serving.VLLM, accelerator=AcceleratorChoice.GPU)
     assert decision.instance.name == "ml.g4dn.xlarge" and decision.quantization_hint is None
+
+
+def test_bf16_never_lands_on_a_t4_and_the_plan_names_fp16_there():
+    # GIVEN a 1.5B bf16 model on GPU (T4 has compute capability 7.5; bf16 needs 8.0)
+    decision = choose_host(_model(1.5), serving=Serving.TGI, accelerator=AcceleratorChoice.GPU)
+    # WHEN sized / THEN no T4 host, the T4s are rejected for the engine, and fp16 is hinted there with its cost
+    assert decision.instance.family != "g4dn"
+    engine = [r for r in decision.rejected if r.kind is RejectionKind.ENGINE]
+    assert engine and "compute capability 8.0" in engine[0].reason
+    hint = decision.quantization_hint
+    assert hint is not None and hint.dtype is DType.FP16 and hint.instance_type == "ml.g4dn.xlarge"
+    assert "overflow" in hint.caveat
 
 
 def test_rejected_list_is_bounded_per_reason_and_cheapest_first():
@@ -281,8 +305,10 @@ def test_feasible_hosts_agree_with_choice():
 def test_explicit_host_bigger_than_needed_is_accepted_with_hint():
     # GIVEN an 8B model on an explicit 4-GPU host
     decision = choose_host(_model(8), serving=Serving.VLLM, instance_type="ml.g5.12xlarge")
-    # WHEN checked / THEN it is accepted with TP 1 and 4 model copies, and a cheaper quantized host is hinted
-    assert decision.explicit and decision.tensor_parallel_degree == 1 and decision.model_copies == 4
+    # WHEN checked / THEN it is accepted with TP 2 (at TP 1 an A10G keeps less than the 5% margin free) and
+    # 2 model copies, and a cheaper quantized host is hinted
+    assert decision.explicit and decision.tensor_parallel_degree == 2 and decision.model_copies == 2
+    assert decision.degree_rejections[0].startswith("TP 1: needs")
     assert decision.quantization_hint is not None
 
 

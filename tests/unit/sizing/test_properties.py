@@ -8,22 +8,29 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from benchmarks import oracle as _oracle
 from inference_constructs.catalog import load_catalog
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.sizing import choose_host
 from inference_constructs.spec import AcceleratorChoice, DType, ModelArchitecture, ModelSpec, Serving
 
-from . import _oracle
-
 CATALOG = load_catalog()
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-architectures = st.none() | st.builds(
-    ModelArchitecture,
-    layers=st.integers(1, 140),
-    kv_heads=st.sampled_from([1, 2, 4, 8, 16, 32, 64]),
-    head_dim=st.sampled_from([64, 80, 96, 128, 256]),
-)
+
+@st.composite
+def _architecture(draw: st.DrawFn) -> ModelArchitecture:
+    kv = draw(st.sampled_from([1, 2, 4, 8, 16, 32, 64]))
+    return ModelArchitecture(
+        layers=draw(st.integers(1, 140)),
+        kv_heads=kv,
+        head_dim=draw(st.sampled_from([64, 80, 96, 128, 256])),
+        family=draw(st.sampled_from([None, "llama", "qwen2", "gemma2", "mistral"])),
+        attention_heads=draw(st.none() | st.sampled_from([1, 2, 4, 7]).map(lambda g: g * kv)),
+    )
+
+
+architectures = st.none() | _architecture()
 models = st.builds(
     ModelSpec,
     # half the draws in 4-16B, where host RAM, single-GPU and Neuron-core limits bind
@@ -32,6 +39,7 @@ models = st.builds(
     max_context_tokens=st.sampled_from([512, 1024, 2048, 4096, 8192, 16384, 32768, 131072]),
     max_concurrent_sequences=st.integers(1, 64),
     architecture=architectures,
+    neuron_compiled=st.booleans(),
 )
 classical = st.builds(ModelSpec, parameters_billion=st.none() | st.floats(0.0001, 40, allow_nan=False))
 
@@ -70,7 +78,7 @@ def test_choice_fits_and_no_cheaper_feasible_host_exists(model, rules):
         return
     assert decision is not None
     llm = _oracle.is_llm(model, serving)
-    assert _oracle.fits(model, decision.instance, llm)
+    assert _oracle.fits(model, decision.instance, llm, serving)
     assert decision.instance.accelerator.value in _oracle.allowed(serving, accel)
     assert max_devices is None or decision.instance.devices <= max_devices
     assert decision.price_per_hour_usd == best
@@ -117,9 +125,9 @@ def test_quantization_hint_is_cheaper_and_never_applied(model):
     hint = decision.quantization_hint
     # THEN the hinted host is cheaper, fits the quantized model per the oracle, and the decision keeps the dtype
     assert hint.price_per_hour_usd < decision.price_per_hour_usd
-    assert hint.dtype.bytes_per_parameter < model.dtype.bytes_per_parameter
+    assert hint.dtype is not model.dtype and hint.dtype.bytes_per_parameter <= model.dtype.bytes_per_parameter
     hinted = CATALOG.get(hint.instance_type)
-    assert hinted is not None and _oracle.fits(replace(model, dtype=hint.dtype), hinted, True)
+    assert hinted is not None and _oracle.fits(replace(model, dtype=hint.dtype), hinted, True, Serving.VLLM)
     assert 0 < hint.saving_percent < 100
 
 

@@ -1,0 +1,213 @@
+"""What each pinned serving engine can run: model families, Neuron SDK per instance family, tensor
+parallel degrees, dtypes per accelerator generation, headroom and quantized-weight layout.
+
+The rules are data (``compatibility.json`` next to this module, keyed like ``images.json``), each
+with its source; this module only reads them and answers questions. ``docs/compatibility.md`` lists
+every rule with its source and the test that shows it.
+
+Pure Python: no ``aws_cdk`` import.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from inference_constructs.catalog import InstanceType
+from inference_constructs.containers.images import ImageVariant, image_key
+from inference_constructs.spec import Accelerator, DType, Serving
+
+__all__ = [
+    "COMPATIBILITY_FILE",
+    "DtypeSupport",
+    "EngineRules",
+    "Headroom",
+    "QuantizedLayout",
+    "dtype_quality",
+    "dtype_support",
+    "engine_for",
+    "engine_rules",
+    "family_problem",
+    "headroom",
+    "load_compatibility",
+    "margin_floor_fraction",
+    "neuron_sdk_problem",
+    "quantized_layout",
+    "tensor_parallel_degrees",
+]
+
+COMPATIBILITY_FILE = Path(__file__).with_name("compatibility.json")
+"""The packaged compatibility data."""
+
+
+@cache
+def load_compatibility() -> Mapping[str, Any]:
+    """The parsed ``compatibility.json`` (once per process)."""
+    doc: Mapping[str, Any] = json.loads(COMPATIBILITY_FILE.read_text(encoding="utf-8"))
+    return doc
+
+
+@dataclass(frozen=True)
+class EngineRules:
+    """The rules of one pinned engine image (``key`` as in ``images.json``, e.g. ``lmi-neuron``)."""
+
+    key: str
+    engine: str
+    families_closed: bool
+    families: tuple[str, ...]
+    families_source: str
+    neuron_sdk: str | None
+    tensor_parallel: str
+    dtypes: str
+    headroom: str
+
+
+@cache
+def engine_rules(key: str) -> EngineRules | None:
+    """The rules of engine image ``key``, or ``None`` for images without LLM rules (e.g. sklearn)."""
+    row = load_compatibility()["engines"].get(key)
+    if row is None:
+        return None
+    fam = row["families"]
+    closed = fam["mode"] == "closed"
+    return EngineRules(
+        key=key,
+        engine=row["engine"],
+        families_closed=closed,
+        families=tuple(fam["list"] if closed else fam["native"]),
+        families_source=fam["source"],
+        neuron_sdk=row.get("neuron_sdk"),
+        tensor_parallel=row["tensor_parallel"],
+        dtypes=row["dtypes"],
+        headroom=row["headroom"],
+    )
+
+
+def engine_for(serving: Serving, inst: InstanceType) -> EngineRules | None:
+    """The engine that ``serving`` runs on ``inst`` (its image for that host), or ``None``."""
+    key = image_key(serving, ImageVariant.for_host(inst.accelerator, inst.architecture))
+    return engine_rules(key) if key else None
+
+
+def family_problem(rules: EngineRules, family: str | None) -> str | None:
+    """Why ``rules``' engine cannot load a model of ``family``, or ``None`` when it can."""
+    if not rules.families_closed:
+        return None
+    supported = ", ".join(rules.families)
+    if family is None:
+        return (
+            f"{rules.engine} loads only {supported}, and the model's family is unknown; "
+            f"set model.architecture.family (the model_type in its config.json)"
+        )
+    if family not in rules.families:
+        return f"{rules.engine} does not support {family} models (it loads {supported})"
+    return None
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split(".") if part.isdigit())
+
+
+def neuron_sdk_problem(rules: EngineRules, inst: InstanceType) -> str | None:
+    """Why the engine's Neuron SDK cannot drive ``inst``'s family (e.g. trn2 before 2.21), or ``None``."""
+    minimum = load_compatibility()["neuron_sdk_minimum"].get(inst.family)
+    if minimum is None or rules.neuron_sdk is None:
+        return None
+    if _version(rules.neuron_sdk) < _version(minimum["version"]):
+        return f"{rules.engine} cannot drive {inst.family}, which needs Neuron SDK {minimum['version']} or later"
+    return None
+
+
+def tensor_parallel_degrees(rules: EngineRules | None, inst: InstanceType) -> tuple[int, ...]:
+    """The tensor parallel degrees the engine may use on ``inst`` (never above its GPUs / NeuronCores)."""
+    tp = load_compatibility()["tensor_parallel"]
+    if inst.accelerator is Accelerator.GPU:
+        return tuple(d for d in tp["gpu"]["degrees"] if d <= inst.devices)
+    if inst.accelerator.is_neuron:
+        listed = tp["neuron"]["degrees"].get(inst.family, [1, 2, 4, 8, 16, 32, 64])
+        return tuple(d for d in listed if d <= inst.neuron_cores)
+    return (1,)
+
+
+@dataclass(frozen=True)
+class DtypeSupport:
+    """Whether a dtype runs on a host with an engine, and how."""
+
+    supported: bool
+    reason: str
+    weight_only: str = ""
+
+
+def dtype_support(rules: EngineRules, dtype: DType, inst: InstanceType) -> DtypeSupport:
+    """Whether ``rules``' engine runs ``dtype`` on ``inst``'s accelerator generation."""
+    row = load_compatibility()["dtypes"][rules.dtypes].get(dtype.value)
+    if row is None:
+        return DtypeSupport(False, f"{rules.engine} has no {dtype.value} support")
+    if inst.accelerator.is_neuron:
+        if row.get("neuron"):
+            return DtypeSupport(True, "")
+        return DtypeSupport(False, f"{rules.engine} does not run {dtype.value} weights on Neuron")
+    cc = inst.compute_capability
+    minimum = row.get("min_compute_capability")
+    if cc is None or minimum is None:
+        return DtypeSupport(True, "")
+    if cc < minimum:
+        return DtypeSupport(
+            False,
+            f"{dtype.value} needs compute capability {minimum} with {rules.engine}; {inst.accelerator_model} has {cc}",
+        )
+    compute = row.get("compute_min_compute_capability")
+    if compute is not None and cc < compute:
+        return DtypeSupport(True, "", f"{row['weight_only_below']} on compute capability {cc}")
+    return DtypeSupport(True, "")
+
+
+@dataclass(frozen=True)
+class Headroom:
+    """Overhead beyond weights + KV cache, per accelerator kind."""
+
+    overhead_fraction: float
+    per_shard_gib: float
+
+
+def headroom(accelerator: Accelerator) -> Headroom:
+    """Activation/runtime overhead of the LLM engines on ``accelerator`` (GPU or Neuron)."""
+    row = load_compatibility()["headroom"]["neuron" if accelerator.is_neuron else "gpu"]
+    return Headroom(float(row["overhead_fraction"]), float(row["per_shard_gib"]))
+
+
+def margin_floor_fraction() -> float:
+    """Share of the usable accelerator memory that must stay free on a fitting host."""
+    return float(load_compatibility()["headroom"]["margin_floor_fraction"])
+
+
+@dataclass(frozen=True)
+class QuantizedLayout:
+    """How a quantized checkpoint stores its weights: bits per weight plus scales; embeddings stay 16-bit."""
+
+    bits: int
+    group_size: int
+    per_group_bytes: float
+    per_row_bytes: float
+
+
+def quantized_layout(dtype: DType) -> QuantizedLayout | None:
+    """The stored layout of ``dtype`` weights (int4, int8, fp8), or ``None`` for 16/32-bit dtypes."""
+    row = load_compatibility()["quantized_weights"].get(dtype.value)
+    if row is None:
+        return None
+    return QuantizedLayout(
+        bits=int(row["bits"]),
+        group_size=int(row.get("group_size", 0)),
+        per_group_bytes=float(row.get("per_group_bytes", 0.0)),
+        per_row_bytes=float(row.get("per_row_bytes", 0.0)),
+    )
+
+
+def dtype_quality(dtype: DType) -> str:
+    """What switching to ``dtype`` costs in quality, as the data states it."""
+    return str(load_compatibility()["dtype_quality"].get(dtype.value, ""))
