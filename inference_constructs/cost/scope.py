@@ -126,19 +126,13 @@ def decide_cost(config: PlatformConfig) -> tuple[CostPlan, list[str]]:
 
 
 def _deny_account(config: PlatformConfig, problems: list[str], warnings: list[str]) -> str | None:
+    """The account of the deny roles. That every role is in the deploy account (or, without ``account``, in one
+    account) is a config rule (``aws_limits.ARNS["deny_role_arns"]``), checked before any decision; here
+    the plan only names the account when the templates are environment-agnostic."""
     roles = config.cost.budget.deny_role_arns
     if not roles:
         return None
     expected = config.account or account_of(roles[0])
-    where = "the deploy account" if config.account else "the account of deny_role_arns[0]"
-    for index, arn in enumerate(roles):
-        found = account_of(arn)
-        if found != expected:
-            problems.append(
-                f"cost.budget.deny_role_arns[{index}]: role in account {found}, not {where} {expected}; a budget "
-                "action names roles of its own account only, so list roles of the account the cost stack is "
-                "deployed to"
-            )
     if not config.account and expected:
         warnings.append(
             f"cost.budget.deny_role_arns: the roles are in account {expected}; deploy the cost stack there "
