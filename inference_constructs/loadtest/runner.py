@@ -1,0 +1,410 @@
+"""The load generator: fixed-concurrency sweeps and open-loop Poisson arrivals through boto3.
+
+Concurrency model: one thread per in-flight request, all sharing one boto3 client (botocore clients are
+thread-safe) whose connection pool holds as many connections as the highest concurrency. Every request goes
+through boto3's standard configuration (credentials, region, ``endpoint_url`` and the
+``AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME`` / ``AWS_ENDPOINT_URL_BEDROCK_RUNTIME`` variables) and botocore's
+``standard`` retry mode, which backs off on throttling; retries and throttled requests are counted apart.
+
+Clock: ``time.perf_counter``. A request's times start at botocore's ``before-send`` event of its first
+attempt (the signed request handed to the HTTP layer), so TTFT, inter-token gaps and end-to-end latency
+measure the service and the network, not the SDK's request building; the benchmark in ``benchmarks/``
+measures what remains of the generator's own overhead.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from inference_constructs.loadtest.formats import (
+    LineStreamDecoder,
+    Observation,
+    StreamFormat,
+    bedrock_observation,
+    request_body,
+    response_output_tokens,
+)
+from inference_constructs.loadtest.prompts import Prompt
+from inference_constructs.loadtest.stats import RequestResult, Slo, level_summary
+from inference_constructs.loadtest.target import Api, Target
+
+_THROTTLE_CODES = frozenset({"ThrottlingException", "Throttling", "ThrottledException", "TooManyRequestsException"})
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """How much load, for how long.
+
+    Parameters
+    ----------
+    prompts
+        The requests, used in order and cycled.
+    concurrency
+        Fixed-concurrency levels, run in this order. Default: none.
+    rates_rps
+        Open-loop levels: Poisson arrivals at these mean rates (requests/s), after the concurrency levels.
+        Default: none.
+    requests
+        Measured requests per level (plus ``warmup``). Default: no count bound (``duration_s`` must be set).
+    duration_s
+        Seconds per level after which no new request starts. Default: no time bound.
+    warmup
+        Requests per level excluded from the statistics (the first ones started). Default: 0.
+    max_in_flight
+        Open loop: requests in flight at most (arrivals beyond wait for a free slot). Default: 256.
+    seed
+        Seed of the arrival process. Default: 0 (repeatable runs).
+    """
+
+    prompts: Sequence[Prompt]
+    concurrency: tuple[int, ...] = ()
+    rates_rps: tuple[float, ...] = ()
+    requests: int | None = None
+    duration_s: float | None = None
+    warmup: int = 0
+    max_in_flight: int = 256
+    seed: int = 0
+
+    def levels(self) -> list[tuple[int | None, float | None]]:
+        return [(c, None) for c in self.concurrency] + [(None, r) for r in self.rates_rps]
+
+    def estimated_requests(self) -> int | None:
+        """Requests the run sends at most, warm-up included; None when only a duration bounds it."""
+        if self.requests is None:
+            return None
+        return len(self.levels()) * (self.requests + self.warmup)
+
+
+def make_client(
+    service: str,
+    *,
+    pool: int,
+    max_attempts: int = 4,
+    read_timeout_s: float = 120.0,
+    region: str | None = None,
+    endpoint_url: str | None = None,
+    aws_profile: str | None = None,
+) -> Any:
+    """A boto3 client from the standard configuration chain, sized for ``pool`` concurrent requests."""
+    import boto3
+    from botocore.config import Config
+
+    session = boto3.session.Session(profile_name=aws_profile, region_name=region)
+    config = Config(
+        max_pool_connections=max(pool, 10),
+        retries={"mode": "standard", "total_max_attempts": max_attempts},
+        read_timeout=read_timeout_s,
+        connect_timeout=10,
+        tcp_keepalive=True,
+    )
+    make: Any = session.client  # the service name is a runtime value, not one of the stubs' literals
+    return make(service, endpoint_url=endpoint_url, config=config)
+
+
+@dataclass
+class _Stream:
+    """Arrival times of content events and the server's count, while a response streams."""
+
+    start: float
+    first: float | None = None
+    last: float | None = None
+    itls: list[float] = field(default_factory=list)
+    events: int = 0
+    server_tokens: int | None = None
+    error: str | None = None
+
+    def observe(self, obs: Observation, now: float) -> None:
+        if obs.content_events:
+            if self.last is None:
+                self.first = now
+            else:
+                self.itls.append(now - self.last)
+            self.itls.extend([0.0] * (obs.content_events - 1))  # arrived together in one event
+            self.last = now
+            self.events += obs.content_events
+        if obs.server_output_tokens is not None:
+            self.server_tokens = obs.server_output_tokens
+        self.error = self.error or obs.error
+
+    def result(self, end: float, retries: int) -> RequestResult:
+        tokens = self.server_tokens if self.server_tokens is not None else self.events
+        return RequestResult(
+            ok=self.error is None and self.first is not None,
+            e2e_s=end - self.start,
+            ttft_s=None if self.first is None else self.first - self.start,
+            itls_s=self.itls,
+            output_tokens=tokens,
+            output_tokens_from_server=self.server_tokens is not None,
+            error=self.error or (None if self.first is not None else "no output in the stream"),
+            retries=retries,
+            started=self.start,
+            ended=end,
+        )
+
+
+class LoadTest:
+    """Runs the levels of :class:`LoadOptions` against a :class:`Target` and summarizes each.
+
+    Parameters
+    ----------
+    target
+        What to call (see :func:`~inference_constructs.loadtest.target.resolve_target`).
+    options
+        The load.
+    client
+        A boto3 ``sagemaker-runtime`` or ``bedrock-runtime`` client matching ``target.api``. Default: built
+        by :func:`make_client` from the standard configuration.
+    slo
+        For goodput and the knee. Default: no SLO (goodput counts successful requests).
+    progress
+        Called as ``progress(done, total, label)`` after each request. Default: nothing.
+    """
+
+    def __init__(
+        self,
+        target: Target,
+        options: LoadOptions,
+        *,
+        client: Any | None = None,
+        slo: Slo | None = None,
+        progress: Callable[[int, int | None, str], None] | None = None,
+    ) -> None:
+        self.target = target
+        self.options = options
+        self.slo = slo or Slo()
+        service = "bedrock-runtime" if target.api is Api.CONVERSE_STREAM else "sagemaker-runtime"
+        pool = max([*options.concurrency, options.max_in_flight if options.rates_rps else 1])
+        self.client = client or make_client(service, pool=pool)
+        self._progress = progress
+        self._local = threading.local()
+        self._stop = threading.Event()
+        operation = {
+            Api.STREAM: "InvokeEndpointWithResponseStream",
+            Api.INVOKE: "InvokeEndpoint",
+            Api.CONVERSE_STREAM: "ConverseStream",
+        }[target.api]
+        self.client.meta.events.register(f"before-send.*.{operation}", self._before_send)
+        self.interrupted = False
+        self.grace_s = 5.0
+        self.detected_format: StreamFormat | None = None
+
+    # ------------------------------------------------------------------------------------------ timing
+    def _before_send(self, **_: Any) -> None:
+        if getattr(self._local, "sent", None) is None:
+            self._local.sent = time.perf_counter()
+
+    def _sent(self, fallback: float) -> float:
+        sent: float | None = getattr(self._local, "sent", None)
+        return sent if sent is not None else fallback
+
+    # ------------------------------------------------------------------------------------------ one request
+    def invoke(self, prompt: Prompt) -> RequestResult:
+        """Send one request and measure it; never raises for a service or network error."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        self._local.sent = None
+        called = time.perf_counter()
+        try:
+            if self.target.api is Api.CONVERSE_STREAM:
+                return self._converse(prompt, called)
+            if self.target.api is Api.STREAM:
+                return self._stream(prompt, called)
+            return self._invoke(prompt, called)
+        except ClientError as exc:
+            end = time.perf_counter()
+            code = str(exc.response.get("Error", {}).get("Code") or "ClientError")
+            retries = int(exc.response.get("ResponseMetadata", {}).get("RetryAttempts", 0))
+            start = self._sent(called)
+            return RequestResult(
+                ok=False,
+                e2e_s=end - start,
+                error=code,
+                throttled=code in _THROTTLE_CODES,
+                retries=retries,
+                started=start,
+                ended=end,
+            )
+        except (BotoCoreError, OSError, Exception) as exc:  # urllib3 errors mid-stream are not BotoCoreError
+            end = time.perf_counter()
+            start = self._sent(called)
+            return RequestResult(ok=False, e2e_s=end - start, error=type(exc).__name__, started=start, ended=end)
+
+    def _stream(self, prompt: Prompt, called: float) -> RequestResult:
+        body = request_body(self.target.format, prompt.text, prompt.max_tokens)
+        resp = self.client.invoke_endpoint_with_response_stream(
+            EndpointName=self.target.identifier, Body=body, ContentType="application/json"
+        )
+        state = _Stream(start=self._sent(called))
+        decoder = LineStreamDecoder(self.target.format)
+        events = resp["Body"]
+        for event in events:
+            part = event.get("PayloadPart")
+            if part is None:
+                continue
+            state.observe(decoder.feed(part["Bytes"]), time.perf_counter())
+            if state.error:
+                events.close()
+                break
+        else:
+            state.observe(decoder.close(), time.perf_counter())
+        self.detected_format = decoder.format
+        return state.result(time.perf_counter(), int(resp["ResponseMetadata"].get("RetryAttempts", 0)))
+
+    def _converse(self, prompt: Prompt, called: float) -> RequestResult:
+        resp = self.client.converse_stream(
+            modelId=self.target.identifier,
+            messages=[{"role": "user", "content": [{"text": prompt.text}]}],
+            inferenceConfig={"maxTokens": prompt.max_tokens},
+        )
+        state = _Stream(start=self._sent(called))
+        for event in resp["stream"]:
+            state.observe(bedrock_observation(event), time.perf_counter())
+        return state.result(time.perf_counter(), int(resp["ResponseMetadata"].get("RetryAttempts", 0)))
+
+    def _invoke(self, prompt: Prompt, called: float) -> RequestResult:
+        body = request_body(self.target.format, prompt.text, prompt.max_tokens, stream=False)
+        resp = self.client.invoke_endpoint(
+            EndpointName=self.target.identifier, Body=body, ContentType="application/json"
+        )
+        payload = resp["Body"].read()
+        end = time.perf_counter()
+        start = self._sent(called)
+        count = response_output_tokens(payload)
+        return RequestResult(
+            ok=True,
+            e2e_s=end - start,
+            ttft_s=end - start,  # without streaming the first token arrives with the whole response
+            output_tokens=count or 0,
+            output_tokens_from_server=count is not None,
+            retries=int(resp["ResponseMetadata"].get("RetryAttempts", 0)),
+            started=start,
+            ended=end,
+        )
+
+    # ------------------------------------------------------------------------------------------ levels
+    def _bounds(self) -> tuple[int | None, float | None]:
+        o = self.options
+        total = None if o.requests is None else o.requests + o.warmup
+        return total, None if o.duration_s is None else time.perf_counter() + o.duration_s
+
+    def _record(self, results: list[RequestResult], index: int, label: str, total: int | None) -> None:
+        prompt = self.options.prompts[index % len(self.options.prompts)]
+        r = self.invoke(prompt)
+        r.warmup = index < self.options.warmup
+        results.append(r)
+        if self._progress:
+            self._progress(len(results), total, label)
+
+    def _fixed(self, concurrency: int, results: list[RequestResult], label: str) -> None:
+        total, deadline = self._bounds()
+        counter = itertools.count()
+
+        def worker() -> None:
+            while not self._stop.is_set():
+                i = next(counter)
+                if (total is not None and i >= total) or (deadline is not None and time.perf_counter() >= deadline):
+                    return
+                self._record(results, i, label, total)
+
+        threads = [threading.Thread(target=worker, daemon=True) for _ in range(concurrency)]
+        for t in threads:
+            t.start()
+        try:
+            for t in threads:
+                while t.is_alive():
+                    t.join(0.1)
+        except KeyboardInterrupt:
+            self._stop.set()
+            self._grace(threads)
+            raise
+
+    def _grace(self, threads: Sequence[threading.Thread]) -> None:
+        """After Ctrl-C: give requests in flight ``grace_s`` to finish (a second Ctrl-C stops waiting)."""
+        deadline = time.perf_counter() + self.grace_s
+        for t in threads:
+            t.join(max(0.0, deadline - time.perf_counter()))
+
+    def _open_loop(self, rate: float, results: list[RequestResult], label: str) -> None:
+        total, deadline = self._bounds()
+        rng = random.Random(self.options.seed)
+        futures: list[Future[None]] = []
+        with ThreadPoolExecutor(self.options.max_in_flight) as pool:
+            at = time.perf_counter()
+            for i in itertools.count():
+                if self._stop.is_set() or (total is not None and i >= total):
+                    break
+                if deadline is not None and at >= deadline:
+                    break
+                delay = at - time.perf_counter()
+                if delay > 0:
+                    time.sleep(delay)
+                futures.append(pool.submit(self._record, results, i, label, total))
+                at += rng.expovariate(rate)
+            for f in futures:
+                while not f.done():
+                    time.sleep(0.05)
+
+    def run(self) -> list[dict[str, Any]]:
+        """Every level in order; on Ctrl-C stop starting requests and return what was measured so far."""
+        levels: list[dict[str, Any]] = []
+        for concurrency, rate in self.options.levels():
+            results: list[RequestResult] = []
+            label = f"concurrency {concurrency}" if concurrency else f"rate {rate:g}/s"
+            try:
+                if concurrency:
+                    self._fixed(concurrency, results, label)
+                else:
+                    assert rate is not None
+                    self._open_loop(rate, results, label)
+            except KeyboardInterrupt:
+                self._stop.set()
+                self.interrupted = True
+            snapshot = list(results)  # requests still in flight after the grace period are left out
+            if snapshot or not self.interrupted:
+                levels.append(
+                    level_summary(
+                        snapshot,
+                        concurrency=concurrency,
+                        rate_rps=rate,
+                        slo=self.slo,
+                        pricing=self.target.pricing,
+                        interrupted=self.interrupted,
+                    )
+                )
+            if self.interrupted:
+                break
+        return levels
+
+
+class ProgressBar:
+    """A one-line progress bar on a terminal stream (stderr by default), redrawn at most 10 times a second."""
+
+    def __init__(self, stream: TextIO | None = None, width: int = 30) -> None:
+        self.stream = stream or sys.stderr
+        self.width = width
+        self._lock = threading.Lock()
+        self._drawn = 0.0
+
+    def __call__(self, done: int, total: int | None, label: str) -> None:
+        now = time.monotonic()
+        with self._lock:
+            if now - self._drawn < 0.1 and done != total:
+                return
+            self._drawn = now
+            if total:
+                filled = min(self.width, self.width * done // total)
+                bar = "#" * filled + "-" * (self.width - filled)
+                self.stream.write(f"\r{label:<18} [{bar}] {done}/{total}")
+            else:
+                self.stream.write(f"\r{label:<18} {done} requests")
+            if done == total:
+                self.stream.write("\n")
+            self.stream.flush()

@@ -1,0 +1,180 @@
+"""The load generator through boto3 against the local wire-protocol server: timing, formats, errors, retries."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from typing import Any
+
+import pytest
+
+from inference_constructs.loadtest.formats import StreamFormat
+from inference_constructs.loadtest.prompts import Lengths, synthetic_prompts
+from inference_constructs.loadtest.runner import LoadOptions, LoadTest, make_client
+from inference_constructs.loadtest.server import Behaviour, LocalServer, ServerProcess
+from inference_constructs.loadtest.stats import Pricing
+from inference_constructs.loadtest.target import Api, Target
+
+PROMPTS = synthetic_prompts(8, input_tokens=Lengths(4), output_tokens=Lengths(8))
+
+
+def _target(api: Api = Api.STREAM, fmt: StreamFormat = StreamFormat.AUTO) -> Target:
+    ident = (
+        "arn:aws:bedrock:us-east-1:111122223333:application-inference-profile/abc"
+        if api is Api.CONVERSE_STREAM
+        else "e"
+    )
+    return Target(api=api, identifier=ident, format=fmt, pricing=Pricing(None, None, "none"))
+
+
+def _run(client: Any, target: Target, **options: Any) -> tuple[LoadTest, list[dict[str, Any]]]:
+    test = LoadTest(target, LoadOptions(prompts=PROMPTS, **options), client=client)
+    return test, test.run()
+
+
+def _within(measured: float, injected: float) -> bool:
+    return abs(measured - injected) <= max(2.0, 0.05 * injected)
+
+
+@pytest.mark.parametrize(
+    ("server_format", "expected"),
+    [
+        ("tgi", (StreamFormat.TGI, True)),
+        ("lmi", (StreamFormat.LMI, True)),
+        ("lmi-sse", (StreamFormat.TGI, True)),
+        ("openai", (StreamFormat.OPENAI, True)),
+        ("openai-jsonl", (StreamFormat.OPENAI, False)),
+    ],
+)
+@pytest.mark.parametrize("split_bytes", [0, 1, 7], ids=lambda n: f"split{n}")
+def test_every_format_and_split_counts_every_token(
+    server: LocalServer,
+    sagemaker_runtime: Any,
+    server_format: str,
+    expected: tuple[StreamFormat, bool],
+    split_bytes: int,
+) -> None:
+    detected, from_server = expected
+    # GIVEN a server streaming `server_format`, each line cut into PayloadParts of `split_bytes` (0: whole)
+    server.configure(format=server_format, split_bytes=split_bytes, ttft_ms=1, itl_ms=0)
+    # WHEN 2 requests of 8 tokens run through InvokeEndpointWithResponseStream
+    test, [level] = _run(sagemaker_runtime, _target(), concurrency=(1,), requests=2)
+    # THEN both succeed with 8 tokens each, counted by the server where the format carries a count
+    assert (level["requests"], level["errors"], level["output_tokens"]) == (2, 0, 16)
+    assert level["output_tokens_from_server"] is from_server
+    assert test.detected_format is detected
+
+
+@pytest.mark.parametrize("api", [Api.STREAM, Api.CONVERSE_STREAM])
+def test_measured_ttft_and_itl_match_the_injected_values(api: Api) -> None:
+    # GIVEN a server in its own process: 300 ms to the first token, 60 ms between tokens
+    runs: list[dict[str, Any]] = []
+    with ServerProcess(Behaviour(ttft_ms=300, itl_ms=60, format="lmi")) as server:
+        service = "bedrock-runtime" if api is Api.CONVERSE_STREAM else "sagemaker-runtime"
+        client = make_client(service, pool=2, endpoint_url=server.url)
+        # WHEN 4 requests run at concurrency 2 (again, up to 3 runs, if a busy machine delayed the first:
+        # other processes can only make a token late, never early)
+        for _ in range(3):
+            runs.append(_run(client, _target(api), concurrency=(2,), requests=4)[1][0])
+            if _within(runs[-1]["ttft_ms"]["p50"], 300) and _within(runs[-1]["itl_ms"]["p50"], 60):
+                break
+    level = runs[-1]
+    # THEN p50 TTFT and ITL are the injected values within max(2 ms, 5%)
+    assert level["errors"] == 0
+    assert _within(level["ttft_ms"]["p50"], 300), [lv["ttft_ms"] for lv in runs]
+    assert _within(level["itl_ms"]["p50"], 60), [lv["itl_ms"] for lv in runs]
+    assert level["e2e_ms"]["p50"] == pytest.approx(300 + 7 * 60, rel=0.05)  # the prompts ask for 8 tokens
+
+
+@pytest.mark.parametrize("server_format", ["tgi", "lmi", "lmi-sse", "openai", "openai-jsonl"])
+@pytest.mark.parametrize("kind", ["format", "event"])
+def test_mid_stream_errors_count_as_errors(
+    server: LocalServer, sagemaker_runtime: Any, server_format: str, kind: str
+) -> None:
+    # GIVEN a 200 stream that fails after 3 tokens (the container's error line, or SageMaker's ModelStreamError)
+    server.configure(format=server_format, error_after=3, error_kind=kind, ttft_ms=1, itl_ms=0)
+    # WHEN 2 requests run
+    _, [level] = _run(sagemaker_runtime, _target(), concurrency=(1,), requests=2)
+    # THEN both are errors, not successes
+    assert (level["requests"], level["errors"], level["error_rate"]) == (2, 2, 1.0)
+    if kind == "event":
+        assert level["error_kinds"] == {"ModelStreamError": 2}
+
+
+def test_bedrock_mid_stream_exception_counts_as_error(server: LocalServer, bedrock_runtime: Any) -> None:
+    server.configure(error_after=2, ttft_ms=1, itl_ms=0)
+    _, [level] = _run(bedrock_runtime, _target(Api.CONVERSE_STREAM), concurrency=(1,), requests=2)
+    assert level["error_kinds"] == {"modelStreamErrorException": 2}
+
+
+def test_bedrock_counts_tokens_from_metadata_usage(server: LocalServer, bedrock_runtime: Any) -> None:
+    # GIVEN 4 tokens per contentBlockDelta chunk (so chunks != tokens)
+    server.configure(tokens_per_chunk=4, ttft_ms=1, itl_ms=0)
+    _, [level] = _run(bedrock_runtime, _target(Api.CONVERSE_STREAM), concurrency=(1,), requests=2)
+    # THEN the token count is metadata.usage.outputTokens (8 a request), not the 2 chunks
+    assert (level["output_tokens"], level["output_tokens_from_server"]) == (16, True)
+
+
+@pytest.mark.parametrize("api", [Api.STREAM, Api.CONVERSE_STREAM])
+def test_throttling_is_retried_with_backoff_and_reported(server: LocalServer, api: Api) -> None:
+    # GIVEN the first 2 requests are throttled the way each service answers (400 / 429 ThrottlingException)
+    server.configure(throttle_first=2, ttft_ms=1, itl_ms=0)
+    service = "bedrock-runtime" if api is Api.CONVERSE_STREAM else "sagemaker-runtime"
+    client = make_client(service, pool=1, max_attempts=4, endpoint_url=server.url)
+    # WHEN one request runs
+    _, [level] = _run(client, _target(api), concurrency=(1,), requests=1)
+    # THEN botocore retried twice and the request succeeded; the retries are reported apart
+    assert (level["errors"], level["retries"], server.counters.throttled) == (0, 2, 2)
+
+
+def test_throttled_after_all_attempts_is_a_throttled_error(server: LocalServer) -> None:
+    server.configure(throttle_every=1, ttft_ms=1, itl_ms=0)
+    client = make_client("sagemaker-runtime", pool=1, max_attempts=2, endpoint_url=server.url)
+    _, [level] = _run(client, _target(), concurrency=(1,), requests=2)
+    assert (level["errors"], level["throttled"], level["retries"]) == (2, 2, 2)
+    assert level["error_kinds"] == {"ThrottlingException": 2}
+
+
+def test_invoke_endpoint_without_streaming(server: LocalServer, sagemaker_runtime: Any) -> None:
+    # GIVEN a non-streaming endpoint taking 20 + 7 x 2 ms for 8 tokens
+    server.configure(format="tgi")
+    _, [level] = _run(sagemaker_runtime, _target(Api.INVOKE, StreamFormat.TGI), concurrency=(1,), requests=2)
+    # THEN tokens come from the response's details and TTFT equals e2e (no ITL)
+    assert (level["errors"], level["output_tokens"], level["output_tokens_from_server"]) == (0, 16, True)
+    assert level["ttft_ms"] == level["e2e_ms"]
+    assert level["itl_ms"]["p50"] is None
+
+
+def test_warmup_requests_are_sent_but_excluded(server: LocalServer, sagemaker_runtime: Any) -> None:
+    _, [level] = _run(sagemaker_runtime, _target(), concurrency=(2,), requests=3, warmup=2)
+    assert (level["requests"], level["warmup_excluded"], server.counters.requests) == (3, 2, 5)
+
+
+def test_duration_bound_stops_starting_requests(server: LocalServer, sagemaker_runtime: Any) -> None:
+    # GIVEN requests of about 34 ms and a 0.2 s level
+    _, [level] = _run(sagemaker_runtime, _target(), concurrency=(1,), duration_s=0.2)
+    # THEN a handful ran, then the level stopped
+    assert 2 <= level["requests"] <= 8
+
+
+def test_open_loop_poisson_arrivals(server: LocalServer, sagemaker_runtime: Any) -> None:
+    _, [level] = _run(sagemaker_runtime, _target(), rates_rps=(100.0,), requests=6)
+    assert (level["concurrency"], level["rate_rps"], level["requests"], level["errors"]) == (None, 100.0, 6, 0)
+
+
+def test_ctrl_c_leaves_a_partial_report(server: LocalServer, sagemaker_runtime: Any) -> None:
+    # GIVEN requests of about 0.1 s and a sweep that would take seconds
+    server.configure(ttft_ms=50, itl_ms=5)
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        # WHEN Ctrl-C arrives half a second in
+        test, levels = _run(sagemaker_runtime, _target(), concurrency=(1, 2), requests=40)
+    finally:
+        timer.cancel()
+    # THEN the run stops, and the report holds the requests finished so far, marked partial
+    assert test.interrupted
+    assert len(levels) == 1
+    assert levels[0]["interrupted"] is True
+    assert 1 <= levels[0]["requests"] < 40
