@@ -116,10 +116,15 @@ def _client_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     return {"region": args.region, "endpoint_url": args.endpoint_url, "aws_profile": args.aws_profile}
 
 
-def _resolve_profile_arn(args: argparse.Namespace, name: str) -> str:
+def _control_client(service: str, args: argparse.Namespace) -> Any:
+    """A control-plane client (bedrock, sagemaker, s3) from the standard configuration."""
     from inference_constructs.loadtest.runner import make_client
 
-    bedrock = make_client("bedrock", pool=1, **_client_kwargs(args))
+    return make_client(service, pool=1, **_client_kwargs(args))
+
+
+def _resolve_profile_arn(args: argparse.Namespace, name: str) -> str:
+    bedrock = _control_client("bedrock", args)
     for page in bedrock.get_paginator("list_inference_profiles").paginate(typeEquals="APPLICATION"):
         for summary in page.get("inferenceProfileSummaries", ()):
             if summary.get("inferenceProfileName") == name:
@@ -248,9 +253,7 @@ def _recommend_job(args: argparse.Namespace) -> int:
     sagemaker = None
     model_name = args.model_name
     if args.submit:
-        from inference_constructs.loadtest.runner import make_client
-
-        sagemaker = make_client("sagemaker", pool=1, **_client_kwargs(args))
+        sagemaker = _control_client("sagemaker", args)
         model_name = model_name or recommender.resolve_model_name(sagemaker, endpoint_name)
     if not model_name:
         raise InferenceConfigError(
@@ -281,9 +284,7 @@ def _recommend_job(args: argparse.Namespace) -> int:
     if args.out:
         Path(args.out).write_text(text)
     if args.submit:
-        from inference_constructs.loadtest.runner import make_client
-
-        s3 = make_client("s3", pool=1, **_client_kwargs(args))
+        s3 = _control_client("s3", args)
         arn = recommender.submit(request, sagemaker=sagemaker, s3=s3, payload=payload)
         print(f"created {arn}; read it with: python -m inference_constructs results {job_name}")
     elif not args.out:
@@ -293,9 +294,8 @@ def _recommend_job(args: argparse.Namespace) -> int:
 
 def _results(args: argparse.Namespace) -> int:
     from inference_constructs.loadtest import recommender
-    from inference_constructs.loadtest.runner import make_client
 
-    sagemaker = make_client("sagemaker", pool=1, **_client_kwargs(args))
+    sagemaker = _control_client("sagemaker", args)
     job = sagemaker.describe_inference_recommendations_job(JobName=args.job_name)
     report = recommender.results_report(job)
     sys.stdout.write(recommender.to_json(report) if args.json else recommender.results_table(report))
