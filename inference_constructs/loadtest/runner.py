@@ -24,6 +24,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from inference_constructs.errors import InferenceConfigError
 from inference_constructs.loadtest.formats import (
     LineStreamDecoder,
     Observation,
@@ -176,6 +177,7 @@ class LoadTest:
         client: Any | None = None,
         slo: Slo | None = None,
         progress: Callable[[int, int | None, str], None] | None = None,
+        engine: str = "auto",
     ) -> None:
         self.target = target
         self.options = options
@@ -192,6 +194,12 @@ class LoadTest:
             Api.CONVERSE_STREAM: "ConverseStream",
         }[target.api]
         self.client.meta.events.register(f"before-send.*.{operation}", self._before_send)
+        streaming = target.api is not Api.INVOKE
+        if engine not in ("auto", "async", "threads") or (engine == "async" and not streaming):
+            raise InferenceConfigError(f"--engine: {engine!r} is not allowed; use auto, threads, or async (streaming)")
+        self.engine = "async" if streaming and engine != "threads" else "threads"
+        self._operation = operation
+        self._engine: Any = None
         self.interrupted = False
         self.grace_s = 5.0
         self.detected_format: StreamFormat | None = None
@@ -303,7 +311,63 @@ class LoadTest:
         if self._progress:
             self._progress(len(results), total, label)
 
+    def _async_engine(self) -> Any:
+        from inference_constructs.loadtest.aio import AsyncEngine
+
+        if self._engine is not None:
+            return self._engine  # one per client: it hooks the client's before-send event
+        retries = getattr(self.client.meta.config, "retries", None) or {}
+        attempts = retries.get("total_max_attempts") or (retries.get("max_attempts", 3) + 1)
+        engine = AsyncEngine(self.client, self._operation, self.target.identifier, self.target.format, attempts)
+        self._engine = engine
+        return engine
+
+    def _taker(self, label: str, results: list[RequestResult]) -> tuple[Any, Any]:
+        total, deadline = self._bounds()
+        counter = itertools.count()
+        prompts = self.options.prompts
+
+        def take() -> tuple[int, Prompt] | None:
+            if self._stop.is_set():
+                return None
+            i = next(counter)
+            if (total is not None and i >= total) or (deadline is not None and time.perf_counter() >= deadline):
+                return None
+            return i, prompts[i % len(prompts)]
+
+        def record(index: int, r: RequestResult) -> None:
+            r.warmup = index < self.options.warmup
+            results.append(r)
+            if self._progress:
+                self._progress(len(results), total, label)
+
+        return take, record
+
+    def _level_async(
+        self, concurrency: int | None, rate: float | None, results: list[RequestResult], label: str
+    ) -> None:
+        import asyncio
+
+        from inference_constructs.loadtest import aio
+
+        take, record = self._taker(label, results)
+        engine = self._async_engine()
+        try:
+            if concurrency:
+                asyncio.run(aio.run_fixed(engine, concurrency, take, record))
+            else:
+                assert rate is not None
+                rng = random.Random(self.options.seed)
+                asyncio.run(
+                    aio.run_open_loop(engine, lambda: rng.expovariate(rate), take, record, self.options.max_in_flight)
+                )
+        finally:
+            self.detected_format = engine.detected_format or self.detected_format
+
     def _fixed(self, concurrency: int, results: list[RequestResult], label: str) -> None:
+        if self.engine == "async":
+            self._level_async(concurrency, None, results, label)
+            return
         total, deadline = self._bounds()
         counter = itertools.count()
 
@@ -333,6 +397,9 @@ class LoadTest:
             t.join(max(0.0, deadline - time.perf_counter()))
 
     def _open_loop(self, rate: float, results: list[RequestResult], label: str) -> None:
+        if self.engine == "async":
+            self._level_async(None, rate, results, label)
+            return
         total, deadline = self._bounds()
         rng = random.Random(self.options.seed)
         futures: list[Future[None]] = []

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from inference_constructs.errors import InferenceConfigError
 from inference_constructs.loadtest.formats import StreamFormat
 from inference_constructs.loadtest.prompts import Lengths, synthetic_prompts
 from inference_constructs.loadtest.runner import LoadOptions, LoadTest, make_client
@@ -28,8 +29,11 @@ def _target(api: Api = Api.STREAM, fmt: StreamFormat = StreamFormat.AUTO) -> Tar
     return Target(api=api, identifier=ident, format=fmt, pricing=Pricing(None, None, "none"))
 
 
-def _run(client: Any, target: Target, **options: Any) -> tuple[LoadTest, list[dict[str, Any]]]:
-    test = LoadTest(target, LoadOptions(prompts=PROMPTS, **options), client=client)
+ENGINES = pytest.mark.parametrize("engine", ["async", "threads"])
+
+
+def _run(client: Any, target: Target, engine: str = "auto", **options: Any) -> tuple[LoadTest, list[dict[str, Any]]]:
+    test = LoadTest(target, LoadOptions(prompts=PROMPTS, **options), client=client, engine=engine)
     return test, test.run()
 
 
@@ -38,28 +42,26 @@ def _within(measured: float, injected: float) -> bool:
 
 
 @pytest.mark.parametrize(
-    ("server_format", "expected"),
+    "case",
     [
-        ("tgi", (StreamFormat.TGI, True)),
-        ("lmi", (StreamFormat.LMI, True)),
-        ("lmi-sse", (StreamFormat.TGI, True)),
-        ("openai", (StreamFormat.OPENAI, True)),
-        ("openai-jsonl", (StreamFormat.OPENAI, False)),
+        ("tgi", StreamFormat.TGI, True),
+        ("lmi", StreamFormat.LMI, True),
+        ("lmi-sse", StreamFormat.TGI, True),
+        ("openai", StreamFormat.OPENAI, True),
+        ("openai-jsonl", StreamFormat.OPENAI, False),
     ],
+    ids=lambda c: c[0],
 )
 @pytest.mark.parametrize("split_bytes", [0, 1, 7], ids=lambda n: f"split{n}")
+@ENGINES
 def test_every_format_and_split_counts_every_token(
-    server: LocalServer,
-    sagemaker_runtime: Any,
-    server_format: str,
-    expected: tuple[StreamFormat, bool],
-    split_bytes: int,
+    engine: str, server: LocalServer, sagemaker_runtime: Any, case: tuple[str, StreamFormat, bool], split_bytes: int
 ) -> None:
-    detected, from_server = expected
+    server_format, detected, from_server = case
     # GIVEN a server streaming `server_format`, each line cut into PayloadParts of `split_bytes` (0: whole)
     server.configure(format=server_format, split_bytes=split_bytes, ttft_ms=1, itl_ms=0)
     # WHEN 2 requests of 8 tokens run through InvokeEndpointWithResponseStream
-    test, [level] = _run(sagemaker_runtime, _target(), concurrency=(1,), requests=2)
+    test, [level] = _run(sagemaker_runtime, _target(), engine, concurrency=(1,), requests=2)
     # THEN both succeed with 8 tokens each, counted by the server where the format carries a count
     assert (level["requests"], level["errors"], level["output_tokens"]) == (2, 0, 16)
     assert level["output_tokens_from_server"] is from_server
@@ -67,7 +69,8 @@ def test_every_format_and_split_counts_every_token(
 
 
 @pytest.mark.parametrize("api", [Api.STREAM, Api.CONVERSE_STREAM])
-def test_measured_ttft_and_itl_match_the_injected_values(api: Api) -> None:
+@ENGINES
+def test_measured_ttft_and_itl_match_the_injected_values(engine: str, api: Api) -> None:
     # GIVEN a server in its own process: 300 ms to the first token, 60 ms between tokens
     runs: list[dict[str, Any]] = []
     with ServerProcess(Behaviour(ttft_ms=300, itl_ms=60, format="lmi")) as server:
@@ -76,7 +79,7 @@ def test_measured_ttft_and_itl_match_the_injected_values(api: Api) -> None:
         # WHEN 4 requests run at concurrency 2 (again, up to 3 runs, if a busy machine delayed the first:
         # other processes can only make a token late, never early)
         for _ in range(3):
-            runs.append(_run(client, _target(api), concurrency=(2,), requests=4)[1][0])
+            runs.append(_run(client, _target(api), engine, concurrency=(2,), requests=4)[1][0])
             if _within(runs[-1]["ttft_ms"]["p50"], 300) and _within(runs[-1]["itl_ms"]["p50"], 60):
                 break
     level = runs[-1]
@@ -89,49 +92,54 @@ def test_measured_ttft_and_itl_match_the_injected_values(api: Api) -> None:
 
 @pytest.mark.parametrize("server_format", ["tgi", "lmi", "lmi-sse", "openai", "openai-jsonl"])
 @pytest.mark.parametrize("kind", ["format", "event"])
+@ENGINES
 def test_mid_stream_errors_count_as_errors(
-    server: LocalServer, sagemaker_runtime: Any, server_format: str, kind: str
+    engine: str, server: LocalServer, sagemaker_runtime: Any, server_format: str, kind: str
 ) -> None:
     # GIVEN a 200 stream that fails after 3 tokens (the container's error line, or SageMaker's ModelStreamError)
     server.configure(format=server_format, error_after=3, error_kind=kind, ttft_ms=1, itl_ms=0)
     # WHEN 2 requests run
-    _, [level] = _run(sagemaker_runtime, _target(), concurrency=(1,), requests=2)
+    _, [level] = _run(sagemaker_runtime, _target(), engine, concurrency=(1,), requests=2)
     # THEN both are errors, not successes
     assert (level["requests"], level["errors"], level["error_rate"]) == (2, 2, 1.0)
     if kind == "event":
         assert level["error_kinds"] == {"ModelStreamError": 2}
 
 
-def test_bedrock_mid_stream_exception_counts_as_error(server: LocalServer, bedrock_runtime: Any) -> None:
+@ENGINES
+def test_bedrock_mid_stream_exception_counts_as_error(engine: str, server: LocalServer, bedrock_runtime: Any) -> None:
     server.configure(error_after=2, ttft_ms=1, itl_ms=0)
-    _, [level] = _run(bedrock_runtime, _target(Api.CONVERSE_STREAM), concurrency=(1,), requests=2)
+    _, [level] = _run(bedrock_runtime, _target(Api.CONVERSE_STREAM), engine, concurrency=(1,), requests=2)
     assert level["error_kinds"] == {"modelStreamErrorException": 2}
 
 
-def test_bedrock_counts_tokens_from_metadata_usage(server: LocalServer, bedrock_runtime: Any) -> None:
+@ENGINES
+def test_bedrock_counts_tokens_from_metadata_usage(engine: str, server: LocalServer, bedrock_runtime: Any) -> None:
     # GIVEN 4 tokens per contentBlockDelta chunk (so chunks != tokens)
     server.configure(tokens_per_chunk=4, ttft_ms=1, itl_ms=0)
-    _, [level] = _run(bedrock_runtime, _target(Api.CONVERSE_STREAM), concurrency=(1,), requests=2)
+    _, [level] = _run(bedrock_runtime, _target(Api.CONVERSE_STREAM), engine, concurrency=(1,), requests=2)
     # THEN the token count is metadata.usage.outputTokens (8 a request), not the 2 chunks
     assert (level["output_tokens"], level["output_tokens_from_server"]) == (16, True)
 
 
 @pytest.mark.parametrize("api", [Api.STREAM, Api.CONVERSE_STREAM])
-def test_throttling_is_retried_with_backoff_and_reported(server: LocalServer, api: Api) -> None:
+@ENGINES
+def test_throttling_is_retried_with_backoff_and_reported(engine: str, server: LocalServer, api: Api) -> None:
     # GIVEN the first 2 requests are throttled the way each service answers (400 / 429 ThrottlingException)
     server.configure(throttle_first=2, ttft_ms=1, itl_ms=0)
     service = "bedrock-runtime" if api is Api.CONVERSE_STREAM else "sagemaker-runtime"
     client = make_client(service, pool=1, max_attempts=4, endpoint_url=server.url)
     # WHEN one request runs
-    _, [level] = _run(client, _target(api), concurrency=(1,), requests=1)
+    _, [level] = _run(client, _target(api), engine, concurrency=(1,), requests=1)
     # THEN botocore retried twice and the request succeeded; the retries are reported apart
     assert (level["errors"], level["retries"], server.counters.throttled) == (0, 2, 2)
 
 
-def test_throttled_after_all_attempts_is_a_throttled_error(server: LocalServer) -> None:
+@ENGINES
+def test_throttled_after_all_attempts_is_a_throttled_error(engine: str, server: LocalServer) -> None:
     server.configure(throttle_every=1, ttft_ms=1, itl_ms=0)
     client = make_client("sagemaker-runtime", pool=1, max_attempts=2, endpoint_url=server.url)
-    _, [level] = _run(client, _target(), concurrency=(1,), requests=2)
+    _, [level] = _run(client, _target(), engine, concurrency=(1,), requests=2)
     assert (level["errors"], level["throttled"], level["retries"]) == (2, 2, 2)
     assert level["error_kinds"] == {"ThrottlingException": 2}
 
@@ -151,26 +159,29 @@ def test_warmup_requests_are_sent_but_excluded(server: LocalServer, sagemaker_ru
     assert (level["requests"], level["warmup_excluded"], server.counters.requests) == (3, 2, 5)
 
 
-def test_duration_bound_stops_starting_requests(server: LocalServer, sagemaker_runtime: Any) -> None:
+@ENGINES
+def test_duration_bound_stops_starting_requests(engine: str, server: LocalServer, sagemaker_runtime: Any) -> None:
     # GIVEN requests of about 34 ms and a 0.2 s level
-    _, [level] = _run(sagemaker_runtime, _target(), concurrency=(1,), duration_s=0.2)
+    _, [level] = _run(sagemaker_runtime, _target(), engine, concurrency=(1,), duration_s=0.2)
     # THEN a handful ran, then the level stopped
     assert 2 <= level["requests"] <= 8
 
 
-def test_open_loop_poisson_arrivals(server: LocalServer, sagemaker_runtime: Any) -> None:
-    _, [level] = _run(sagemaker_runtime, _target(), rates_rps=(100.0,), requests=6)
+@ENGINES
+def test_open_loop_poisson_arrivals(engine: str, server: LocalServer, sagemaker_runtime: Any) -> None:
+    _, [level] = _run(sagemaker_runtime, _target(), engine, rates_rps=(100.0,), requests=6)
     assert (level["concurrency"], level["rate_rps"], level["requests"], level["errors"]) == (None, 100.0, 6, 0)
 
 
-def test_ctrl_c_leaves_a_partial_report(server: LocalServer, sagemaker_runtime: Any) -> None:
+@ENGINES
+def test_ctrl_c_leaves_a_partial_report(engine: str, server: LocalServer, sagemaker_runtime: Any) -> None:
     # GIVEN requests of about 0.1 s and a sweep that would take seconds
     server.configure(ttft_ms=50, itl_ms=5)
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     try:
         # WHEN Ctrl-C arrives half a second in
-        test, levels = _run(sagemaker_runtime, _target(), concurrency=(1, 2), requests=40)
+        test, levels = _run(sagemaker_runtime, _target(), engine, concurrency=(1, 2), requests=40)
     finally:
         timer.cancel()
     # THEN the run stops, and the report holds the requests finished so far, marked partial
@@ -178,3 +189,8 @@ def test_ctrl_c_leaves_a_partial_report(server: LocalServer, sagemaker_runtime: 
     assert len(levels) == 1
     assert levels[0]["interrupted"] is True
     assert 1 <= levels[0]["requests"] < 40
+
+
+def test_fails_for_the_async_engine_without_streaming(sagemaker_runtime: Any) -> None:
+    with pytest.raises(InferenceConfigError, match="--engine: 'async' is not allowed"):
+        LoadTest(_target(Api.INVOKE), LoadOptions(prompts=PROMPTS), client=sagemaker_runtime, engine="async")
