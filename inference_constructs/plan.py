@@ -11,10 +11,12 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from inference_constructs.bedrock.model_source import Residency
+from inference_constructs.bedrock.model_source import ModelSource, Residency
+from inference_constructs.bedrock.pricing import Workload, token_economics, workload_from_counts
 from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_specs, plan_entries
+from inference_constructs.bedrock.routing import RouterSpec, check_router_specs, router_plan_entry
 from inference_constructs.catalog import Catalog, load_catalog
-from inference_constructs.config.schema import Endpoint, PlatformConfig
+from inference_constructs.config.schema import BedrockWorkload, Endpoint, PlatformConfig
 from inference_constructs.cost.commitment import CapacitySchedule, recommend_commitment
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting.decisions import (
@@ -117,6 +119,35 @@ def profile_specs(config: PlatformConfig) -> list[ProfileSpec]:
         )
         for p in config.bedrock.profiles
     ]
+
+
+def bedrock_workload(workload: BedrockWorkload | None, path: str) -> tuple[Workload | None, list[str]]:
+    """The priced :class:`Workload` of a profile's or router's ``workload`` block, and its problems."""
+    if workload is None:
+        return None, []
+    return workload_from_counts(path=path, **workload.model_dump())
+
+
+def router_specs(config: PlatformConfig) -> tuple[list[RouterSpec], list[str]]:
+    """The prompt router specs of a config, in config order, and the problems of their workloads."""
+    specs: list[RouterSpec] = []
+    problems: list[str] = []
+    for i, r in enumerate(config.bedrock.routers):
+        workload, found = bedrock_workload(r.workload, f"bedrock.routers[{i}].workload")
+        problems += found
+        specs.append(
+            RouterSpec(
+                name=r.name,
+                models=tuple(r.models),
+                fallback_model=r.fallback_model,
+                response_quality_difference=r.response_quality_difference,
+                description=r.description,
+                tags=dict(r.tags),
+                invoke_role_arns=tuple(r.invoke_role_arns),
+                workload=workload,
+            )
+        )
+    return specs, problems + check_router_specs(specs)
 
 
 @dataclass(frozen=True)
@@ -286,6 +317,7 @@ class PlatformPlan:
             "baseline_usd_per_hour": self.baseline_usd_per_hour,
             "savings_plan": self.extra.get("savings_plan"),
             "bedrock": self.extra.get("bedrock", []),
+            "bedrock_routers": self.extra.get("bedrock_routers", []),
             "warnings": list(self.warnings) + [w for e in self.endpoints for w in e.warnings],
         }
         return doc
@@ -342,9 +374,39 @@ class PlatformPlan:
                 f"savings plan: commit ${sp['commitment_usd_per_hour']}/h, "
                 f"saves ${sp.get('monthly_saving_usd', 0)}/month"
             )
+        footer.extend(_bedrock_lines(self.extra))
         warnings = self.to_json()["warnings"]
         footer.extend(f"warning: {w}" for w in warnings)
         return "\n".join(lines + footer) + "\n"
+
+
+def _bedrock_lines(extra: dict[str, Any]) -> list[str]:
+    """One line per priced Bedrock profile and per prompt router."""
+    lines = []
+    for entry in extra.get("bedrock", []):
+        econ = entry.get("token_economics")
+        if not econ:
+            continue
+        options = ", ".join(f"{o['option']} ${o['monthly_usd']:,.2f}" for o in econ["options"])
+        usd = econ["monthly_usd"]
+        head = f"bedrock {entry['name']}: " + (
+            "unpriced" if usd is None else f"{econ['recommended']} ${usd:,.2f}/month"
+        )
+        line = f"{head} ({options}); {econ['reason']}" if options else f"{head}; {econ['reason']}"
+        glob = econ.get("global_profile")
+        if glob and glob["monthly_saving_usd"] > 0:
+            line += f"; on-demand through the global profile: ${glob['monthly_usd']:,.2f} (any commercial Region)"
+        lines.append(line)
+    for router in extra.get("bedrock_routers", []):
+        cost = router.get("cost_range") or {}
+        low, high = cost.get("all_cheapest_monthly_usd"), cost.get("all_fallback_monthly_usd")
+        span = (
+            f"${low:,.2f} (all cheapest) to ${high:,.2f} (all fallback)/month"
+            if low is not None and high is not None
+            else "no workload priced"
+        )
+        lines.append(f"bedrock router {router['name']} ({router['router_name']}): {span}")
+    return lines
 
 
 def _num(value: float | None, digits: int = 1) -> str:
@@ -393,6 +455,13 @@ def plan_platform(
             problems.extend(exc.problems)
     specs = profile_specs(config)
     problems.extend(check_profile_specs(specs))
+    workloads = []
+    for i, profile in enumerate(config.bedrock.profiles):
+        workload, found = bedrock_workload(profile.workload, f"bedrock.profiles[{i}].workload")
+        workloads.append(workload)
+        problems.extend(found)
+    routers, router_problems = router_specs(config)
+    problems.extend(router_problems)
     savings_plan: dict[str, Any] | None = None
     hosted = [e for e in endpoints if e.host is not None]
     try:
@@ -408,6 +477,19 @@ def plan_platform(
     if problems:
         raise InferenceConfigError(problems)
     bedrock = plan_entries(specs, deploy_region=config.region)
+    for entry, spec, workload in zip(bedrock, specs, workloads, strict=True):
+        econ = (
+            None
+            if workload is None
+            else token_economics(
+                ModelSource.parse(spec.model),
+                workload,
+                deploy_region=config.region,
+                global_allowed=spec.residency is Residency.ANY,
+            )
+        )
+        entry["token_economics"] = econ
+        entry["warnings"] += [f"bedrock profile {spec.name}: {w}" for w in (econ or {}).get("warnings", [])]
     warnings = tuple(w for entry in bedrock for w in entry.get("warnings", []))
     for number, indexes in enumerate(shard([e.footprint for e in endpoints], max_resources=max_resources_per_stack)):
         for i in indexes:
@@ -417,7 +499,11 @@ def plan_platform(
         endpoints=tuple(endpoints),
         catalog=cat,
         warnings=warnings,
-        extra={"bedrock": bedrock, "savings_plan": savings_plan},
+        extra={
+            "bedrock": bedrock,
+            "bedrock_routers": [router_plan_entry(r) for r in routers],
+            "savings_plan": savings_plan,
+        },
     )
 
 

@@ -13,7 +13,7 @@ from inference_constructs.config import load_config
 from inference_constructs.cost import CAPACITY_TAG_KEYS, RequireCostTags, apply_cost_tags
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK
 from inference_constructs.observability import MonitoredProfile
-from inference_constructs.plan import PlatformPlan, plan_platform, profile_specs
+from inference_constructs.plan import PlatformPlan, plan_platform, profile_specs, router_specs
 from stacks.bedrock import BedrockStack
 from stacks.cost import CostStack, needs_cost_stack
 from stacks.hosting import HostingStack, monitored
@@ -32,8 +32,10 @@ def build_platform(app: App, plan: PlatformPlan) -> None:
     name = config.name
     env = Environment(account=config.account, region=config.region) if config.account or config.region else None
     profiles: list[MonitoredProfile] = []
-    if config.bedrock.profiles:
-        bedrock = BedrockStack(app, f"{name}-bedrock", profiles=profile_specs(config), env=env)
+    if config.bedrock.profiles or config.bedrock.routers:
+        bedrock = BedrockStack(
+            app, f"{name}-bedrock", profiles=profile_specs(config), routers=router_specs(config)[0], env=env
+        )
         profiles = [
             MonitoredProfile(name=p.name, profile_id=construct.profile_id, model=p.model)
             for p, construct in zip(config.bedrock.profiles, bedrock.profiles.values(), strict=True)

@@ -1,9 +1,10 @@
 """Bedrock application inference profiles: per-team cost and usage for shared models.
 
 Pure decision modules (no ``aws_cdk`` import): :mod:`.regions`, :mod:`.model_source`,
-:mod:`.guidance`, :mod:`.profiles`. The construct (:mod:`.inference_profile`) and the metric
-factories (:mod:`.metrics`) import aws_cdk lazily through this package's attribute access, so
-``from inference_constructs.bedrock import ProfileSpec`` does not load CDK.
+:mod:`.guidance`, :mod:`.profiles`, :mod:`.pricing`, :mod:`.routing`. The constructs
+(:mod:`.inference_profile`, :mod:`.router`) and the metric factories (:mod:`.metrics`) import aws_cdk
+lazily through this package's attribute access, so ``from inference_constructs.bedrock import
+ProfileSpec`` does not load CDK.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from inference_constructs.bedrock.model_source import (
     check_residency,
     check_tags,
 )
+from inference_constructs.bedrock.pricing import Latency, Workload, load_prices, token_economics
 from inference_constructs.bedrock.profiles import (
     ProfileSpec,
     check_profile_specs,
@@ -36,10 +38,12 @@ from inference_constructs.bedrock.profiles import (
     validate_profile_specs,
 )
 from inference_constructs.bedrock.regions import GEOGRAPHIES, TABLE_AS_OF, Geography, geography_for_prefix
+from inference_constructs.bedrock.routing import RouterSpec, check_router_specs, router_plan_entry
 
 if TYPE_CHECKING:
     from inference_constructs.bedrock.inference_profile import INVOKE_ACTIONS, ApplicationInferenceProfile
     from inference_constructs.bedrock.metrics import bedrock_metric, cache_tokens_total
+    from inference_constructs.bedrock.router import IntelligentPromptRouter
 
 # The constructs load aws_cdk on first use, so the pure decisions import without it (the plan needs that).
 __getattr__, __dir__ = lazy_exports(
@@ -47,6 +51,7 @@ __getattr__, __dir__ = lazy_exports(
     {
         "ApplicationInferenceProfile": "inference_constructs.bedrock.inference_profile",
         "INVOKE_ACTIONS": "inference_constructs.bedrock.inference_profile",
+        "IntelligentPromptRouter": "inference_constructs.bedrock.router",
         "bedrock_metric": "inference_constructs.bedrock.metrics",
         "cache_tokens_total": "inference_constructs.bedrock.metrics",
     },
@@ -60,10 +65,14 @@ __all__ = [
     "TABLE_AS_OF",
     "ApplicationInferenceProfile",
     "Geography",
+    "IntelligentPromptRouter",
+    "Latency",
     "ModelSource",
     "ModelSourceKind",
     "ProfileSpec",
     "Residency",
+    "RouterSpec",
+    "Workload",
     "bedrock_metric",
     "cache_checkpoint_min_tokens",
     "cache_tokens_total",
@@ -73,11 +82,15 @@ __all__ = [
     "check_profile",
     "check_profile_specs",
     "check_residency",
+    "check_router_specs",
     "check_tags",
     "geography_for_prefix",
+    "load_prices",
     "output_burndown_rate",
     "plan_entries",
     "plan_entry",
+    "router_plan_entry",
+    "token_economics",
     "token_guidance",
     "validate_profile_specs",
 ]

@@ -120,14 +120,7 @@ class ApplicationInferenceProfile(Construct):
         self.invoke_policy: iam.ManagedPolicy | None = None
         """Customer-managed policy granting invoke to ``invoke_role_arns``; None without roles."""
         if invoke_role_arns:
-            roles = [
-                iam.Role.from_role_arn(self, f"InvokeRole{_stable_suffix(arn, i)}", arn, mutable=False)
-                for i, arn in enumerate(invoke_role_arns)
-            ]
-            # A managed policy, not an inline one: NIST.800.53.R5 / HIPAA IAMNoInlinePolicy.
-            self.invoke_policy = iam.ManagedPolicy(
-                self, "InvokePolicy", statements=self.invoke_policy_statements(), roles=roles
-            )
+            self.invoke_policy = managed_invoke_policy(self, invoke_role_arns, self.invoke_policy_statements())
             self._acknowledge_region_wildcard(self.invoke_policy)
 
     # ------------------------------------------------------------------ grants
@@ -261,6 +254,18 @@ class ApplicationInferenceProfile(Construct):
     def metric_cache_write_input_tokens_total(self, *, period: Duration | None = None) -> cloudwatch.MathExpression:
         """Cache write tokens under either name: ``FILL(a, 0) + FILL(b, 0)``; sum over 5 minutes."""
         return cache_tokens_total("write", self.profile_id, period=period)
+
+
+def managed_invoke_policy(
+    scope: Construct, role_arns: Sequence[str], statements: Sequence[iam.PolicyStatement]
+) -> iam.ManagedPolicy:
+    """One customer-managed policy ``InvokePolicy`` with ``statements``, attached to the roles in
+    ``role_arns`` (imported immutably). Managed, not inline: NIST.800.53.R5 / HIPAA IAMNoInlinePolicy."""
+    roles = [
+        iam.Role.from_role_arn(scope, f"InvokeRole{_stable_suffix(arn, i)}", arn, mutable=False)
+        for i, arn in enumerate(role_arns)
+    ]
+    return iam.ManagedPolicy(scope, "InvokePolicy", statements=list(statements), roles=roles)
 
 
 def _stable_suffix(arn: str, index: int) -> str:

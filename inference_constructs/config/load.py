@@ -33,6 +33,7 @@ _PATTERN_HINTS: dict[tuple[str, str], str] = {
     ("Endpoint", "instance_type"): "use auto or a SageMaker instance type such as ml.g5.xlarge",
     ("Endpoint", "kms_key_arn"): "use a KMS key ARN arn:aws:kms:<region>:<account>:key/<id>",
     ("BedrockProfile", "name"): "use 1-64 letters, digits, and single ' ', '_' or '-' between them",
+    ("BedrockRouter", "name"): "use 1-55 letters, digits, and single ' ', '_' or '-' between them",
     ("PlatformConfig", "account"): "use a 12-digit AWS account id, or null for environment-agnostic templates",
     ("PlatformConfig", "region"): "use an AWS region such as us-east-1, or null for region-agnostic templates",
 }

@@ -144,6 +144,24 @@ class Endpoint(_Model):
     deployment: Deployment = Field(default_factory=Deployment)
 
 
+TokenCount = Annotated[int, Field(ge=0, le=10**15)]
+
+
+class BedrockWorkload(_Model):
+    """Expected tokens of one profile or router: monthly totals, or requests x tokens per request."""
+
+    input_tokens_per_month: TokenCount | None = None
+    output_tokens_per_month: TokenCount | None = None
+    cache_read_tokens_per_month: TokenCount | None = None
+    cache_write_tokens_per_month: TokenCount | None = None
+    requests_per_month: TokenCount | None = None
+    input_tokens_per_request: TokenCount | None = None
+    output_tokens_per_request: TokenCount | None = None
+    cache_read_tokens_per_request: TokenCount | None = None
+    cache_write_tokens_per_request: TokenCount | None = None
+    latency: Literal["interactive", "flexible", "offline"] = "interactive"
+
+
 class BedrockProfile(_Model):
     """One application inference profile (one per team, tagged, for attribution)."""
 
@@ -153,12 +171,27 @@ class BedrockProfile(_Model):
     invoke_role_arns: list[RoleArn] = Field(default_factory=list, max_length=50)
     max_output_tokens: int | None = Field(default=None, ge=1, le=1_000_000)
     residency: Literal["any", "single-region"] = "any"
+    workload: BedrockWorkload | None = None
+
+
+class BedrockRouter(_Model):
+    """One intelligent prompt router between two models of one family (one per team, tagged)."""
+
+    name: Annotated[str, StringConstraints(min_length=1, max_length=55, pattern=r"^([0-9a-zA-Z][ _-]?)+$")]
+    models: list[Annotated[str, StringConstraints(min_length=1, max_length=2048)]] = Field(min_length=2, max_length=2)
+    fallback_model: str = Field(min_length=1, max_length=2048)
+    response_quality_difference: float = Field(ge=0, le=100)
+    description: str | None = Field(default=None, min_length=1, max_length=200)
+    tags: dict[TagKey, TagValue] = Field(default_factory=dict, max_length=200)
+    invoke_role_arns: list[RoleArn] = Field(default_factory=list, max_length=50)
+    workload: BedrockWorkload | None = None
 
 
 class Bedrock(_Model):
-    """Bedrock application inference profiles."""
+    """Bedrock application inference profiles and prompt routers."""
 
     profiles: list[BedrockProfile] = Field(default_factory=list, max_length=100)
+    routers: list[BedrockRouter] = Field(default_factory=list, max_length=100)
 
 
 class XRaySampling(_Model):

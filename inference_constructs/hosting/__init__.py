@@ -25,8 +25,8 @@ from inference_constructs.hosting.decisions import (
 )
 
 if TYPE_CHECKING:
-    from inference_constructs.hosting.endpoint import (
-        InferenceEndpoint,
+    from inference_constructs.hosting.endpoint import InferenceEndpoint
+    from inference_constructs.hosting.kinds import (
         MultiModelEndpoint,
         RealtimeEndpoint,
         ServerlessEndpoint,
@@ -36,10 +36,13 @@ if TYPE_CHECKING:
 # The constructs load aws_cdk on first use, so the pure decisions import without it (the plan needs that).
 __getattr__, __dir__ = lazy_exports(
     __name__,
-    dict.fromkeys(
-        ("InferenceEndpoint", "MultiModelEndpoint", "RealtimeEndpoint", "ServerlessEndpoint", "endpoint_from_request"),
-        "inference_constructs.hosting.endpoint",
-    ),
+    {
+        "InferenceEndpoint": "inference_constructs.hosting.endpoint",
+        **dict.fromkeys(
+            ("MultiModelEndpoint", "RealtimeEndpoint", "ServerlessEndpoint", "endpoint_from_request"),
+            "inference_constructs.hosting.kinds",
+        ),
+    },
 )
 
 __all__ = [

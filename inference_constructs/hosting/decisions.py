@@ -5,40 +5,59 @@ Pure Python (no ``aws_cdk`` import). The constructs in this package translate an
 
 Every user mistake found is collected and raised together as one :class:`InferenceConfigError`
 whose lines read ``<key path>: <what is wrong>; <how to fix>``. Key paths use the config file's
-key names (CONFIG.md ``endpoints:``) under the ``path`` prefix given by the caller.
+key names (``endpoints:``) under the ``path`` prefix given by the caller.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 
-from inference_constructs._tokens import is_unresolved
 from inference_constructs.catalog import Catalog, InstanceType, load_catalog
 from inference_constructs.containers import (
     MODEL_DIR,
     ContainerImage,
-    ImageVariant,
     ServingParameters,
     container_environment,
     default_quantization,
-    image_key,
     select_image,
     validate_environment,
     validate_quantization,
 )
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
+from inference_constructs.hosting.checks import (
+    SERVERLESS_MEMORY_MB,
+    check_capacity,
+    check_deployment,
+    check_explicit_host,
+    check_image,
+    check_kind_blocks,
+    check_model_source,
+    check_multi_model_host,
+    check_network,
+    check_serverless,
+    has_image,
+    key_path,
+)
+from inference_constructs.hosting.request import (
+    AsyncOptions,
+    Capacity,
+    DataCaptureOptions,
+    DeploymentOptions,
+    DeploymentStrategy,
+    EndpointRequest,
+    MultiModelOptions,
+    ServerlessOptions,
+    VpcOptions,
+)
 from inference_constructs.sizing import HostDecision, choose_host
 from inference_constructs.spec import (
     Accelerator,
-    AcceleratorChoice,
     EndpointKind,
     ModelSourceKind,
-    ModelSpec,
     Serving,
 )
 
@@ -64,170 +83,8 @@ __all__ = [
 DEFAULT_VARIANT_NAME = "AllTraffic"
 """Production variant name. Blue/green updates need the same variant name in the new config."""
 
-SERVERLESS_MEMORY_MB = (1024, 2048, 3072, 4096, 5120, 6144)
 _MIN_TIMEOUT_S, _MAX_TIMEOUT_S = 60, 3600
 _MAX_VOLUME_GB = 512
-_S3_URI = re.compile(r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?$")
-_IMAGE_URI = re.compile(r"^[a-z0-9.-]+(:\d+)?/[a-z0-9._/-]+(:[\w.-]+|@sha256:[0-9a-f]{64})$")
-_SUBNET = re.compile(r"^subnet-[0-9a-f]{8,17}$")
-_SECURITY_GROUP = re.compile(r"^sg-[0-9a-f]{8,17}$")
-
-
-class DeploymentStrategy(StrEnum):
-    """How an endpoint update shifts traffic from the old fleet (blue) to the new one (green).
-
-    All are SageMaker blue/green deployments with automatic rollback on the endpoint's alarms:
-    ``all-at-once`` shifts everything at once and ends without a baking period; ``blue-green``
-    shifts everything at once and keeps the old fleet during a baking period; ``canary`` shifts a
-    small share first; ``linear`` shifts in equal steps.
-    """
-
-    ALL_AT_ONCE = "all-at-once"
-    BLUE_GREEN = "blue-green"
-    CANARY = "canary"
-    LINEAR = "linear"
-
-
-@dataclass(frozen=True)
-class Capacity:
-    """Instance count bounds (the scaling range).
-
-    ``min`` 0 only where the kind can scale to zero: async endpoints (on their backlog) and real-time
-    endpoints, which are then hosted through an inference component. Not used by serverless endpoints.
-    """
-
-    min: int = 1
-    max: int = 1
-
-
-@dataclass(frozen=True)
-class ServerlessOptions:
-    """Serverless variant settings.
-
-    Parameters
-    ----------
-    memory_mb:
-        1024..6144 in steps of 1024. Default: the smallest size that holds the model (2048 when its size
-        is unknown).
-    max_concurrency:
-        1..200 concurrent invocations. Default: 20.
-    provisioned_concurrency:
-        0..``max_concurrency`` warm instances (0 = none, every cold start is paid by a request). Default: 0.
-    """
-
-    memory_mb: int | None = None
-    max_concurrency: int = 20
-    provisioned_concurrency: int = 0
-
-
-@dataclass(frozen=True)
-class AsyncOptions:
-    """Asynchronous inference settings.
-
-    Parameters
-    ----------
-    output_s3_uri:
-        ``s3://bucket/prefix`` for results (failures go under ``<prefix>/failures``). Default: a
-        prefix in the stack's shared, encrypted inference bucket.
-    max_concurrent_invocations_per_instance:
-        1..1000 requests each instance works on at once. Default: SageMaker picks (the container's
-        worker count); the library sets ``max_concurrent_sequences`` for LLM serving stacks.
-    notifications:
-        Publish success and error notifications to two KMS-encrypted SNS topics. Default: yes.
-    """
-
-    output_s3_uri: str | None = None
-    max_concurrent_invocations_per_instance: int | None = None
-    notifications: bool = True
-
-
-@dataclass(frozen=True)
-class MultiModelOptions:
-    """Multi-model endpoint settings: the S3 prefix holding one ``.tar.gz`` per model, and the model cache."""
-
-    model_data_prefix: str
-    cache: bool = True
-
-
-@dataclass(frozen=True)
-class VpcOptions:
-    """Subnets and security groups for the endpoint's ENIs; both lists must be non-empty."""
-
-    subnet_ids: tuple[str, ...] = ()
-    security_group_ids: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class DataCaptureOptions:
-    """Capture requests and responses to S3. ``sampling_percent`` 0 disables capture.
-
-    ``s3_uri`` Default: a prefix in the stack's shared, encrypted inference bucket.
-    """
-
-    sampling_percent: int = 0
-    s3_uri: str | None = None
-
-
-@dataclass(frozen=True)
-class DeploymentOptions:
-    """Blue/green update policy.
-
-    Parameters
-    ----------
-    strategy:
-        Traffic shifting mode. Default: ``blue-green`` (all at once, then a baking period).
-    rollback_on_alarms:
-        Create a 5XX-rate alarm and a p99 ModelLatency alarm and roll back when either fires during
-        an update. Default: yes.
-    canary_size_percent:
-        Share of capacity that gets traffic first with ``canary``. Default: 10.
-    linear_step_percent:
-        Share of capacity added per step with ``linear``. Default: 25.
-    wait_interval_seconds:
-        Baking time between traffic shifts, 0..3600. Default: 300.
-    termination_wait_seconds:
-        Time the old fleet is kept after the full shift, 0..3600 (0 for ``all-at-once``). Default: 600.
-    max_error_rate_percent:
-        5XX errors per invocation (percent) that trip the rollback alarm. Default: 5.
-    max_p99_model_latency_ms:
-        p99 ModelLatency (milliseconds) that trips the rollback alarm. Default: 60000 for LLM serving
-        stacks (whole generations), 2000 otherwise.
-    """
-
-    strategy: DeploymentStrategy = DeploymentStrategy.BLUE_GREEN
-    rollback_on_alarms: bool = True
-    canary_size_percent: int = 10
-    linear_step_percent: int = 25
-    wait_interval_seconds: int = 300
-    termination_wait_seconds: int = 600
-    max_error_rate_percent: float = 5.0
-    max_p99_model_latency_ms: float | None = None
-
-
-@dataclass(frozen=True)
-class EndpointRequest:
-    """Everything a user says about one endpoint (config entry or construct props).
-
-    ``kms_key_arn`` may be a CDK token; only its presence matters here.
-    """
-
-    kind: EndpointKind
-    model: ModelSpec
-    serving: Serving
-    image: str | None = None
-    accelerator: AcceleratorChoice = AcceleratorChoice.AUTO
-    instance_type: str | None = None
-    capacity: Capacity = field(default_factory=Capacity)
-    serverless: ServerlessOptions | None = None
-    async_inference: AsyncOptions | None = None
-    multi_model: MultiModelOptions | None = None
-    kms_key_arn: str | None = None
-    vpc: VpcOptions | None = None
-    network_isolation: bool = False
-    data_capture: DataCaptureOptions | None = None
-    deployment: DeploymentOptions = field(default_factory=DeploymentOptions)
-    quantization: str | None = None
-    environment: Mapping[str, str] = field(default_factory=dict)
 
 
 class ModelDataKind(StrEnum):
@@ -354,10 +211,6 @@ class EndpointPlan:
         return self.data_capture is not None and self.data_capture.sampling_percent > 0
 
 
-def _key(path: str, name: str) -> str:
-    return f"{path}.{name}" if path else name
-
-
 def startup_timeouts(weights_gb: float, accelerator: Accelerator) -> tuple[int, int]:
     """(model download, container start-up health check) timeouts in seconds for a model of ``weights_gb``.
 
@@ -374,318 +227,14 @@ def _clamp_timeout(seconds: float) -> int:
     return int(min(_MAX_TIMEOUT_S, max(_MIN_TIMEOUT_S, math.ceil(seconds))))
 
 
-# ------------------------------------------------------------------------------------------------ validation
-
-
-def _check_capacity(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
-    cap = req.capacity
-    key = _key(path, "capacity")
-    if cap.min < 0:
-        p.add(f"{key}.min", f"{cap.min} is negative", "use 0 or more")
-    if cap.max < 1:
-        p.add(f"{key}.max", f"{cap.max} is below 1", "use at least 1")
-    if cap.min > cap.max:
-        p.add(key, f"min {cap.min} is above max {cap.max}", "make min <= max")
-    if cap.min == 0 and req.kind is EndpointKind.MULTI_MODEL:
-        p.add(
-            f"{key}.min",
-            "0 is not allowed for a multi-model endpoint (only inference components scale a real-time endpoint to "
-            "zero, and they host one model each)",
-            "use min 1, or one realtime endpoint per model with min 0",
-        )
-    elif cap.min == 0 and req.kind is EndpointKind.SERVERLESS:
-        p.add(
-            f"{key}.min",
-            "0 is not allowed for a serverless endpoint (it has no instances and already scales to zero by itself)",
-            "remove capacity; keep warm capacity with serverless.provisioned_concurrency",
-        )
-
-
-def _check_s3(uri: str | None, p: ProblemCollector, key: str, *, prefix: bool = False) -> None:
-    if uri is None or is_unresolved(uri):
-        return
-    if not _S3_URI.match(uri):
-        p.add(key, f"{uri} is not an s3 uri", "use s3://bucket/prefix/")
-    elif prefix and not uri.endswith("/"):
-        p.add(key, f"{uri} is not a prefix", "end it with '/'")
-
-
-def _check_model_source(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
-    m = req.model
-    mkey = _key(path, "model")
-    if req.kind is EndpointKind.MULTI_MODEL:
-        return  # models come from multi_model.model_data_prefix
-    if m.source is ModelSourceKind.HUGGINGFACE:
-        if req.serving.is_llm and not m.id:
-            p.add(f"{mkey}.id", "is required for source huggingface", "give the hugging face model id")
-        if not req.serving.is_llm and req.serving is not Serving.CUSTOM:
-            p.add(
-                f"{mkey}.source",
-                f"huggingface is not supported by serving {req.serving.value}",
-                "use source s3 with s3_uri pointing at model.tar.gz",
-            )
-        if req.network_isolation:
-            p.add(
-                _key(path, "network_isolation"),
-                "true blocks the container from downloading the model from hugging face",
-                "use model.source s3 with the weights in s3, or network_isolation false",
-            )
-        return
-    uri = m.s3_uri
-    if not uri:
-        p.add(f"{mkey}.s3_uri", "is required for source s3", "give s3://bucket/key.tar.gz or s3://bucket/prefix/")
-        return
-    if is_unresolved(uri):
-        return
-    if not _S3_URI.match(uri) or not (uri.endswith("/") or uri.endswith(".tar.gz")):
-        p.add(
-            f"{mkey}.s3_uri",
-            f"{uri} is neither an archive nor a prefix",
-            "use s3://bucket/key.tar.gz or s3://bucket/prefix/",
-        )
-    elif req.serving.is_llm and not uri.endswith("/"):
-        p.add(
-            f"{mkey}.s3_uri",
-            f"{uri} is an archive; llm weights are served from an uncompressed prefix",
-            "upload the weights unpacked and give s3://bucket/prefix/ (an archive is extracted on every start)",
-        )
-    elif req.kind is EndpointKind.SERVERLESS and uri.endswith("/"):
-        p.add(
-            f"{mkey}.s3_uri", f"{uri} is a prefix; serverless endpoints need one archive", "give s3://bucket/key.tar.gz"
-        )
-
-
-def _check_image(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
-    key = _key(path, "image")
-    if req.serving is Serving.CUSTOM:
-        if not req.image:
-            p.add(
-                key,
-                "is required for serving custom",
-                "give the full image uri (account.dkr.ecr.region.amazonaws.com/repo:tag)",
-            )
-        elif not is_unresolved(req.image) and not _IMAGE_URI.match(req.image):
-            p.add(
-                key,
-                f"{req.image} is not an image uri",
-                "use registry/repository:tag or registry/repository@sha256:digest",
-            )
-    elif req.image:
-        p.add(key, f"is only used with serving custom, not {req.serving.value}", "remove image, or use serving custom")
-
-
-def _check_serverless(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
-    s = req.serverless or ServerlessOptions()
-    skey = _key(path, "serverless")
-    if req.serving.is_llm:
-        p.add(
-            _key(path, "serving"),
-            f"{req.serving.value} needs a gpu or neuron host, but serverless endpoints run on cpu only",
-            "use type realtime or async, or a cpu serving stack (sklearn, xgboost, pytorch, triton, custom)",
-        )
-    if req.accelerator not in (AcceleratorChoice.AUTO, AcceleratorChoice.CPU):
-        p.add(
-            _key(path, "accelerator"),
-            f"{req.accelerator.value} is not available to serverless endpoints (cpu only)",
-            "use accelerator auto or cpu, or type realtime",
-        )
-    if req.instance_type:
-        p.add(_key(path, "instance_type"), "serverless endpoints have no instance type", "remove instance_type")
-    if req.multi_model is not None:
-        p.add(
-            _key(path, "multi_model"),
-            "serverless endpoints cannot host multiple models",
-            "use type multi-model on instances, or remove multi_model",
-        )
-    if req.vpc is not None:
-        p.add(
-            _key(path, "vpc"),
-            "serverless endpoints do not support vpc configuration",
-            "use type realtime, or remove vpc",
-        )
-    if req.network_isolation:
-        p.add(
-            _key(path, "network_isolation"),
-            "serverless endpoints do not support network isolation",
-            "use type realtime",
-        )
-    if req.data_capture is not None and req.data_capture.sampling_percent > 0:
-        p.add(
-            _key(path, "data_capture"),
-            "serverless endpoints do not support data capture",
-            "use type realtime, or sampling_percent 0",
-        )
-    if s.memory_mb is not None and s.memory_mb not in SERVERLESS_MEMORY_MB:
-        p.add(f"{skey}.memory_mb", f"{s.memory_mb} is not allowed", "use 1024..6144 in steps of 1024")
-    if not 1 <= s.max_concurrency <= 200:
-        p.add(f"{skey}.max_concurrency", f"{s.max_concurrency} is not allowed", "use 1..200")
-    if not 0 <= s.provisioned_concurrency <= 200:
-        p.add(f"{skey}.provisioned_concurrency", f"{s.provisioned_concurrency} is not allowed", "use 0..200")
-    elif s.provisioned_concurrency > s.max_concurrency:
-        p.add(
-            f"{skey}.provisioned_concurrency",
-            f"{s.provisioned_concurrency} is above max_concurrency {s.max_concurrency}",
-            "keep it at or below max_concurrency",
-        )
-
-
-def _check_kind_blocks(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
-    if req.kind is not EndpointKind.SERVERLESS and req.serverless is not None:
-        where = "multi-model endpoints run on instances" if req.kind is EndpointKind.MULTI_MODEL else "it is not used"
-        p.add(
-            _key(path, "serverless"),
-            f"is set for a {req.kind.value} endpoint; {where}",
-            "remove serverless, or use type serverless",
-        )
-    if req.kind is EndpointKind.MULTI_MODEL and req.multi_model is None:
-        p.add(
-            _key(path, "multi_model"),
-            "is required for a multi-model endpoint",
-            "give model_data_prefix: s3://bucket/models/",
-        )
-    if req.kind not in (EndpointKind.MULTI_MODEL, EndpointKind.SERVERLESS) and req.multi_model is not None:
-        p.add(
-            _key(path, "multi_model"),
-            f"is set for a {req.kind.value} endpoint",
-            "use type multi-model, or remove multi_model",
-        )
-    if req.kind is not EndpointKind.ASYNC and req.async_inference is not None:
-        p.add(_key(path, "async"), f"is set for a {req.kind.value} endpoint", "use type async, or remove async")
-    if req.kind is EndpointKind.MULTI_MODEL:
-        if req.accelerator is AcceleratorChoice.GPU and req.serving is not Serving.TRITON:
-            p.add(
-                _key(path, "accelerator"),
-                f"gpu multi-model endpoints need serving triton, not {req.serving.value}",
-                "use serving triton, or accelerator cpu",
-            )
-        elif req.accelerator in (AcceleratorChoice.INFERENTIA, AcceleratorChoice.TRAINIUM):
-            p.add(
-                _key(path, "accelerator"),
-                f"multi-model endpoints do not run on {req.accelerator.value}",
-                "use cpu, or gpu with triton",
-            )
-    if req.multi_model is not None:
-        _check_s3(req.multi_model.model_data_prefix, p, _key(path, "multi_model.model_data_prefix"), prefix=True)
-    if req.async_inference is not None:
-        a = req.async_inference
-        _check_s3(a.output_s3_uri, p, _key(path, "async.output_s3_uri"))
-        n = a.max_concurrent_invocations_per_instance
-        if n is not None and not 1 <= n <= 1000:
-            p.add(_key(path, "async.max_concurrent_invocations_per_instance"), f"{n} is not allowed", "use 1..1000")
-
-
-def _check_network(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
-    if req.vpc is not None:
-        key = _key(path, "vpc")
-        subnets, groups = req.vpc.subnet_ids, req.vpc.security_group_ids
-        if not subnets or not groups:
-            missing = " and ".join(n for n, v in (("subnet_ids", subnets), ("security_group_ids", groups)) if not v)
-            p.add(
-                key,
-                f"{missing} missing; a vpc needs both subnets and security groups",
-                "give both lists, or remove vpc",
-            )
-        if len(subnets) > 16:
-            p.add(f"{key}.subnet_ids", f"{len(subnets)} subnets are too many", "use at most 16")
-        if len(groups) > 5:
-            p.add(f"{key}.security_group_ids", f"{len(groups)} security groups are too many", "use at most 5")
-        for i, s in enumerate(subnets):
-            if not is_unresolved(s) and not _SUBNET.match(s):
-                p.add(f"{key}.subnet_ids[{i}]", f"{s} is not a subnet id", "use subnet-0123456789abcdef0")
-        for i, g in enumerate(groups):
-            if not is_unresolved(g) and not _SECURITY_GROUP.match(g):
-                p.add(f"{key}.security_group_ids[{i}]", f"{g} is not a security group id", "use sg-0123456789abcdef0")
-    if req.data_capture is not None:
-        dc = req.data_capture
-        if not 0 <= dc.sampling_percent <= 100:
-            p.add(_key(path, "data_capture.sampling_percent"), f"{dc.sampling_percent} is not allowed", "use 0..100")
-        _check_s3(dc.s3_uri, p, _key(path, "data_capture.s3_uri"))
-
-
-def _check_deployment(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
-    d = req.deployment
-    key = _key(path, "deployment")
-    for name, value, low, high in (
-        ("canary_size_percent", d.canary_size_percent, 1, 50),
-        ("linear_step_percent", d.linear_step_percent, 1, 50),
-        ("wait_interval_seconds", d.wait_interval_seconds, 0, 3600),
-        ("termination_wait_seconds", d.termination_wait_seconds, 0, 3600),
-    ):
-        if not low <= value <= high:
-            p.add(f"{key}.{name}", f"{value} is not allowed", f"use {low}..{high}")
-    if not 0 < d.max_error_rate_percent <= 100:
-        p.add(
-            f"{key}.max_error_rate_percent",
-            f"{d.max_error_rate_percent} is not allowed",
-            "use a percent above 0, up to 100",
-        )
-    if d.max_p99_model_latency_ms is not None and d.max_p99_model_latency_ms <= 0:
-        p.add(
-            f"{key}.max_p99_model_latency_ms",
-            f"{d.max_p99_model_latency_ms} is not allowed",
-            "use a positive number of milliseconds",
-        )
-
-
-# ------------------------------------------------------------------------------------------------ host
-
-
-def _has_image(serving: Serving, inst: InstanceType) -> bool:
-    if serving is Serving.CUSTOM:
-        return True
-    return image_key(serving, ImageVariant.for_host(inst.accelerator, inst.architecture)) is not None
-
-
-def _check_explicit_host(req: EndpointRequest, catalog: Catalog, p: ProblemCollector, path: str) -> None:
-    """The container/host rules for an explicit instance type, stated before the sizing checks memory."""
-    name = req.instance_type
-    if name is None or is_unresolved(name):
-        return
-    inst = catalog.get(name)
-    if inst is None:
-        return  # sizing reports unknown instance types with suggestions
-    key = _key(path, "instance_type")
-    if inst.accelerator.is_neuron and not _has_image(req.serving, inst):
-        p.add(
-            key,
-            f"{name} is an {inst.accelerator.value} host, but serving {req.serving.value} has no neuron container",
-            "use serving neuron, lmi or tgi (neuron images), or a gpu/cpu instance type",
-        )
-    elif req.serving is Serving.NEURON and not inst.accelerator.is_neuron:
-        p.add(
-            key,
-            f"{name} is a {inst.accelerator.value} host, but serving neuron needs inferentia2 or trainium",
-            "use an ml.inf2.* or ml.trn1.* instance type, or serving lmi/tgi/vllm on gpu",
-        )
-    elif (
-        req.kind is EndpointKind.MULTI_MODEL
-        and inst.accelerator is Accelerator.GPU
-        and req.serving is not Serving.TRITON
-    ):
-        p.add(
-            key,
-            f"{name} is a gpu host; multi-model endpoints on gpu need serving triton, not {req.serving.value}",
-            "use serving triton, or a cpu instance type",
-        )
-    elif req.kind is EndpointKind.MULTI_MODEL and inst.accelerator.is_neuron:
-        p.add(
-            key,
-            f"{name} is an {inst.accelerator.value} host; multi-model endpoints do not run on neuron",
-            "use a cpu or single-gpu instance type",
-        )
-    elif not _has_image(req.serving, inst):
-        p.add(
-            key,
-            f"{name} ({inst.architecture}) has no {req.serving.value} image",
-            "use an x86_64 instance type, or serving custom",
-        )
+# ------------------------------------------------------------------------------------------------ plan
 
 
 def _choose(req: EndpointRequest, catalog: Catalog, path: str) -> HostDecision:
     multi_gpu_rule = req.kind is EndpointKind.MULTI_MODEL
 
     def fits_rules(inst: InstanceType) -> bool:
-        if not _has_image(req.serving, inst):
+        if not has_image(req.serving, inst):
             return False
         if multi_gpu_rule:
             if inst.accelerator.is_neuron:
@@ -706,21 +255,6 @@ def _choose(req: EndpointRequest, catalog: Catalog, path: str) -> HostDecision:
     )
 
 
-def _check_multi_model_host(req: EndpointRequest, host: HostDecision, p: ProblemCollector, path: str) -> None:
-    if req.kind is not EndpointKind.MULTI_MODEL:
-        return
-    inst = host.instance
-    if inst.accelerator is Accelerator.GPU and req.serving is not Serving.TRITON:
-        p.add(
-            _key(path, "serving"),
-            f"{req.serving.value} cannot serve a multi-model endpoint on gpu host {inst.name}",
-            "use serving triton (the only multi-model container on gpu), or accelerator cpu",
-        )
-
-
-# ------------------------------------------------------------------------------------------------ plan
-
-
 def _serverless_memory(req: EndpointRequest, reasons: list[str], p: ProblemCollector, path: str) -> int:
     s = req.serverless or ServerlessOptions()
     weights = (req.model.parameters_billion or 0.0) * req.model.dtype.bytes_per_parameter * 1e9 / 2**30
@@ -728,7 +262,7 @@ def _serverless_memory(req: EndpointRequest, reasons: list[str], p: ProblemColle
     if s.memory_mb is not None:
         if req.model.parameters_billion and s.memory_mb < needed_mb and s.memory_mb in SERVERLESS_MEMORY_MB:
             p.add(
-                _key(path, "serverless.memory_mb"),
+                key_path(path, "serverless.memory_mb"),
                 f"{s.memory_mb} MB cannot hold a {weights:.1f} GB model (needs about {needed_mb} MB)",
                 "raise memory_mb (max 6144), quantize the model, or use type realtime",
             )
@@ -736,7 +270,7 @@ def _serverless_memory(req: EndpointRequest, reasons: list[str], p: ProblemColle
     fitting = [m for m in SERVERLESS_MEMORY_MB if m >= needed_mb]
     if not fitting:
         p.add(
-            _key(path, "model"),
+            key_path(path, "model"),
             f"a {weights:.1f} GB model needs about {needed_mb} MB, above serverless' 6144 MB",
             "use type realtime or async, or a smaller model",
         )
@@ -816,33 +350,33 @@ def plan_endpoint(
     p = ProblemCollector()
     reasons: list[str] = []
     cat = catalog or load_catalog()
-    _check_capacity(req, p, path)
-    _check_kind_blocks(req, p, path)
-    _check_model_source(req, p, path)
-    _check_image(req, p, path)
-    _check_network(req, p, path)
-    _check_deployment(req, p, path)
-    validate_environment(req.environment, p, _key(path, "environment"))
+    check_capacity(req, p, path)
+    check_kind_blocks(req, p, path)
+    check_model_source(req, p, path)
+    check_image(req, p, path)
+    check_network(req, p, path)
+    check_deployment(req, p, path)
+    validate_environment(req.environment, p, key_path(path, "environment"))
     serverless_opts: ServerlessOptions | None = None
     if req.kind is EndpointKind.SERVERLESS:
-        _check_serverless(req, p, path)
+        check_serverless(req, p, path)
         memory = _serverless_memory(req, reasons, p, path)
         s = req.serverless or ServerlessOptions()
         serverless_opts = ServerlessOptions(memory, s.max_concurrency, s.provisioned_concurrency)
         host = None
         accelerator = Accelerator.CPU
     else:
-        _check_explicit_host(req, cat, p, path)
+        check_explicit_host(req, cat, p, path)
         if host is None and not p:
             try:
                 host = _choose(req, cat, path)
             except InferenceConfigError as err:
                 p.extend(err.problems)
         if host is not None:
-            _check_multi_model_host(req, host, p, path)
+            check_multi_model_host(req, host, p, path)
         accelerator = host.accelerator if host else Accelerator.CPU
     quantization = req.quantization or default_quantization(req.serving, accelerator, req.model.dtype)
-    validate_quantization(req.serving, accelerator, req.quantization, p, _key(path, "quantization"))
+    validate_quantization(req.serving, accelerator, req.quantization, p, key_path(path, "quantization"))
     p.raise_if_any()
 
     image: ContainerImage | None = None
@@ -853,7 +387,7 @@ def plan_endpoint(
             accelerator,
             architecture=architecture,
             instance_type=host.instance.name if host else "",
-            path=_key(path, "serving"),
+            path=key_path(path, "serving"),
         )
 
     llm = req.serving.is_llm

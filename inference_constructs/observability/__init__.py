@@ -6,12 +6,40 @@ See docs/observability.md.
 
 from __future__ import annotations
 
-from inference_constructs.observability import metrics
-from inference_constructs.observability.alarms import InferenceAlarms, check_alarm_settings
-from inference_constructs.observability.dashboard import InferenceDashboard, check_dashboard_inputs
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from inference_constructs._lazy import lazy_exports
 from inference_constructs.observability.targets import MonitoredEndpoint, MonitoredProfile
-from inference_constructs.observability.tracing import XRaySamplingRule, check_sampling_rule
 from inference_constructs.observability.validate import validate_dashboard_body, validate_template
+
+if TYPE_CHECKING:
+    from inference_constructs.observability import metrics
+    from inference_constructs.observability.alarms import InferenceAlarms, check_alarm_settings
+    from inference_constructs.observability.dashboard import InferenceDashboard, check_dashboard_inputs
+    from inference_constructs.observability.tracing import XRaySamplingRule, check_sampling_rule
+
+# The constructs and metric factories load aws_cdk on first use, so the pure modules (metric definitions,
+# targets, the template validator) import without it.
+_getattr, __dir__ = lazy_exports(
+    __name__,
+    {
+        **dict.fromkeys(("InferenceAlarms", "check_alarm_settings"), "inference_constructs.observability.alarms"),
+        **dict.fromkeys(
+            ("InferenceDashboard", "check_dashboard_inputs"), "inference_constructs.observability.dashboard"
+        ),
+        **dict.fromkeys(("XRaySamplingRule", "check_sampling_rule"), "inference_constructs.observability.tracing"),
+        "metrics": "",
+    },
+)
+
+
+def __getattr__(name: str) -> Any:
+    """``metrics`` is a submodule; every other lazy name is an attribute of one (PEP 562)."""
+    if name == "metrics":
+        return importlib.import_module(f"{__name__}.metrics")
+    return _getattr(name)
+
 
 __all__ = [
     "InferenceAlarms",

@@ -21,7 +21,7 @@ from constructs import Construct
 
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
-from inference_constructs.observability import metrics
+from inference_constructs.observability import metric_definitions, metrics
 from inference_constructs.observability._alarm import AlarmMath, AlarmMetric, add_alarm, add_anomaly_alarm
 from inference_constructs.observability.targets import (
     MonitoredEndpoint,
@@ -188,7 +188,7 @@ class InferenceAlarms(Construct):
             self._anomaly(
                 f"{prefix}OutputTokensAnomaly",
                 AlarmMetric(
-                    metrics.BEDROCK_NAMESPACE,
+                    metric_definitions.BEDROCK_NAMESPACE,
                     "OutputTokenCount",
                     (("ModelId", profile.profile_id),),
                     "Sum",
@@ -217,9 +217,14 @@ class InferenceAlarms(Construct):
     ) -> AlarmMetric:
         """An ``AWS/SageMaker`` metric of ``endpoint``: per variant (or inference component), or with
         ``queue_metric`` the async queue metrics' ``EndpointName`` only."""
-        dimensions = {"EndpointName": endpoint.name} if queue_metric else metrics.endpoint_dimensions(endpoint)
+        dimensions = metric_definitions.endpoint_dimensions(
+            endpoint.name,
+            endpoint.variant_name,
+            inference_component_name=endpoint.inference_component_name,
+            variant_dimension=not queue_metric,
+        )
         return AlarmMetric(
-            metrics.SAGEMAKER_NAMESPACE,
+            metric_definitions.SAGEMAKER_NAMESPACE,
             metric_name,
             tuple(dimensions.items()),
             statistic,

@@ -14,7 +14,7 @@ from aws_cdk import aws_cloudwatch as cloudwatch
 from constructs import Construct
 
 from inference_constructs.errors import ProblemCollector
-from inference_constructs.observability import metrics
+from inference_constructs.observability import metric_definitions, metrics
 from inference_constructs.observability.targets import (
     MonitoredEndpoint,
     MonitoredProfile,
@@ -383,7 +383,7 @@ def check_dashboard_inputs(
     if not account_problems and source_account_ids:
         longest = len(
             metrics.search(
-                metrics.BEDROCK_NAMESPACE,
+                metric_definitions.BEDROCK_NAMESPACE,
                 metrics.BEDROCK_DIMENSIONS,
                 metrics.CACHE_WRITE_METRIC_NAMES,
                 "SampleCount",

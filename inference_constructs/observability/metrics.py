@@ -28,20 +28,23 @@ from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
 
 from inference_constructs._tokens import is_unresolved
+from inference_constructs.observability import metric_definitions
+from inference_constructs.observability.metric_definitions import (
+    ENDPOINT_ONLY_DIMENSIONS,
+    VARIANT_DIMENSIONS,
+    Dimension,
+)
 from inference_constructs.observability.targets import MonitoredEndpoint, MonitoredProfile
 
-SAGEMAKER_NAMESPACE = "AWS/SageMaker"
-"""Invocation metrics of endpoints (``EndpointName, VariantName``; async backlog metrics ``EndpointName`` only)."""
-ENDPOINT_INSTANCE_NAMESPACE = "/aws/sagemaker/Endpoints"
-"""Instance metrics of endpoints: CPU, memory, disk, GPU (``EndpointName, VariantName``)."""
-BEDROCK_NAMESPACE = "AWS/Bedrock"
-"""Bedrock runtime metrics (``ModelId``; an application inference profile's traffic carries the profile id)."""
-BILLING_NAMESPACE = "AWS/Billing"
-"""Estimated charges; published in us-east-1 only, once billing alerts are turned on."""
+# The namespaces, re-exported as part of this module's API (defined in metric_definitions).
+SAGEMAKER_NAMESPACE = metric_definitions.SAGEMAKER_NAMESPACE
+ENDPOINT_INSTANCE_NAMESPACE = metric_definitions.ENDPOINT_INSTANCE_NAMESPACE
+BEDROCK_NAMESPACE = metric_definitions.BEDROCK_NAMESPACE
+BILLING_NAMESPACE = metric_definitions.BILLING_NAMESPACE
 
-ENDPOINT_DIMENSIONS = ("EndpointName", "VariantName")
-ASYNC_DIMENSIONS = ("EndpointName",)
-BEDROCK_DIMENSIONS = ("ModelId",)
+ENDPOINT_DIMENSIONS = tuple(d.value for d in VARIANT_DIMENSIONS)
+ASYNC_DIMENSIONS = tuple(d.value for d in ENDPOINT_ONLY_DIMENSIONS)
+BEDROCK_DIMENSIONS = (Dimension.MODEL_ID.value,)
 
 CACHE_READ_METRIC_NAMES = ("CacheReadInputTokens", "CacheReadInputTokenCount")
 """Both spellings AWS documents for prompt-cache reads; SEARCH on a name that does not exist returns nothing."""
@@ -325,10 +328,12 @@ def fleet_cache_hit_ratio_percent(
 def endpoint_dimensions(endpoint: MonitoredEndpoint, namespace: str = SAGEMAKER_NAMESPACE) -> dict[str, str]:
     """Dimensions of one endpoint variant's metrics in ``namespace``: ``EndpointName, VariantName``, or
     ``InferenceComponentName`` for an ``AWS/SageMaker`` metric of an endpoint served through an inference component."""
-    component = endpoint.inference_component_name
-    if component is not None and namespace == SAGEMAKER_NAMESPACE:
-        return {"InferenceComponentName": component}
-    return {"EndpointName": endpoint.name, "VariantName": endpoint.variant_name}
+    return metric_definitions.endpoint_dimensions(
+        endpoint.name,
+        endpoint.variant_name,
+        namespace=namespace,
+        inference_component_name=endpoint.inference_component_name,
+    )
 
 
 def endpoint_metric(
@@ -415,7 +420,7 @@ def endpoint_per_gpu(
     endpoint: MonitoredEndpoint, metric_name: str, *, period: Duration = DEFAULT_PERIOD
 ) -> cloudwatch.MathExpression:
     """A ``/aws/sagemaker/Endpoints`` GPU metric divided by the host's GPU count: 0–100 % per GPU, average."""
-    gpus = max(endpoint.gpu_count, 1)
+    gpus = metric_definitions.gpu_metric_divisor(endpoint.gpu_count)
     metric_id = metric_name.lower()
     return cloudwatch.MathExpression(
         expression=f"{metric_id}/{gpus}",
@@ -450,7 +455,9 @@ def endpoint_async_metric(
     return cloudwatch.Metric(
         namespace=SAGEMAKER_NAMESPACE,
         metric_name=metric_name,
-        dimensions_map={"EndpointName": endpoint.name},
+        dimensions_map=metric_definitions.endpoint_dimensions(
+            endpoint.name, endpoint.variant_name, variant_dimension=False
+        ),
         statistic=statistic,
         period=period,
         account=endpoint.account_id,

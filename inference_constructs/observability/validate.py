@@ -23,6 +23,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from inference_constructs.observability.metric_definitions import (
+    BEDROCK_NAMESPACE,
+    BILLING_NAMESPACE,
+    ENDPOINT_INSTANCE_NAMESPACE,
+    INFERENCE_COMPONENT_NAMESPACE,
+    SAGEMAKER_NAMESPACE,
+)
+
 MAX_WIDGETS = 500
 MAX_SEARCH_PER_GRAPH = 100
 MAX_EXPRESSION_LENGTH = 1024
@@ -53,7 +61,7 @@ class Namespace:
 
 
 KNOWN_NAMESPACES: Mapping[str, Namespace] = {
-    "AWS/SageMaker": Namespace(
+    SAGEMAKER_NAMESPACE: Namespace(
         dimensions=frozenset({"EndpointName", "VariantName", "InferenceComponentName"}),
         metrics=frozenset(
             {
@@ -96,7 +104,7 @@ KNOWN_NAMESPACES: Mapping[str, Namespace] = {
             }
         ),
     ),
-    "/aws/sagemaker/Endpoints": Namespace(
+    ENDPOINT_INSTANCE_NAMESPACE: Namespace(
         dimensions=frozenset({"EndpointName", "VariantName"}),
         metrics=frozenset(
             {
@@ -115,7 +123,7 @@ KNOWN_NAMESPACES: Mapping[str, Namespace] = {
             }
         ),
     ),
-    "/aws/sagemaker/InferenceComponents": Namespace(
+    INFERENCE_COMPONENT_NAMESPACE: Namespace(
         dimensions=frozenset({"InferenceComponentName"}),
         metrics=frozenset(
             {
@@ -126,7 +134,7 @@ KNOWN_NAMESPACES: Mapping[str, Namespace] = {
             }
         ),
     ),
-    "AWS/Bedrock": Namespace(
+    BEDROCK_NAMESPACE: Namespace(
         dimensions=frozenset({"ModelId", "ImageSize", "BucketedStepSize"}),
         metrics=frozenset(
             {
@@ -148,7 +156,7 @@ KNOWN_NAMESPACES: Mapping[str, Namespace] = {
             }
         ),
     ),
-    "AWS/Billing": Namespace(
+    BILLING_NAMESPACE: Namespace(
         dimensions=frozenset({"Currency", "ServiceName", "LinkedAccount"}),
         metrics=frozenset({"EstimatedCharges"}),
     ),

@@ -16,9 +16,9 @@ from aws_cdk import aws_cloudwatch as cloudwatch
 from constructs import Construct
 
 from inference_constructs.errors import ProblemCollector
+from inference_constructs.observability.metric_definitions import Dimension
 from inference_constructs.scaling import _render
 from inference_constructs.scaling.decisions import (
-    Dimension,
     ScalableDimension,
     ScalingPlan,
     ScheduledFloor,

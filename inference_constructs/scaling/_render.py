@@ -12,8 +12,8 @@ from constructs import Construct
 
 from inference_constructs import _tokens
 from inference_constructs.observability._alarm import AlarmMetric, add_alarm
+from inference_constructs.observability.metric_definitions import Dimension
 from inference_constructs.scaling.decisions import (
-    Dimension,
     MetricRef,
     ScalableDimension,
     ScheduledFloor,

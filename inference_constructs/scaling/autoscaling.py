@@ -22,11 +22,11 @@ from constructs import Construct, IValidation
 from inference_constructs import _tokens
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
+from inference_constructs.observability.metric_definitions import Dimension
 from inference_constructs.scaling import _render
 from inference_constructs.scaling._base import CapacityScaling, seconds
 from inference_constructs.scaling.decisions import (
     DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION,
-    Dimension,
     ScalableDimension,
     ScalingPlan,
     ScheduledFloor,

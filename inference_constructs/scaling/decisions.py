@@ -27,17 +27,20 @@ from enum import StrEnum
 from typing import Any
 
 from inference_constructs.errors import ProblemCollector
+from inference_constructs.observability.metric_definitions import (
+    COMPONENT_DIMENSIONS,
+    ENDPOINT_INSTANCE_NAMESPACE,
+    ENDPOINT_ONLY_DIMENSIONS,
+    SAGEMAKER_NAMESPACE,
+    VARIANT_DIMENSIONS,
+    Dimension,
+    gpu_metric_target,
+)
 from inference_constructs.spec import EndpointKind
 
 # --------------------------------------------------------------------------------------------
 # Vocabulary
 # --------------------------------------------------------------------------------------------
-
-SAGEMAKER_NAMESPACE = "AWS/SageMaker"
-"""CloudWatch namespace of invocation, async and inference-component metrics."""
-
-ENDPOINT_INSTANCE_NAMESPACE = "/aws/sagemaker/Endpoints"
-"""CloudWatch namespace of host metrics (CPU, memory, GPU)."""
 
 GREATER_THAN_OR_EQUAL = "GreaterThanOrEqualToThreshold"
 
@@ -48,14 +51,6 @@ class ScalableDimension(StrEnum):
     VARIANT_INSTANCES = "sagemaker:variant:DesiredInstanceCount"
     PROVISIONED_CONCURRENCY = "sagemaker:variant:DesiredProvisionedConcurrency"
     INFERENCE_COMPONENT_COPIES = "sagemaker:inference-component:DesiredCopyCount"
-
-
-class Dimension(StrEnum):
-    """CloudWatch dimension names; the construct binds their values."""
-
-    ENDPOINT_NAME = "EndpointName"
-    VARIANT_NAME = "VariantName"
-    INFERENCE_COMPONENT_NAME = "InferenceComponentName"
 
 
 @dataclass(frozen=True)
@@ -530,13 +525,13 @@ def gpu_memory_policy(
     if not ok:
         return None
     out_s, in_s = _cooldowns("gpu_memory", scale_out_cooldown_seconds, scale_in_cooldown_seconds)
-    target = percent_per_gpu * gpu_count
+    target = gpu_metric_target(percent_per_gpu, gpu_count)
     return TargetTrackingPolicy(
         construct_id="GpuMemory",
         custom_metric=MetricRef(
             namespace=ENDPOINT_INSTANCE_NAMESPACE,
             metric_name="GPUMemoryUtilization",
-            dimensions=(Dimension.ENDPOINT_NAME, Dimension.VARIANT_NAME),
+            dimensions=VARIANT_DIMENSIONS,
             statistic="Average",
         ),
         target_value=target,
@@ -576,7 +571,7 @@ def backlog_policy(
         custom_metric=MetricRef(
             namespace=SAGEMAKER_NAMESPACE,
             metric_name="ApproximateBacklogSizePerInstance",
-            dimensions=(Dimension.ENDPOINT_NAME,),
+            dimensions=ENDPOINT_ONLY_DIMENSIONS,
             statistic="Average",
         ),
         target_value=per_instance,
@@ -593,7 +588,7 @@ def async_wake_up_policy() -> WakeUpPolicy:
         alarm_metric=MetricRef(
             namespace=SAGEMAKER_NAMESPACE,
             metric_name="HasBacklogWithoutCapacity",
-            dimensions=(Dimension.ENDPOINT_NAME,),
+            dimensions=ENDPOINT_ONLY_DIMENSIONS,
             statistic="Average",
         ),
         period_seconds=60,
@@ -615,7 +610,7 @@ def inference_component_wake_up_policy() -> WakeUpPolicy:
         alarm_metric=MetricRef(
             namespace=SAGEMAKER_NAMESPACE,
             metric_name="NoCapacityInvocationFailures",
-            dimensions=(Dimension.INFERENCE_COMPONENT_NAME,),
+            dimensions=COMPONENT_DIMENSIONS,
             statistic="Sum",
         ),
         period_seconds=60,

@@ -36,11 +36,11 @@ from constructs import Construct
 
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
+from inference_constructs.observability.metric_definitions import Dimension
 from inference_constructs.scaling._base import CapacityScaling
 from inference_constructs.scaling.autoscaling import DEFAULT_VARIANT_NAME
 from inference_constructs.scaling.decisions import (
     MAX_CAPACITY,
-    Dimension,
     ScalableDimension,
     ScalingPlan,
     ScheduledFloor,

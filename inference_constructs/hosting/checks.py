@@ -1,0 +1,358 @@
+"""The rules an endpoint request must follow, each adding ``<key path>: <what is wrong>; <how to fix>`` to a
+:class:`~inference_constructs.errors.ProblemCollector`. Pure Python (no ``aws_cdk`` import).
+
+Key paths use the config file's key names (``endpoints:``) under the ``path`` prefix given by the caller.
+"""
+
+from __future__ import annotations
+
+import re
+
+from inference_constructs._tokens import is_unresolved
+from inference_constructs.catalog import Catalog, InstanceType
+from inference_constructs.containers import (
+    ImageVariant,
+    image_key,
+)
+from inference_constructs.errors import ProblemCollector
+from inference_constructs.hosting.request import EndpointRequest, ServerlessOptions
+from inference_constructs.sizing import HostDecision
+from inference_constructs.spec import (
+    Accelerator,
+    AcceleratorChoice,
+    EndpointKind,
+    ModelSourceKind,
+    Serving,
+)
+
+SERVERLESS_MEMORY_MB = (1024, 2048, 3072, 4096, 5120, 6144)
+"""The memory sizes a serverless endpoint accepts, in MB."""
+_S3_URI = re.compile(r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?$")
+_IMAGE_URI = re.compile(r"^[a-z0-9.-]+(:\d+)?/[a-z0-9._/-]+(:[\w.-]+|@sha256:[0-9a-f]{64})$")
+_SUBNET = re.compile(r"^subnet-[0-9a-f]{8,17}$")
+_SECURITY_GROUP = re.compile(r"^sg-[0-9a-f]{8,17}$")
+
+
+def key_path(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+# ------------------------------------------------------------------------------------------------ validation
+
+
+def check_capacity(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
+    cap = req.capacity
+    key = key_path(path, "capacity")
+    if cap.min < 0:
+        p.add(f"{key}.min", f"{cap.min} is negative", "use 0 or more")
+    if cap.max < 1:
+        p.add(f"{key}.max", f"{cap.max} is below 1", "use at least 1")
+    if cap.min > cap.max:
+        p.add(key, f"min {cap.min} is above max {cap.max}", "make min <= max")
+    if cap.min == 0 and req.kind is EndpointKind.MULTI_MODEL:
+        p.add(
+            f"{key}.min",
+            "0 is not allowed for a multi-model endpoint (only inference components scale a real-time endpoint to "
+            "zero, and they host one model each)",
+            "use min 1, or one realtime endpoint per model with min 0",
+        )
+    elif cap.min == 0 and req.kind is EndpointKind.SERVERLESS:
+        p.add(
+            f"{key}.min",
+            "0 is not allowed for a serverless endpoint (it has no instances and already scales to zero by itself)",
+            "remove capacity; keep warm capacity with serverless.provisioned_concurrency",
+        )
+
+
+def check_s3(uri: str | None, p: ProblemCollector, key: str, *, prefix: bool = False) -> None:
+    if uri is None or is_unresolved(uri):
+        return
+    if not _S3_URI.match(uri):
+        p.add(key, f"{uri} is not an s3 uri", "use s3://bucket/prefix/")
+    elif prefix and not uri.endswith("/"):
+        p.add(key, f"{uri} is not a prefix", "end it with '/'")
+
+
+def check_model_source(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
+    m = req.model
+    mkey = key_path(path, "model")
+    if req.kind is EndpointKind.MULTI_MODEL:
+        return  # models come from multi_model.model_data_prefix
+    if m.source is ModelSourceKind.HUGGINGFACE:
+        if req.serving.is_llm and not m.id:
+            p.add(f"{mkey}.id", "is required for source huggingface", "give the hugging face model id")
+        if not req.serving.is_llm and req.serving is not Serving.CUSTOM:
+            p.add(
+                f"{mkey}.source",
+                f"huggingface is not supported by serving {req.serving.value}",
+                "use source s3 with s3_uri pointing at model.tar.gz",
+            )
+        if req.network_isolation:
+            p.add(
+                key_path(path, "network_isolation"),
+                "true blocks the container from downloading the model from hugging face",
+                "use model.source s3 with the weights in s3, or network_isolation false",
+            )
+        return
+    uri = m.s3_uri
+    if not uri:
+        p.add(f"{mkey}.s3_uri", "is required for source s3", "give s3://bucket/key.tar.gz or s3://bucket/prefix/")
+        return
+    if is_unresolved(uri):
+        return
+    if not _S3_URI.match(uri) or not (uri.endswith("/") or uri.endswith(".tar.gz")):
+        p.add(
+            f"{mkey}.s3_uri",
+            f"{uri} is neither an archive nor a prefix",
+            "use s3://bucket/key.tar.gz or s3://bucket/prefix/",
+        )
+    elif req.serving.is_llm and not uri.endswith("/"):
+        p.add(
+            f"{mkey}.s3_uri",
+            f"{uri} is an archive; llm weights are served from an uncompressed prefix",
+            "upload the weights unpacked and give s3://bucket/prefix/ (an archive is extracted on every start)",
+        )
+    elif req.kind is EndpointKind.SERVERLESS and uri.endswith("/"):
+        p.add(
+            f"{mkey}.s3_uri", f"{uri} is a prefix; serverless endpoints need one archive", "give s3://bucket/key.tar.gz"
+        )
+
+
+def check_image(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
+    key = key_path(path, "image")
+    if req.serving is Serving.CUSTOM:
+        if not req.image:
+            p.add(
+                key,
+                "is required for serving custom",
+                "give the full image uri (account.dkr.ecr.region.amazonaws.com/repo:tag)",
+            )
+        elif not is_unresolved(req.image) and not _IMAGE_URI.match(req.image):
+            p.add(
+                key,
+                f"{req.image} is not an image uri",
+                "use registry/repository:tag or registry/repository@sha256:digest",
+            )
+    elif req.image:
+        p.add(key, f"is only used with serving custom, not {req.serving.value}", "remove image, or use serving custom")
+
+
+def check_serverless(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
+    s = req.serverless or ServerlessOptions()
+    skey = key_path(path, "serverless")
+    if req.serving.is_llm:
+        p.add(
+            key_path(path, "serving"),
+            f"{req.serving.value} needs a gpu or neuron host, but serverless endpoints run on cpu only",
+            "use type realtime or async, or a cpu serving stack (sklearn, xgboost, pytorch, triton, custom)",
+        )
+    if req.accelerator not in (AcceleratorChoice.AUTO, AcceleratorChoice.CPU):
+        p.add(
+            key_path(path, "accelerator"),
+            f"{req.accelerator.value} is not available to serverless endpoints (cpu only)",
+            "use accelerator auto or cpu, or type realtime",
+        )
+    if req.instance_type:
+        p.add(key_path(path, "instance_type"), "serverless endpoints have no instance type", "remove instance_type")
+    if req.multi_model is not None:
+        p.add(
+            key_path(path, "multi_model"),
+            "serverless endpoints cannot host multiple models",
+            "use type multi-model on instances, or remove multi_model",
+        )
+    if req.vpc is not None:
+        p.add(
+            key_path(path, "vpc"),
+            "serverless endpoints do not support vpc configuration",
+            "use type realtime, or remove vpc",
+        )
+    if req.network_isolation:
+        p.add(
+            key_path(path, "network_isolation"),
+            "serverless endpoints do not support network isolation",
+            "use type realtime",
+        )
+    if req.data_capture is not None and req.data_capture.sampling_percent > 0:
+        p.add(
+            key_path(path, "data_capture"),
+            "serverless endpoints do not support data capture",
+            "use type realtime, or sampling_percent 0",
+        )
+    if s.memory_mb is not None and s.memory_mb not in SERVERLESS_MEMORY_MB:
+        p.add(f"{skey}.memory_mb", f"{s.memory_mb} is not allowed", "use 1024..6144 in steps of 1024")
+    if not 1 <= s.max_concurrency <= 200:
+        p.add(f"{skey}.max_concurrency", f"{s.max_concurrency} is not allowed", "use 1..200")
+    if not 0 <= s.provisioned_concurrency <= 200:
+        p.add(f"{skey}.provisioned_concurrency", f"{s.provisioned_concurrency} is not allowed", "use 0..200")
+    elif s.provisioned_concurrency > s.max_concurrency:
+        p.add(
+            f"{skey}.provisioned_concurrency",
+            f"{s.provisioned_concurrency} is above max_concurrency {s.max_concurrency}",
+            "keep it at or below max_concurrency",
+        )
+
+
+def check_kind_blocks(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
+    if req.kind is not EndpointKind.SERVERLESS and req.serverless is not None:
+        where = "multi-model endpoints run on instances" if req.kind is EndpointKind.MULTI_MODEL else "it is not used"
+        p.add(
+            key_path(path, "serverless"),
+            f"is set for a {req.kind.value} endpoint; {where}",
+            "remove serverless, or use type serverless",
+        )
+    if req.kind is EndpointKind.MULTI_MODEL and req.multi_model is None:
+        p.add(
+            key_path(path, "multi_model"),
+            "is required for a multi-model endpoint",
+            "give model_data_prefix: s3://bucket/models/",
+        )
+    if req.kind not in (EndpointKind.MULTI_MODEL, EndpointKind.SERVERLESS) and req.multi_model is not None:
+        p.add(
+            key_path(path, "multi_model"),
+            f"is set for a {req.kind.value} endpoint",
+            "use type multi-model, or remove multi_model",
+        )
+    if req.kind is not EndpointKind.ASYNC and req.async_inference is not None:
+        p.add(key_path(path, "async"), f"is set for a {req.kind.value} endpoint", "use type async, or remove async")
+    if req.kind is EndpointKind.MULTI_MODEL:
+        if req.accelerator is AcceleratorChoice.GPU and req.serving is not Serving.TRITON:
+            p.add(
+                key_path(path, "accelerator"),
+                f"gpu multi-model endpoints need serving triton, not {req.serving.value}",
+                "use serving triton, or accelerator cpu",
+            )
+        elif req.accelerator in (AcceleratorChoice.INFERENTIA, AcceleratorChoice.TRAINIUM):
+            p.add(
+                key_path(path, "accelerator"),
+                f"multi-model endpoints do not run on {req.accelerator.value}",
+                "use cpu, or gpu with triton",
+            )
+    if req.multi_model is not None:
+        check_s3(req.multi_model.model_data_prefix, p, key_path(path, "multi_model.model_data_prefix"), prefix=True)
+    if req.async_inference is not None:
+        a = req.async_inference
+        check_s3(a.output_s3_uri, p, key_path(path, "async.output_s3_uri"))
+        n = a.max_concurrent_invocations_per_instance
+        if n is not None and not 1 <= n <= 1000:
+            p.add(key_path(path, "async.max_concurrent_invocations_per_instance"), f"{n} is not allowed", "use 1..1000")
+
+
+def check_network(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
+    if req.vpc is not None:
+        key = key_path(path, "vpc")
+        subnets, groups = req.vpc.subnet_ids, req.vpc.security_group_ids
+        if not subnets or not groups:
+            missing = " and ".join(n for n, v in (("subnet_ids", subnets), ("security_group_ids", groups)) if not v)
+            p.add(
+                key,
+                f"{missing} missing; a vpc needs both subnets and security groups",
+                "give both lists, or remove vpc",
+            )
+        if len(subnets) > 16:
+            p.add(f"{key}.subnet_ids", f"{len(subnets)} subnets are too many", "use at most 16")
+        if len(groups) > 5:
+            p.add(f"{key}.security_group_ids", f"{len(groups)} security groups are too many", "use at most 5")
+        for i, s in enumerate(subnets):
+            if not is_unresolved(s) and not _SUBNET.match(s):
+                p.add(f"{key}.subnet_ids[{i}]", f"{s} is not a subnet id", "use subnet-0123456789abcdef0")
+        for i, g in enumerate(groups):
+            if not is_unresolved(g) and not _SECURITY_GROUP.match(g):
+                p.add(f"{key}.security_group_ids[{i}]", f"{g} is not a security group id", "use sg-0123456789abcdef0")
+    if req.data_capture is not None:
+        dc = req.data_capture
+        if not 0 <= dc.sampling_percent <= 100:
+            p.add(
+                key_path(path, "data_capture.sampling_percent"), f"{dc.sampling_percent} is not allowed", "use 0..100"
+            )
+        check_s3(dc.s3_uri, p, key_path(path, "data_capture.s3_uri"))
+
+
+def check_deployment(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
+    d = req.deployment
+    key = key_path(path, "deployment")
+    for name, value, low, high in (
+        ("canary_size_percent", d.canary_size_percent, 1, 50),
+        ("linear_step_percent", d.linear_step_percent, 1, 50),
+        ("wait_interval_seconds", d.wait_interval_seconds, 0, 3600),
+        ("termination_wait_seconds", d.termination_wait_seconds, 0, 3600),
+    ):
+        if not low <= value <= high:
+            p.add(f"{key}.{name}", f"{value} is not allowed", f"use {low}..{high}")
+    if not 0 < d.max_error_rate_percent <= 100:
+        p.add(
+            f"{key}.max_error_rate_percent",
+            f"{d.max_error_rate_percent} is not allowed",
+            "use a percent above 0, up to 100",
+        )
+    if d.max_p99_model_latency_ms is not None and d.max_p99_model_latency_ms <= 0:
+        p.add(
+            f"{key}.max_p99_model_latency_ms",
+            f"{d.max_p99_model_latency_ms} is not allowed",
+            "use a positive number of milliseconds",
+        )
+
+
+# ------------------------------------------------------------------------------------------------ host
+
+
+def has_image(serving: Serving, inst: InstanceType) -> bool:
+    if serving is Serving.CUSTOM:
+        return True
+    return image_key(serving, ImageVariant.for_host(inst.accelerator, inst.architecture)) is not None
+
+
+def check_explicit_host(req: EndpointRequest, catalog: Catalog, p: ProblemCollector, path: str) -> None:
+    """The container/host rules for an explicit instance type, stated before the sizing checks memory."""
+    name = req.instance_type
+    if name is None or is_unresolved(name):
+        return
+    inst = catalog.get(name)
+    if inst is None:
+        return  # sizing reports unknown instance types with suggestions
+    key = key_path(path, "instance_type")
+    if inst.accelerator.is_neuron and not has_image(req.serving, inst):
+        p.add(
+            key,
+            f"{name} is an {inst.accelerator.value} host, but serving {req.serving.value} has no neuron container",
+            "use serving neuron, lmi or tgi (neuron images), or a gpu/cpu instance type",
+        )
+    elif req.serving is Serving.NEURON and not inst.accelerator.is_neuron:
+        p.add(
+            key,
+            f"{name} is a {inst.accelerator.value} host, but serving neuron needs inferentia2 or trainium",
+            "use an ml.inf2.* or ml.trn1.* instance type, or serving lmi/tgi/vllm on gpu",
+        )
+    elif (
+        req.kind is EndpointKind.MULTI_MODEL
+        and inst.accelerator is Accelerator.GPU
+        and req.serving is not Serving.TRITON
+    ):
+        p.add(
+            key,
+            f"{name} is a gpu host; multi-model endpoints on gpu need serving triton, not {req.serving.value}",
+            "use serving triton, or a cpu instance type",
+        )
+    elif req.kind is EndpointKind.MULTI_MODEL and inst.accelerator.is_neuron:
+        p.add(
+            key,
+            f"{name} is an {inst.accelerator.value} host; multi-model endpoints do not run on neuron",
+            "use a cpu or single-gpu instance type",
+        )
+    elif not has_image(req.serving, inst):
+        p.add(
+            key,
+            f"{name} ({inst.architecture}) has no {req.serving.value} image",
+            "use an x86_64 instance type, or serving custom",
+        )
+
+
+def check_multi_model_host(req: EndpointRequest, host: HostDecision, p: ProblemCollector, path: str) -> None:
+    if req.kind is not EndpointKind.MULTI_MODEL:
+        return
+    inst = host.instance
+    if inst.accelerator is Accelerator.GPU and req.serving is not Serving.TRITON:
+        p.add(
+            key_path(path, "serving"),
+            f"{req.serving.value} cannot serve a multi-model endpoint on gpu host {inst.name}",
+            "use serving triton (the only multi-model container on gpu), or accelerator cpu",
+        )

@@ -1,0 +1,357 @@
+"""The endpoint kinds as constructs with their own parameters (real-time with an async mode, serverless,
+multi-model), and :func:`endpoint_from_request`, which builds any kind from a request (the config layer's
+entry point).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from aws_cdk import Duration
+from aws_cdk import aws_kms as kms
+from constructs import Construct
+
+from inference_constructs.catalog import Catalog
+from inference_constructs.errors import ProblemCollector
+from inference_constructs.hosting.decisions import (
+    AsyncOptions,
+    Capacity,
+    DataCaptureOptions,
+    DeploymentOptions,
+    EndpointPlan,
+    EndpointRequest,
+    MultiModelOptions,
+    ServerlessOptions,
+    VpcOptions,
+)
+from inference_constructs.hosting.endpoint import InferenceEndpoint
+from inference_constructs.scaling.autoscaling import ServerlessProvisionedConcurrencyScaling
+from inference_constructs.scaling.decisions import DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION
+from inference_constructs.sizing import HostDecision
+from inference_constructs.spec import AcceleratorChoice, EndpointKind, ModelSpec, Serving
+
+__all__ = ["MultiModelEndpoint", "RealtimeEndpoint", "ServerlessEndpoint", "endpoint_from_request"]
+
+
+def _model_spec(model: ModelSpec | None) -> ModelSpec:
+    return model if model is not None else ModelSpec()
+
+
+class RealtimeEndpoint(InferenceEndpoint):
+    """A real-time SageMaker endpoint on right-sized instances, or an asynchronous one with ``async_inference``.
+
+    Parameters
+    ----------
+    model:
+        What is served (source, size, dtype, context, concurrency).
+    serving:
+        Serving stack preset. Default: ``lmi`` (LMI with the vLLM backend; its Neuron build on
+        Inferentia/Trainium).
+    image:
+        Full image URI, required with ``serving=custom``. Default: the preset's pinned image.
+    accelerator:
+        Narrow the host's device kind. Default: ``auto`` (cheapest fitting host among those the
+        serving stack supports).
+    instance_type:
+        Host to use instead of choosing one (it is still checked). Default: the right-sizing decides.
+    capacity:
+        Instance count range for scaling; the initial count is ``max(1, min)``. ``min`` 0 scales to zero:
+        an async endpoint on its backlog, a real-time one through an inference component (the first requests
+        after idle fail while an instance starts; see :meth:`auto_scale_from_plan`). Default: 1..1, one
+        instance always in service.
+    async_inference:
+        Make the endpoint asynchronous: S3 output location (created unless given), success/error SNS
+        topics, concurrency per instance. Default: real-time.
+    kms_key:
+        Customer managed key. Default: AWS managed keys.
+    vpc:
+        Subnets and security groups. Default: no VPC (SageMaker's managed network).
+    network_isolation:
+        Block the container's network. Default: off (the container may need to download the model).
+    data_capture:
+        Capture requests/responses to S3 with a sampling percent. Default: off.
+    deployment:
+        Blue/green update policy and rollback alarms. Default: blue/green all at once with a 10-minute
+        baking period and rollback on 5XX rate or p99 latency.
+    quantization:
+        Runtime quantization method. Default: ``fp8`` when ``model.dtype`` is fp8 on GPU, else none.
+    environment:
+        Extra container variables, applied last. Default: only the ones derived from the decisions.
+    endpoint_name, host, catalog, path:
+        See :class:`InferenceEndpoint`.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        model: ModelSpec,
+        serving: Serving = Serving.LMI,
+        image: str | None = None,
+        accelerator: AcceleratorChoice = AcceleratorChoice.AUTO,
+        instance_type: str | None = None,
+        capacity: Capacity | None = None,
+        async_inference: AsyncOptions | None = None,
+        kms_key: kms.IKey | None = None,
+        vpc: VpcOptions | None = None,
+        network_isolation: bool = False,
+        data_capture: DataCaptureOptions | None = None,
+        deployment: DeploymentOptions | None = None,
+        quantization: str | None = None,
+        environment: Mapping[str, str] | None = None,
+        endpoint_name: str | None = None,
+        host: HostDecision | None = None,
+        catalog: Catalog | None = None,
+        path: str = "",
+    ) -> None:
+        request = EndpointRequest(
+            kind=EndpointKind.ASYNC if async_inference is not None else EndpointKind.REALTIME,
+            model=model,
+            serving=serving,
+            image=image,
+            accelerator=accelerator,
+            instance_type=instance_type,
+            capacity=capacity or Capacity(),
+            async_inference=async_inference,
+            vpc=vpc,
+            network_isolation=network_isolation,
+            data_capture=data_capture,
+            deployment=deployment or DeploymentOptions(),
+            quantization=quantization,
+            environment=dict(environment or {}),
+        )
+        super().__init__(
+            scope,
+            construct_id,
+            request=request,
+            host=host,
+            catalog=catalog,
+            kms_key=kms_key,
+            endpoint_name=endpoint_name,
+            path=path,
+        )
+
+
+class ServerlessEndpoint(InferenceEndpoint):
+    """A serverless SageMaker endpoint (CPU only; no VPC, network isolation or data capture).
+
+    Parameters
+    ----------
+    model:
+        What is served; ``s3_uri`` must be a ``.tar.gz`` archive.
+    serving:
+        A CPU serving stack: ``sklearn``, ``xgboost``, ``pytorch``, ``triton`` or ``custom``.
+        Default: ``sklearn``.
+    memory_size_in_mb:
+        1024..6144 in steps of 1024. Default: the smallest size that holds the model (2048 when its
+        size is unknown).
+    max_concurrency:
+        1..200 concurrent invocations. Default: 20.
+    provisioned_concurrency:
+        0..``max_concurrency`` pre-warmed instances. Default: 0 (none).
+    image, kms_key, deployment, environment, endpoint_name, catalog, path:
+        As for :class:`RealtimeEndpoint` (``kms_key`` encrypts nothing on the endpoint config: serverless
+        has no ML storage volume).
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        model: ModelSpec,
+        serving: Serving = Serving.SKLEARN,
+        image: str | None = None,
+        memory_size_in_mb: int | None = None,
+        max_concurrency: int = 20,
+        provisioned_concurrency: int = 0,
+        kms_key: kms.IKey | None = None,
+        deployment: DeploymentOptions | None = None,
+        environment: Mapping[str, str] | None = None,
+        endpoint_name: str | None = None,
+        catalog: Catalog | None = None,
+        path: str = "",
+    ) -> None:
+        request = EndpointRequest(
+            kind=EndpointKind.SERVERLESS,
+            model=model,
+            serving=serving,
+            image=image,
+            serverless=ServerlessOptions(memory_size_in_mb, max_concurrency, provisioned_concurrency),
+            deployment=deployment or DeploymentOptions(),
+            environment=dict(environment or {}),
+        )
+        super().__init__(
+            scope,
+            construct_id,
+            request=request,
+            catalog=catalog,
+            kms_key=kms_key,
+            endpoint_name=endpoint_name,
+            path=path,
+        )
+
+    def auto_scale_provisioned_concurrency(
+        self,
+        *,
+        min_provisioned_concurrency: int | None = None,
+        max_provisioned_concurrency: int | None = None,
+        target_utilization: float = DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION,
+        scale_out_cooldown: Duration | None = None,
+        scale_in_cooldown: Duration | None = None,
+    ) -> ServerlessProvisionedConcurrencyScaling:
+        """Scale the provisioned (warm) concurrency on its utilization (id ``Scaling``, created after the endpoint).
+
+        Target tracking on ``SageMakerVariantProvisionedConcurrencyUtilization``
+        (``ServerlessProvisionedConcurrencyUtilization``, a 0-1 ratio).
+
+        Parameters
+        ----------
+        min_provisioned_concurrency:
+            Least provisioned concurrency. Default: the endpoint's ``provisioned_concurrency``.
+        max_provisioned_concurrency:
+            Most provisioned concurrency, up to ``max_concurrency``. Default: the endpoint's ``max_concurrency``.
+        target_utilization:
+            Share of provisioned concurrency in use to keep, 0 < value <= 1. Default: 0.7 (30% warm headroom).
+        scale_out_cooldown:
+            Wait after a scale-out. Default: 60 s.
+        scale_in_cooldown:
+            Wait after a scale-in. Default: 300 s.
+
+        Raises
+        ------
+        InferenceConfigError
+            The endpoint has no provisioned concurrency to scale (``provisioned_concurrency`` 0), bounds
+            out of range, or scaling added twice.
+        """
+        s = self.plan.serverless or ServerlessOptions()
+        problems = ProblemCollector()
+        if s.provisioned_concurrency < 1:
+            problems.add(
+                self._key("serverless.provisioned_concurrency"),
+                "0 gives the variant no provisioned concurrency to scale",
+                "set provisioned_concurrency to 1 or more",
+            )
+        self._check_not_scaled(problems)
+        problems.raise_if_any()
+        scaling = ServerlessProvisionedConcurrencyScaling(
+            self,
+            "Scaling",
+            endpoint_name=self.endpoint_name,
+            variant_name=self.variant_name,
+            min_provisioned_concurrency=(
+                s.provisioned_concurrency if min_provisioned_concurrency is None else min_provisioned_concurrency
+            ),
+            max_provisioned_concurrency=(
+                s.max_concurrency if max_provisioned_concurrency is None else max_provisioned_concurrency
+            ),
+            target_utilization=target_utilization,
+            scale_out_cooldown=scale_out_cooldown,
+            scale_in_cooldown=scale_in_cooldown,
+        )
+        return self._attach(scaling)
+
+
+class MultiModelEndpoint(InferenceEndpoint):
+    """A multi-model SageMaker endpoint: many ``.tar.gz`` models under one S3 prefix, loaded on demand.
+
+    Runs on CPU hosts with any classical serving stack, or on single-GPU hosts with Triton only.
+
+    Parameters
+    ----------
+    model_data_prefix:
+        ``s3://bucket/prefix/`` holding one archive per model (the ``TargetModel`` of an invocation).
+    serving:
+        Default: ``xgboost``.
+    model:
+        Size hints for the right-sizing (the largest model, if known). Default: unknown (host memory
+        is sized for a small classical model).
+    cache:
+        Keep loaded models on the instance (``ModelCacheSetting: Enabled``). Default: on.
+    image, accelerator, instance_type, capacity, kms_key, vpc, network_isolation, data_capture,
+    deployment, environment, endpoint_name, host, catalog, path:
+        As for :class:`RealtimeEndpoint`.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        model_data_prefix: str,
+        serving: Serving = Serving.XGBOOST,
+        model: ModelSpec | None = None,
+        cache: bool = True,
+        image: str | None = None,
+        accelerator: AcceleratorChoice = AcceleratorChoice.AUTO,
+        instance_type: str | None = None,
+        capacity: Capacity | None = None,
+        kms_key: kms.IKey | None = None,
+        vpc: VpcOptions | None = None,
+        network_isolation: bool = False,
+        data_capture: DataCaptureOptions | None = None,
+        deployment: DeploymentOptions | None = None,
+        environment: Mapping[str, str] | None = None,
+        endpoint_name: str | None = None,
+        host: HostDecision | None = None,
+        catalog: Catalog | None = None,
+        path: str = "",
+    ) -> None:
+        request = EndpointRequest(
+            kind=EndpointKind.MULTI_MODEL,
+            model=_model_spec(model),
+            serving=serving,
+            image=image,
+            accelerator=accelerator,
+            instance_type=instance_type,
+            capacity=capacity or Capacity(),
+            multi_model=MultiModelOptions(model_data_prefix, cache),
+            vpc=vpc,
+            network_isolation=network_isolation,
+            data_capture=data_capture,
+            deployment=deployment or DeploymentOptions(),
+            environment=dict(environment or {}),
+        )
+        super().__init__(
+            scope,
+            construct_id,
+            request=request,
+            host=host,
+            catalog=catalog,
+            kms_key=kms_key,
+            endpoint_name=endpoint_name,
+            path=path,
+        )
+
+
+def endpoint_from_request(
+    scope: Construct,
+    construct_id: str,
+    request: EndpointRequest,
+    *,
+    host: HostDecision | None = None,
+    catalog: Catalog | None = None,
+    kms_key: kms.IKey | None = None,
+    endpoint_name: str | None = None,
+    path: str = "",
+    plan: EndpointPlan | None = None,
+) -> InferenceEndpoint:
+    """Build an endpoint of any kind from a request (the config layer's entry point).
+
+    ``request.kms_key_arn`` (a literal ARN from the config) is imported as a key when ``kms_key`` is not given.
+    ``plan``: the decisions already made for ``request`` (see :class:`InferenceEndpoint`); default: made here.
+    """
+    if kms_key is None and request.kms_key_arn is not None:
+        kms_key = kms.Key.from_key_arn(scope, f"{construct_id}Key", request.kms_key_arn)
+    return InferenceEndpoint(
+        scope,
+        construct_id,
+        request=request,
+        host=host,
+        catalog=catalog,
+        kms_key=kms_key,
+        endpoint_name=endpoint_name,
+        path=path,
+        plan=plan,
+    )

@@ -1,0 +1,206 @@
+"""The CloudWatch metrics of an endpoint: ``endpoint.metric_*()`` (mixed into every endpoint construct).
+
+Invocation metrics live in ``AWS/SageMaker`` per ``EndpointName`` + ``VariantName``, or per
+``InferenceComponentName`` on an endpoint hosted through an inference component; instance metrics in
+``/aws/sagemaker/Endpoints`` (GPU metrics run 0..100 x the host's GPU count); per-copy GPU metrics in
+``/aws/sagemaker/InferenceComponents``; the async backlog metrics have ``EndpointName`` only.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from aws_cdk import Duration
+from aws_cdk import aws_cloudwatch as cloudwatch
+
+from inference_constructs import _tokens
+from inference_constructs.errors import InferenceConfigError
+from inference_constructs.observability.metric_definitions import (
+    COMPONENT_DIMENSIONS,
+    ENDPOINT_INSTANCE_NAMESPACE,
+    INFERENCE_COMPONENT_NAMESPACE,
+    SAGEMAKER_NAMESPACE,
+    endpoint_dimensions,
+)
+
+if TYPE_CHECKING:
+    from inference_constructs.hosting.decisions import Capacity
+    from inference_constructs.scaling.inference_component import ModelInferenceComponent
+
+__all__ = ["EndpointMetrics"]
+
+
+class EndpointMetrics:
+    """The ``metric_*`` methods of an endpoint construct (a mixin: the endpoint supplies the names below)."""
+
+    endpoint_name: str
+    variant_name: str
+    inference_component: ModelInferenceComponent | None
+
+    if TYPE_CHECKING:
+
+        @property
+        def capacity(self) -> Capacity: ...
+
+        def _key(self, name: str) -> str: ...
+
+    def metric(
+        self,
+        metric_name: str,
+        *,
+        namespace: str = SAGEMAKER_NAMESPACE,
+        statistic: str = "Average",
+        period: Duration | None = None,
+        unit: cloudwatch.Unit | None = None,
+        variant_dimension: bool = True,
+    ) -> cloudwatch.Metric:
+        """Any SageMaker metric of this endpoint. Default: average over 1 minute, ``EndpointName`` +
+        ``VariantName`` dimensions (``variant_dimension=False`` for the async backlog metrics).
+
+        On an endpoint hosted through an inference component (real-time ``capacity.min: 0``), invocation
+        metrics (``AWS/SageMaker``) are published per component: they get the ``InferenceComponentName``
+        dimension instead.
+        """
+        return cloudwatch.Metric(
+            namespace=namespace,
+            metric_name=metric_name,
+            dimensions_map=self._metric_dimensions(namespace, variant_dimension=variant_dimension),
+            statistic=statistic,
+            period=period or _tokens.minutes(1),
+            unit=unit,
+        )
+
+    def _metric_dimensions(
+        self, namespace: str = SAGEMAKER_NAMESPACE, *, variant_dimension: bool = True
+    ) -> dict[str, str]:
+        """Dimensions of this endpoint's metrics in ``namespace`` (see :meth:`metric`)."""
+        component = self.inference_component
+        return endpoint_dimensions(
+            self.endpoint_name,
+            self.variant_name,
+            namespace=namespace,
+            inference_component_name=component.inference_component_name if component is not None else None,
+            variant_dimension=variant_dimension,
+        )
+
+    def metric_invocations(self) -> cloudwatch.Metric:
+        """``Invocations`` (count), sum over 1 minute. Not published by async endpoints."""
+        return self.metric("Invocations", statistic="Sum")
+
+    def metric_invocations_per_instance(self) -> cloudwatch.Metric:
+        """``InvocationsPerInstance`` (count), sum over 1 minute."""
+        return self.metric("InvocationsPerInstance", statistic="Sum")
+
+    def metric_model_latency(self, statistic: str = "p99") -> cloudwatch.Metric:
+        """``ModelLatency`` in microseconds, p99 over 1 minute."""
+        return self.metric("ModelLatency", statistic=statistic, unit=cloudwatch.Unit.MICROSECONDS)
+
+    def metric_overhead_latency(self) -> cloudwatch.Metric:
+        """``OverheadLatency`` in microseconds, average over 1 minute (percentiles are not published)."""
+        return self.metric("OverheadLatency", unit=cloudwatch.Unit.MICROSECONDS)
+
+    def metric_invocation_4xx_errors(self) -> cloudwatch.Metric:
+        """``Invocation4XXErrors``, average over 1 minute (each request emits 1 or 0: the error rate)."""
+        return self.metric("Invocation4XXErrors")
+
+    def metric_invocation_5xx_errors(self) -> cloudwatch.Metric:
+        """``Invocation5XXErrors``, average over 1 minute (the 5XX error rate, 0..1)."""
+        return self.metric("Invocation5XXErrors")
+
+    def metric_invocation_model_errors(self) -> cloudwatch.Metric:
+        """``InvocationModelErrors``, sum over 1 minute."""
+        return self.metric("InvocationModelErrors", statistic="Sum")
+
+    def metric_concurrent_requests_per_model(self) -> cloudwatch.Metric:
+        """``ConcurrentRequestsPerModel`` (high resolution, every 10 s), maximum over 1 minute."""
+        return self.metric("ConcurrentRequestsPerModel", statistic="Maximum")
+
+    def metric_model_setup_time(self) -> cloudwatch.Metric:
+        """``ModelSetupTime`` (serverless cold start) in microseconds, average over 1 minute."""
+        return self.metric("ModelSetupTime", unit=cloudwatch.Unit.MICROSECONDS)
+
+    def metric_cpu_utilization(self) -> cloudwatch.Metric:
+        """``CPUUtilization`` percent, average over 1 minute; sums cores, so 0..100 x vCPUs."""
+        return self.metric("CPUUtilization", namespace=ENDPOINT_INSTANCE_NAMESPACE, unit=cloudwatch.Unit.PERCENT)
+
+    def metric_memory_utilization(self) -> cloudwatch.Metric:
+        """``MemoryUtilization`` (host RAM, not GPU memory) percent, average over 1 minute."""
+        return self.metric("MemoryUtilization", namespace=ENDPOINT_INSTANCE_NAMESPACE, unit=cloudwatch.Unit.PERCENT)
+
+    def metric_disk_utilization(self) -> cloudwatch.Metric:
+        """``DiskUtilization`` percent, average over 1 minute."""
+        return self.metric("DiskUtilization", namespace=ENDPOINT_INSTANCE_NAMESPACE, unit=cloudwatch.Unit.PERCENT)
+
+    def metric_gpu_utilization(self) -> cloudwatch.Metric:
+        """``GPUUtilization`` percent, average over 1 minute; 0..100 x :attr:`gpu_count`."""
+        return self.metric("GPUUtilization", namespace=ENDPOINT_INSTANCE_NAMESPACE, unit=cloudwatch.Unit.PERCENT)
+
+    def metric_gpu_memory_utilization(self) -> cloudwatch.Metric:
+        """``GPUMemoryUtilization`` percent, average over 1 minute; 0..100 x :attr:`gpu_count`."""
+        return self.metric("GPUMemoryUtilization", namespace=ENDPOINT_INSTANCE_NAMESPACE, unit=cloudwatch.Unit.PERCENT)
+
+    def metric_approximate_backlog_size(self) -> cloudwatch.Metric:
+        """Async: ``ApproximateBacklogSize`` (count), average over 1 minute, ``EndpointName`` only."""
+        return self.metric("ApproximateBacklogSize", variant_dimension=False, unit=cloudwatch.Unit.COUNT)
+
+    def metric_approximate_backlog_size_per_instance(self) -> cloudwatch.Metric:
+        """Async: ``ApproximateBacklogSizePerInstance`` (count), average over 1 minute, ``EndpointName`` only."""
+        return self.metric("ApproximateBacklogSizePerInstance", variant_dimension=False, unit=cloudwatch.Unit.COUNT)
+
+    def metric_approximate_age_of_oldest_request(self) -> cloudwatch.Metric:
+        """Async: ``ApproximateAgeOfOldestRequest`` in seconds, maximum over 1 minute, ``EndpointName`` only."""
+        return self.metric(
+            "ApproximateAgeOfOldestRequest", statistic="Maximum", variant_dimension=False, unit=cloudwatch.Unit.SECONDS
+        )
+
+    def metric_has_backlog_without_capacity(self) -> cloudwatch.Metric:
+        """Async: ``HasBacklogWithoutCapacity`` (1 when requests wait and no instance runs), average over
+        1 minute, ``EndpointName`` only. Drives scale-out from zero."""
+        return self.metric("HasBacklogWithoutCapacity", variant_dimension=False, unit=cloudwatch.Unit.COUNT)
+
+    def metric_invocations_per_copy(self) -> cloudwatch.Metric:
+        """Inference component: ``InvocationsPerCopy`` (count), sum over 1 minute, ``InferenceComponentName``."""
+        return self._component_metric("InvocationsPerCopy", "Sum", cloudwatch.Unit.COUNT)
+
+    def metric_concurrent_requests_per_copy(self) -> cloudwatch.Metric:
+        """Inference component: ``ConcurrentRequestsPerCopy`` (high resolution), maximum over 1 minute."""
+        return self._component_metric("ConcurrentRequestsPerCopy", "Maximum", None)
+
+    def metric_no_capacity_invocation_failures(self) -> cloudwatch.Metric:
+        """Inference component: ``NoCapacityInvocationFailures`` (requests that found no copy), sum over 1 minute.
+
+        Non-zero after idle at zero copies, until the first instance is in service; it drives the wake-up alarm.
+        """
+        return self._component_metric("NoCapacityInvocationFailures", "Sum", cloudwatch.Unit.COUNT)
+
+    def metric_gpu_utilization_normalized(self) -> cloudwatch.Metric:
+        """Inference component: ``GPUUtilizationNormalized`` per copy (0..100 of its reserved GPUs), average over
+        1 minute, namespace ``/aws/sagemaker/InferenceComponents``."""
+        return self._component_metric(
+            "GPUUtilizationNormalized", "Average", cloudwatch.Unit.PERCENT, INFERENCE_COMPONENT_NAMESPACE
+        )
+
+    def metric_gpu_memory_utilization_normalized(self) -> cloudwatch.Metric:
+        """Inference component: ``GPUMemoryUtilizationNormalized`` per copy (0..100), average over 1 minute,
+        namespace ``/aws/sagemaker/InferenceComponents``."""
+        return self._component_metric(
+            "GPUMemoryUtilizationNormalized", "Average", cloudwatch.Unit.PERCENT, INFERENCE_COMPONENT_NAMESPACE
+        )
+
+    def _component_metric(
+        self, metric_name: str, statistic: str, unit: cloudwatch.Unit | None, namespace: str = SAGEMAKER_NAMESPACE
+    ) -> cloudwatch.Metric:
+        if self.inference_component is None:
+            raise InferenceConfigError(
+                f"{self._key('capacity.min')}: {self.capacity.min} hosts the model without an inference component, "
+                f"so {metric_name} is never published; use the per-instance metrics, or capacity min 0 on a "
+                "realtime endpoint"
+            )
+        return cloudwatch.Metric(
+            namespace=namespace,
+            metric_name=metric_name,
+            dimensions_map={COMPONENT_DIMENSIONS[0].value: self.inference_component.inference_component_name},
+            statistic=statistic,
+            period=_tokens.minutes(1),
+            unit=unit,
+        )

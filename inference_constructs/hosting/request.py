@@ -1,0 +1,186 @@
+"""What a user asks of one endpoint: its kind, model, serving stack, capacity and options (config entry or
+construct props). Pure Python (no ``aws_cdk`` import); :func:`~inference_constructs.hosting.decisions.plan_endpoint`
+turns a request into an :class:`~inference_constructs.hosting.decisions.EndpointPlan`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from inference_constructs.spec import (
+    AcceleratorChoice,
+    EndpointKind,
+    ModelSpec,
+    Serving,
+)
+
+__all__ = [
+    "AsyncOptions",
+    "Capacity",
+    "DataCaptureOptions",
+    "DeploymentOptions",
+    "DeploymentStrategy",
+    "EndpointRequest",
+    "MultiModelOptions",
+    "ServerlessOptions",
+    "VpcOptions",
+]
+
+
+class DeploymentStrategy(StrEnum):
+    """How an endpoint update shifts traffic from the old fleet (blue) to the new one (green).
+
+    All are SageMaker blue/green deployments with automatic rollback on the endpoint's alarms:
+    ``all-at-once`` shifts everything at once and ends without a baking period; ``blue-green``
+    shifts everything at once and keeps the old fleet during a baking period; ``canary`` shifts a
+    small share first; ``linear`` shifts in equal steps.
+    """
+
+    ALL_AT_ONCE = "all-at-once"
+    BLUE_GREEN = "blue-green"
+    CANARY = "canary"
+    LINEAR = "linear"
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """Instance count bounds (the scaling range).
+
+    ``min`` 0 only where the kind can scale to zero: async endpoints (on their backlog) and real-time
+    endpoints, which are then hosted through an inference component. Not used by serverless endpoints.
+    """
+
+    min: int = 1
+    max: int = 1
+
+
+@dataclass(frozen=True)
+class ServerlessOptions:
+    """Serverless variant settings.
+
+    Parameters
+    ----------
+    memory_mb:
+        1024..6144 in steps of 1024. Default: the smallest size that holds the model (2048 when its size
+        is unknown).
+    max_concurrency:
+        1..200 concurrent invocations. Default: 20.
+    provisioned_concurrency:
+        0..``max_concurrency`` warm instances (0 = none, every cold start is paid by a request). Default: 0.
+    """
+
+    memory_mb: int | None = None
+    max_concurrency: int = 20
+    provisioned_concurrency: int = 0
+
+
+@dataclass(frozen=True)
+class AsyncOptions:
+    """Asynchronous inference settings.
+
+    Parameters
+    ----------
+    output_s3_uri:
+        ``s3://bucket/prefix`` for results (failures go under ``<prefix>/failures``). Default: a
+        prefix in the stack's shared, encrypted inference bucket.
+    max_concurrent_invocations_per_instance:
+        1..1000 requests each instance works on at once. Default: SageMaker picks (the container's
+        worker count); the library sets ``max_concurrent_sequences`` for LLM serving stacks.
+    notifications:
+        Publish success and error notifications to two KMS-encrypted SNS topics. Default: yes.
+    """
+
+    output_s3_uri: str | None = None
+    max_concurrent_invocations_per_instance: int | None = None
+    notifications: bool = True
+
+
+@dataclass(frozen=True)
+class MultiModelOptions:
+    """Multi-model endpoint settings: the S3 prefix holding one ``.tar.gz`` per model, and the model cache."""
+
+    model_data_prefix: str
+    cache: bool = True
+
+
+@dataclass(frozen=True)
+class VpcOptions:
+    """Subnets and security groups for the endpoint's ENIs; both lists must be non-empty."""
+
+    subnet_ids: tuple[str, ...] = ()
+    security_group_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DataCaptureOptions:
+    """Capture requests and responses to S3. ``sampling_percent`` 0 disables capture.
+
+    ``s3_uri`` Default: a prefix in the stack's shared, encrypted inference bucket.
+    """
+
+    sampling_percent: int = 0
+    s3_uri: str | None = None
+
+
+@dataclass(frozen=True)
+class DeploymentOptions:
+    """Blue/green update policy.
+
+    Parameters
+    ----------
+    strategy:
+        Traffic shifting mode. Default: ``blue-green`` (all at once, then a baking period).
+    rollback_on_alarms:
+        Create a 5XX-rate alarm and a p99 ModelLatency alarm and roll back when either fires during
+        an update. Default: yes.
+    canary_size_percent:
+        Share of capacity that gets traffic first with ``canary``. Default: 10.
+    linear_step_percent:
+        Share of capacity added per step with ``linear``. Default: 25.
+    wait_interval_seconds:
+        Baking time between traffic shifts, 0..3600. Default: 300.
+    termination_wait_seconds:
+        Time the old fleet is kept after the full shift, 0..3600 (0 for ``all-at-once``). Default: 600.
+    max_error_rate_percent:
+        5XX errors per invocation (percent) that trip the rollback alarm. Default: 5.
+    max_p99_model_latency_ms:
+        p99 ModelLatency (milliseconds) that trips the rollback alarm. Default: 60000 for LLM serving
+        stacks (whole generations), 2000 otherwise.
+    """
+
+    strategy: DeploymentStrategy = DeploymentStrategy.BLUE_GREEN
+    rollback_on_alarms: bool = True
+    canary_size_percent: int = 10
+    linear_step_percent: int = 25
+    wait_interval_seconds: int = 300
+    termination_wait_seconds: int = 600
+    max_error_rate_percent: float = 5.0
+    max_p99_model_latency_ms: float | None = None
+
+
+@dataclass(frozen=True)
+class EndpointRequest:
+    """Everything a user says about one endpoint (config entry or construct props).
+
+    ``kms_key_arn`` may be a CDK token; only its presence matters here.
+    """
+
+    kind: EndpointKind
+    model: ModelSpec
+    serving: Serving
+    image: str | None = None
+    accelerator: AcceleratorChoice = AcceleratorChoice.AUTO
+    instance_type: str | None = None
+    capacity: Capacity = field(default_factory=Capacity)
+    serverless: ServerlessOptions | None = None
+    async_inference: AsyncOptions | None = None
+    multi_model: MultiModelOptions | None = None
+    kms_key_arn: str | None = None
+    vpc: VpcOptions | None = None
+    network_isolation: bool = False
+    data_capture: DataCaptureOptions | None = None
+    deployment: DeploymentOptions = field(default_factory=DeploymentOptions)
+    quantization: str | None = None
+    environment: Mapping[str, str] = field(default_factory=dict)
