@@ -55,11 +55,14 @@ def add_commands(sub: Any) -> None:
     lt.add_argument("--price-per-hour", type=float, help="USD per instance hour (default: the plan's price)")
     lt.add_argument("--max-attempts", type=int, default=4, help="botocore attempts per request (default 4)")
     lt.add_argument("--max-in-flight", type=int, default=256, help="open loop: requests in flight at most")
+    lt.add_argument(
+        "--engine", choices=("auto", "async", "threads"), default="auto", help="auto: asyncio for streaming calls"
+    )
     lt.add_argument("--json", action="store_true", help="print the JSON report instead of the table")
     lt.add_argument("--out", help="also write the JSON report to this file")
     lt.add_argument("--markdown", help="write a Markdown report to this file")
     lt.add_argument("--chart", help="write a PNG chart (needs matplotlib) to this file")
-    lt.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    lt.add_argument("--no-progress", action="store_true", help="no progress bar (default: one on a terminal)")
     _aws_options(lt)
 
     rj = sub.add_parser(
@@ -194,9 +197,9 @@ def _loadtest(args: argparse.Namespace) -> int:
     pool = max([*concurrency, args.max_in_flight if rates else 1])
     client = make_client(service, pool=pool, max_attempts=args.max_attempts, **_client_kwargs(args))
     slo = Slo(ttft_ms=args.slo_ttft_ms, itl_ms=args.slo_itl_ms)
-    test = LoadTest(
-        target, options, client=client, slo=slo, progress=None if args.no_progress else ProgressBar(sys.stderr)
-    )
+    show = not args.no_progress and sys.stderr.isatty()
+    progress = ProgressBar(sys.stderr) if show else None
+    test = LoadTest(target, options, client=client, slo=slo, progress=progress, engine=args.engine)
     levels = test.run()
     notes = [rep.TIMING_NOTE, rep.TOKEN_COUNT_NOTE]
     if target.pricing.usd_per_hour is None:

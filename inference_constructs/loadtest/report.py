@@ -14,8 +14,9 @@ TOKEN_COUNT_NOTE = (
     "OpenAI usage.completion_tokens, Bedrock metadata usage.outputTokens); otherwise content events are counted"
 )
 TIMING_NOTE = (
-    "times start when botocore hands the signed request to the HTTP layer (before-send) of the first attempt; "
-    "TTFT is the first output event, ITL the gaps between output events, e2e the last byte"
+    "times start when the first attempt's signed request goes to the HTTP layer (the socket write for the "
+    "asyncio engine, botocore's before-send for threads); TTFT is the first output event, ITL the gaps "
+    "between output events, e2e the last byte"
 )
 
 

@@ -1,15 +1,17 @@
 """The load generator: fixed-concurrency sweeps and open-loop Poisson arrivals through boto3.
 
-Concurrency model: one thread per in-flight request, all sharing one boto3 client (botocore clients are
-thread-safe) whose connection pool holds as many connections as the highest concurrency. Every request goes
-through boto3's standard configuration (credentials, region, ``endpoint_url`` and the
+Two engines, one set of results. Streaming calls (``InvokeEndpointWithResponseStream``, ``ConverseStream``)
+run on the asyncio engine (:mod:`inference_constructs.loadtest.aio`) by default: one thread, boto3 for
+building, signing and retry decisions, botocore's event-stream parser for the frames. ``engine="threads"``
+(and every ``InvokeEndpoint`` call) runs one thread per in-flight request, all sharing one boto3 client
+(botocore clients are thread-safe) whose pool holds as many connections as the highest concurrency. Either
+way every request goes through boto3's standard configuration (credentials, region, ``endpoint_url`` and the
 ``AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME`` / ``AWS_ENDPOINT_URL_BEDROCK_RUNTIME`` variables) and botocore's
-``standard`` retry mode, which backs off on throttling; retries and throttled requests are counted apart.
+``standard`` retry conditions, which back off on throttling; retries and throttled requests are counted apart.
 
-Clock: ``time.perf_counter``. A request's times start at botocore's ``before-send`` event of its first
-attempt (the signed request handed to the HTTP layer), so TTFT, inter-token gaps and end-to-end latency
-measure the service and the network, not the SDK's request building; the benchmark in ``benchmarks/``
-measures what remains of the generator's own overhead.
+Clock: ``time.perf_counter``. A request's times start when its first attempt's signed request goes to the
+HTTP layer, so TTFT, inter-token gaps and end-to-end latency measure the service and the network, not the
+SDK's request building; the benchmark in ``benchmarks/`` measures what remains of the generator's overhead.
 """
 
 from __future__ import annotations

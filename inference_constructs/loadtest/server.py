@@ -431,6 +431,7 @@ class ServerProcess:
             "inference_constructs.loadtest.server",
             "--behaviour",
             json.dumps(asdict(self.behaviour)),
+            "--until-stdin-closes",
         ]
         self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         assert self._proc.stdout is not None
@@ -452,17 +453,19 @@ class ServerProcess:
             self._proc = None
 
 
-async def _serve_forever(behaviour: Behaviour, port: int) -> None:
+async def _serve_forever(behaviour: Behaviour, port: int, *, until_stdin_closes: bool) -> None:
     server = LocalServer(behaviour)
     srv = await asyncio.start_server(_Handler(server).connection, HOST, port, backlog=4096)
     print(f"listening on {HOST}:{srv.sockets[0].getsockname()[1]}", flush=True)
     async with srv:
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(None, sys.stdin.read)  # exits when the parent closes stdin
+        if until_stdin_closes:  # a parent process holds the pipe: the server never outlives it
+            await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+        else:
+            await srv.serve_forever()
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the server in this process until stdin closes (``python -m inference_constructs.loadtest.server``)."""
+    """Run the server in this process until Ctrl-C (``python -m inference_constructs.loadtest.server``)."""
     p = argparse.ArgumentParser(prog="python -m inference_constructs.loadtest.server", description=__doc__)
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--ttft-ms", type=float, default=50.0)
@@ -473,9 +476,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ttft-ms-per-in-flight", type=float, default=0.0)
     p.add_argument("--itl-ms-per-in-flight", type=float, default=0.0)
     p.add_argument("--behaviour", help="every Behaviour field as a JSON object (overrides the options above)")
+    p.add_argument("--until-stdin-closes", action="store_true", help="stop when stdin closes, not at Ctrl-C")
     a = p.parse_args(argv)
     if a.behaviour:
-        asyncio.run(_serve_forever(Behaviour(**json.loads(a.behaviour)), a.port))
+        asyncio.run(
+            _serve_forever(Behaviour(**json.loads(a.behaviour)), a.port, until_stdin_closes=a.until_stdin_closes)
+        )
         return 0
     b = Behaviour(
         ttft_ms=a.ttft_ms,
@@ -486,7 +492,10 @@ def main(argv: list[str] | None = None) -> int:
         ttft_ms_per_in_flight=a.ttft_ms_per_in_flight,
         itl_ms_per_in_flight=a.itl_ms_per_in_flight,
     )
-    asyncio.run(_serve_forever(b, a.port))
+    if a.behaviour:
+        b = Behaviour(**json.loads(a.behaviour))
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_serve_forever(b, a.port, until_stdin_closes=a.until_stdin_closes))
     return 0
 
 
