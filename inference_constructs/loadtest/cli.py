@@ -56,7 +56,10 @@ def add_commands(sub: Any) -> None:
     lt.add_argument("--max-attempts", type=int, default=4, help="botocore attempts per request (default 4)")
     lt.add_argument("--max-in-flight", type=int, default=256, help="open loop: requests in flight at most")
     lt.add_argument(
-        "--engine", choices=("auto", "async", "threads"), default="auto", help="auto: asyncio for streaming calls"
+        "--engine",
+        choices=("auto", "async", "threads"),
+        default="auto",
+        help="auto: asyncio above 64 concurrent streams",
     )
     lt.add_argument("--json", action="store_true", help="print the JSON report instead of the table")
     lt.add_argument("--out", help="also write the JSON report to this file")

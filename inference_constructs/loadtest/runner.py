@@ -1,9 +1,10 @@
 """The load generator: fixed-concurrency sweeps and open-loop Poisson arrivals through boto3.
 
-Two engines, one set of results. Streaming calls (``InvokeEndpointWithResponseStream``, ``ConverseStream``)
-run on the asyncio engine (:mod:`inference_constructs.loadtest.aio`) by default: one thread, boto3 for
-building, signing and retry decisions, botocore's event-stream parser for the frames. ``engine="threads"``
-(and every ``InvokeEndpoint`` call) runs one thread per in-flight request, all sharing one boto3 client
+Two engines, one set of results. Above :data:`THREADS_UP_TO` concurrent streams, streaming calls
+(``InvokeEndpointWithResponseStream``, ``ConverseStream``) run on the asyncio engine
+(:mod:`inference_constructs.loadtest.aio`): one thread, boto3 for building, signing and retry decisions,
+botocore's event-stream parser for the frames. Up to it (and for every ``InvokeEndpoint`` call) one thread
+runs per in-flight request, all sharing one boto3 client
 (botocore clients are thread-safe) whose pool holds as many connections as the highest concurrency. Either
 way every request goes through boto3's standard configuration (credentials, region, ``endpoint_url`` and the
 ``AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME`` / ``AWS_ENDPOINT_URL_BEDROCK_RUNTIME`` variables) and botocore's
@@ -38,6 +39,11 @@ from inference_constructs.loadtest.formats import (
 from inference_constructs.loadtest.prompts import Prompt
 from inference_constructs.loadtest.stats import RequestResult, Slo, level_summary
 from inference_constructs.loadtest.target import Api, Target
+
+THREADS_UP_TO = 64
+"""``engine="auto"`` runs up to this many concurrent streams on threads, more on the asyncio engine: threads add
+less latency at low concurrency (each stream reads in its own thread), asyncio costs 4-5x less CPU per token
+(``benchmarks/loadtest.py``; docs/benchmarks.md)."""
 
 _THROTTLE_CODES = frozenset({"ThrottlingException", "Throttling", "ThrottledException", "TooManyRequestsException"})
 
@@ -199,7 +205,9 @@ class LoadTest:
         streaming = target.api is not Api.INVOKE
         if engine not in ("auto", "async", "threads") or (engine == "async" and not streaming):
             raise InferenceConfigError(f"--engine: {engine!r} is not allowed; use auto, threads, or async (streaming)")
-        self.engine = "async" if streaming and engine != "threads" else "threads"
+        peak = max([*options.concurrency, options.max_in_flight if options.rates_rps else 1])
+        auto_async = streaming and peak > THREADS_UP_TO
+        self.engine = "async" if engine == "async" or (engine == "auto" and auto_async) else "threads"
         self._operation = operation
         self._engine: Any = None
         self.interrupted = False

@@ -147,3 +147,15 @@ def _profile_summary(name: str, arn: str) -> dict[str, Any]:
         "createdAt": dt.datetime(2026, 1, 1),
         "updatedAt": dt.datetime(2026, 1, 1),
     }
+
+
+def test_the_command_line_imports_neither_boto3_nor_matplotlib_until_it_runs() -> None:
+    # GIVEN a fresh interpreter WHEN it imports the command line and the load-test package
+    import subprocess
+    import sys
+
+    code = "import sys, inference_constructs.__main__, inference_constructs.loadtest; "
+    code += "print(sorted(m for m in ('boto3', 'botocore', 'matplotlib', 'aws_cdk') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    # THEN `plan` stays light: none of them is loaded
+    assert out.strip() == "[]"
