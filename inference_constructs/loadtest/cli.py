@@ -239,14 +239,11 @@ def _loadtest(args: argparse.Namespace) -> int:
 def _recommend_job(args: argparse.Namespace) -> int:
     from inference_constructs.loadtest import recommender
     from inference_constructs.loadtest.formats import StreamFormat, format_for_image
-    from inference_constructs.loadtest.target import load_plan
+    from inference_constructs.loadtest.target import load_plan, plan_endpoint
 
     plan = load_plan(args.plan)
-    name = args.endpoint.removeprefix(f"{plan.get('name')}-")
-    entry = next((e for e in plan["endpoints"] if e.get("name") == name), None)
-    if entry is None:
-        known = ", ".join(str(e.get("name")) for e in plan["endpoints"])
-        raise InferenceConfigError(f"--endpoint: {args.endpoint!r} is not an endpoint of the plan; use one of: {known}")
+    _, entry = plan_endpoint(plan, args.endpoint)
+    name = str(entry.get("name"))
     if Path(args.plan).suffix in (".yaml", ".yml"):
         candidates = recommender.shortlist(args.plan, name)
     else:

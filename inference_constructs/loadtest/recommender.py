@@ -113,11 +113,9 @@ def build_job(
         For an endpoint the plan does not have, no candidate the service accepts, or a request the
         service model rejects (names, ARNs, ranges).
     """
-    entries = {e.get("name"): e for e in plan.get("endpoints") or ()}
-    entry = entries.get(endpoint) or entries.get(endpoint.removeprefix(f"{plan.get('name')}-"))
-    if entry is None:
-        known = ", ".join(str(n) for n in entries) or "none"
-        raise InferenceConfigError(f"--endpoint: {endpoint!r} is not an endpoint of the plan; use one of: {known}")
+    from inference_constructs.loadtest.target import plan_endpoint
+
+    _, entry = plan_endpoint(plan, endpoint)
     allowed = variant_instance_types()
     candidates = [t for t in instance_types if t in allowed]
     if not candidates:

@@ -78,6 +78,22 @@ def load_plan(path: str | Path) -> dict[str, Any]:
     return doc
 
 
+def plan_endpoint(plan: Mapping[str, Any], name: str) -> tuple[int, Mapping[str, Any]]:
+    """The index and plan entry of endpoint ``name`` (the config name, or the deployed ``<platform>-<name>``).
+
+    Raises
+    ------
+    InferenceConfigError
+        Naming the endpoints the plan has.
+    """
+    entries = list(plan.get("endpoints") or ())
+    for index, entry in enumerate(entries):
+        if name in (entry.get("name"), f"{plan.get('name')}-{entry.get('name')}"):
+            return index, entry
+    known = ", ".join(str(e.get("name")) for e in entries) or "none"
+    raise InferenceConfigError(f"--endpoint: {name!r} is not an endpoint of the plan; use one of: {known}")
+
+
 def _concurrency_target(entry: Mapping[str, Any]) -> float | None:
     for policy in (entry.get("scaling") or {}).get("policies") or ():
         if policy.get("policy") == "Concurrency" and policy.get("target_value") is not None:
@@ -119,22 +135,17 @@ def resolve_target(
             profile_name=profile if profile in names else None,
         )
     assert endpoint is not None
-    entries = list((plan or {}).get("endpoints") or ())
-    platform = (plan or {}).get("name")
-    for index, entry in enumerate(entries):
-        if endpoint in (entry.get("name"), f"{platform}-{entry.get('name')}"):
-            return _from_plan(
-                index=index,
-                entry=entry,
-                platform=str(platform),
-                fmt=fmt,
-                stream=stream,
-                instances=instances,
-                price=price_per_hour_usd,
-            )
     if plan is not None:
-        known = ", ".join(str(e.get("name")) for e in entries) or "none"
-        raise InferenceConfigError(f"--endpoint: {endpoint!r} is not an endpoint of the plan; use one of: {known}")
+        index, entry = plan_endpoint(plan, endpoint)
+        return _from_plan(
+            index=index,
+            entry=entry,
+            platform=str(plan.get("name")),
+            fmt=fmt,
+            stream=stream,
+            instances=instances,
+            price=price_per_hour_usd,
+        )
     return Target(
         api=Api.INVOKE if stream is False else Api.STREAM,
         identifier=endpoint,

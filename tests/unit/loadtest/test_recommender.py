@@ -22,6 +22,7 @@ from inference_constructs.loadtest.target import load_plan
 CONFIG = str(Path(__file__).resolve().parents[3] / "config" / "default.yaml")
 ROLE = "arn:aws:iam::111122223333:role/InferenceRecommender"
 PAYLOAD = "s3://acme-ml-artifacts/recommender/chat.tar.gz"
+ARGV = ["recommend-job", "--plan", CONFIG, "--endpoint", "chat", "--role-arn", ROLE, "--payload-s3-uri", PAYLOAD]
 
 
 @pytest.fixture(scope="module")
@@ -143,22 +144,7 @@ def test_submit_uploads_the_payload_looks_up_the_model_and_creates_the_job(
     monkeypatch.setattr(cli, "_control_client", lambda service, args: {"sagemaker": sagemaker, "s3": s3}[service])
     # WHEN recommend-job --submit runs
     with sm, s3_stub:
-        code = main(
-            [
-                "recommend-job",
-                "--plan",
-                CONFIG,
-                "--endpoint",
-                "chat",
-                "--role-arn",
-                ROLE,
-                "--payload-s3-uri",
-                PAYLOAD,
-                "--job-name",
-                "job-1",
-                "--submit",
-            ]
-        )
+        code = main([*ARGV, "--job-name", "job-1", "--submit"])
         sm.assert_no_pending_responses()
         s3_stub.assert_no_pending_responses()
     # THEN every call happened in order with the looked-up model
@@ -168,34 +154,14 @@ def test_submit_uploads_the_payload_looks_up_the_model_and_creates_the_job(
 
 def test_recommend_job_without_submit_writes_the_request(tmp_path: Path) -> None:
     out, payload = tmp_path / "job.json", tmp_path / "payload.tar.gz"
-    code = main(
-        [
-            "recommend-job",
-            "--plan",
-            CONFIG,
-            "--endpoint",
-            "chat",
-            "--role-arn",
-            ROLE,
-            "--model-name",
-            "m",
-            "--payload-s3-uri",
-            PAYLOAD,
-            "--out",
-            str(out),
-            "--payload-out",
-            str(payload),
-        ]
-    )
+    code = main([*ARGV, "--model-name", "m", "--out", str(out), "--payload-out", str(payload)])
     assert code == 0
     assert json.loads(out.read_text())["InputConfig"]["ModelName"] == "m"
     assert tarfile.is_tarfile(payload)
 
 
 def test_recommend_job_needs_a_model_name_without_submit(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(
-        ["recommend-job", "--plan", CONFIG, "--endpoint", "chat", "--role-arn", ROLE, "--payload-s3-uri", PAYLOAD]
-    )
+    code = main(ARGV)
     assert code == cli.EXIT_CONFIG_ERROR
     assert "--model-name: required without --submit" in capsys.readouterr().err
 
