@@ -39,7 +39,11 @@ def add_commands(sub: Any) -> None:
     target.add_argument("--profile", help="Bedrock inference profile ID or ARN, or a plan profile name with --plan")
     lt.add_argument("--plan", help="cdk.out/inference-plan.json or a config .yaml: format, price, scaling target")
     lt.add_argument("--format", choices=("auto", "tgi", "lmi", "openai"), default="auto")
-    lt.add_argument("--api", choices=("auto", "stream", "invoke"), default="auto", help="SageMaker call; default: plan")
+    lt.add_argument(
+        "--api", choices=("auto", "stream", "invoke", "async"), default="auto", help="SageMaker call; default: plan"
+    )
+    lt.add_argument("--async-input", help="async endpoints: s3://bucket/prefix/ for the request bodies")
+    lt.add_argument("--async-poll", type=float, default=1.0, help="async endpoints: seconds between output polls")
     lt.add_argument("--concurrency", help="fixed-concurrency levels, e.g. 1,2,4,8 (default: 1 without --rate)")
     lt.add_argument("--rate", help="open-loop Poisson levels in requests/s, e.g. 0.5,2")
     lt.add_argument("--requests", type=int, help="measured requests per level")
@@ -162,10 +166,15 @@ def _loadtest(args: argparse.Namespace) -> int:
         profile=args.profile,
         plan=plan,
         fmt=StreamFormat(args.format),
-        stream={"auto": None, "stream": True, "invoke": False}[args.api],
+        stream={"auto": None, "stream": True, "invoke": False, "async": None}[args.api],
+        asynchronous=args.api == "async",
         instances=args.instances,
         price_per_hour_usd=args.price_per_hour,
     )
+    if target.api is Api.ASYNC and not args.async_input:
+        raise InferenceConfigError(
+            f"--async-input: {target.identifier} is an async endpoint; name an s3://bucket/prefix/ for the inputs"
+        )
     if target.profile_name:
         from dataclasses import replace
 
@@ -202,13 +211,28 @@ def _loadtest(args: argparse.Namespace) -> int:
     slo = Slo(ttft_ms=args.slo_ttft_ms, itl_ms=args.slo_itl_ms)
     show = not args.no_progress and sys.stderr.isatty()
     progress = ProgressBar(sys.stderr) if show else None
-    test = LoadTest(target, options, client=client, slo=slo, progress=progress, engine=args.engine)
+    test = LoadTest(
+        target,
+        options,
+        client=client,
+        slo=slo,
+        progress=progress,
+        engine=args.engine,
+        s3=_control_client("s3", args) if target.api is Api.ASYNC else None,
+        async_input_s3_uri=args.async_input,
+        async_poll_s=args.async_poll,
+    )
     levels = test.run()
     notes = [rep.TIMING_NOTE, rep.TOKEN_COUNT_NOTE]
     if target.pricing.usd_per_hour is None:
         notes.append(f"no cost per token: {target.pricing.source or 'no price'} (use --price-per-hour)")
     if target.api is Api.INVOKE:
         notes.append("InvokeEndpoint returns the whole response at once: TTFT equals e2e and there is no ITL")
+    if target.api is Api.ASYNC:
+        notes.append(
+            f"async: e2e runs from InvokeEndpointAsync to the output object appearing in S3, polled every "
+            f"{args.async_poll:g} s (its resolution), queueing included; TTFT equals e2e, no ITL"
+        )
     report: dict[str, Any] = {
         "target": target.to_dict(),
         "detected_format": test.detected_format.value if test.detected_format else None,

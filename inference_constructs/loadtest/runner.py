@@ -17,6 +17,7 @@ SDK's request building; the benchmark in ``benchmarks/`` measures what remains o
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import random
 import sys
@@ -175,6 +176,18 @@ class LoadTest:
         For goodput and the knee. Default: no SLO (goodput counts successful requests).
     progress
         Called as ``progress(done, total, label)`` after each request. Default: nothing.
+    engine
+        ``auto``, ``async`` or ``threads``. Default: ``auto``, asyncio above :data:`THREADS_UP_TO` streams.
+    s3
+        Async endpoints: the S3 client for the inputs and the output polling. Default: the standard chain.
+    async_input_s3_uri
+        Async endpoints: ``s3://bucket/prefix/`` where each distinct request body is uploaded once before it
+        is used. Default: none (an async target then fails with that message).
+    async_poll_s
+        Async endpoints: seconds between polls of the output and failure locations (the e2e resolution).
+        Default: 1 second.
+    async_timeout_s
+        Async endpoints: seconds after which a missing output counts as ``AsyncOutputTimeout``. Default: 900.
     """
 
     def __init__(
@@ -186,8 +199,20 @@ class LoadTest:
         slo: Slo | None = None,
         progress: Callable[[int, int | None, str], None] | None = None,
         engine: str = "auto",
+        s3: Any | None = None,
+        async_input_s3_uri: str | None = None,
+        async_poll_s: float = 1.0,
+        async_timeout_s: float = 900.0,
     ) -> None:
+        if target.api is Api.ASYNC and not async_input_s3_uri:
+            raise InferenceConfigError("--async-input: required for an async endpoint; use s3://bucket/prefix/")
         self.target = target
+        self.async_input_s3_uri = async_input_s3_uri
+        self.async_poll_s = async_poll_s
+        self.async_timeout_s = async_timeout_s
+        self._uploaded: set[str] = set()
+        self._uploads_lock = threading.Lock()
+        self._s3 = s3
         self.options = options
         self.slo = slo or Slo()
         service = "bedrock-runtime" if target.api is Api.CONVERSE_STREAM else "sagemaker-runtime"
@@ -200,9 +225,10 @@ class LoadTest:
             Api.STREAM: "InvokeEndpointWithResponseStream",
             Api.INVOKE: "InvokeEndpoint",
             Api.CONVERSE_STREAM: "ConverseStream",
+            Api.ASYNC: "InvokeEndpointAsync",
         }[target.api]
         self.client.meta.events.register(f"before-send.*.{operation}", self._before_send)
-        streaming = target.api is not Api.INVOKE
+        streaming = target.api in (Api.STREAM, Api.CONVERSE_STREAM)
         if engine not in ("auto", "async", "threads") or (engine == "async" and not streaming):
             raise InferenceConfigError(f"--engine: {engine!r} is not allowed; use auto, threads, or async (streaming)")
         peak = max([*options.concurrency, options.max_in_flight if options.rates_rps else 1])
@@ -213,6 +239,13 @@ class LoadTest:
         self.interrupted = False
         self.grace_s = 5.0
         self.detected_format: StreamFormat | None = None
+
+    @property
+    def s3(self) -> Any:
+        """The S3 client of async endpoints (input upload, output polling). Default: the standard chain."""
+        if self._s3 is None:
+            self._s3 = make_client("s3", pool=max([*self.options.concurrency, 10]))
+        return self._s3
 
     # ------------------------------------------------------------------------------------------ timing
     def _before_send(self, **_: Any) -> None:
@@ -235,6 +268,8 @@ class LoadTest:
                 return self._converse(prompt, called)
             if self.target.api is Api.STREAM:
                 return self._stream(prompt, called)
+            if self.target.api is Api.ASYNC:
+                return self._invoke_async(prompt, called)
             return self._invoke(prompt, called)
         except ClientError as exc:
             end = time.perf_counter()
@@ -306,6 +341,57 @@ class LoadTest:
             started=start,
             ended=end,
         )
+
+    def _input_location(self, prompt: Prompt) -> str:
+        """The S3 object holding ``prompt``'s request body, uploaded once per distinct prompt."""
+        assert self.async_input_s3_uri is not None  # checked in __init__
+        body = request_body(self.target.format, prompt.text, prompt.max_tokens, stream=False)
+        bucket, _, prefix = self.async_input_s3_uri.removeprefix("s3://").partition("/")
+        key = f"{prefix.rstrip('/')}/{hashlib.sha256(body).hexdigest()[:16]}.json".lstrip("/")
+        with self._uploads_lock:
+            if key not in self._uploaded:
+                self.s3.put_object(Bucket=bucket, Key=key, Body=body, ContentType="application/json")
+                self._uploaded.add(key)
+        return f"s3://{bucket}/{key}"
+
+    def _invoke_async(self, prompt: Prompt, called: float) -> RequestResult:
+        """InvokeEndpointAsync, then poll the output (or failure) location: e2e is known to the poll interval."""
+        from botocore.exceptions import ClientError
+
+        location = self._input_location(prompt)
+        self._local.sent = None
+        resp = self.client.invoke_endpoint_async(
+            EndpointName=self.target.identifier, InputLocation=location, ContentType="application/json"
+        )
+        start = self._sent(called)
+        deadline = start + self.async_timeout_s
+        targets = [("output", resp["OutputLocation"]), ("failure", resp.get("FailureLocation"))]
+        while time.perf_counter() < deadline and not self._stop.is_set():
+            for kind, uri in targets:
+                if not uri:
+                    continue
+                bucket, _, key = uri.removeprefix("s3://").partition("/")
+                try:
+                    obj = self.s3.get_object(Bucket=bucket, Key=key)
+                except ClientError as exc:
+                    if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+                        continue
+                    raise
+                end = time.perf_counter()
+                count = response_output_tokens(obj["Body"].read()) if kind == "output" else None
+                return RequestResult(
+                    ok=kind == "output",
+                    e2e_s=end - start,
+                    ttft_s=end - start,
+                    output_tokens=count or 0,
+                    output_tokens_from_server=count is not None,
+                    error=None if kind == "output" else "AsyncInferenceFailure",
+                    started=start,
+                    ended=end,
+                )
+            time.sleep(self.async_poll_s)
+        end = time.perf_counter()
+        return RequestResult(ok=False, e2e_s=end - start, error="AsyncOutputTimeout", started=start, ended=end)
 
     # ------------------------------------------------------------------------------------------ levels
     def _bounds(self) -> tuple[int | None, float | None]:

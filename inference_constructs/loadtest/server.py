@@ -7,6 +7,7 @@ It listens on 127.0.0.1 only and answers what boto3 sends when ``endpoint_url`` 
   one of the container formats (:mod:`inference_constructs.loadtest.formats`), optionally split into
   pieces of ``split_bytes`` so that a JSON line (and a UTF-8 character) crosses events;
 - ``POST /endpoints/{name}/invocations`` (``InvokeEndpoint``): one JSON body after the whole generation time;
+- ``POST /endpoints/{name}/async-invocations`` (``InvokeEndpointAsync``): 202 with output/failure locations;
 - ``POST /model/{id}/converse-stream`` (Bedrock ``ConverseStream``): ``messageStart``,
   ``contentBlockDelta`` ..., ``contentBlockStop``, ``messageStop`` and ``metadata`` (with ``usage``) events.
 
@@ -237,6 +238,8 @@ class _Handler:
             await self.response_stream(w, b, n, arrived)
         elif operation == "invocations":
             await self.invoke(w, b, n, arrived)
+        elif operation == "async-invocations":
+            await self.invoke_async(w)
         else:
             await self.error(w, 404, "UnknownOperationException", "unknown operation")
 
@@ -303,6 +306,20 @@ class _Handler:
         head = (
             f"HTTP/1.1 200 OK\r\nx-amzn-RequestId: {uuid.uuid4()}\r\nContent-Type: application/json\r\n"
             f"X-Amzn-Invoked-Production-Variant: AllTraffic\r\nContent-Length: {len(payload)}\r\n\r\n"
+        )
+        w.write(head.encode() + payload)
+        await w.drain()
+
+    async def invoke_async(self, w: asyncio.StreamWriter) -> None:
+        """``InvokeEndpointAsync``: 202 with the output and failure locations in headers (the output itself
+        is the caller's S3 to serve; tests stub it)."""
+        inference_id = str(uuid.uuid4())
+        payload = json.dumps({"InferenceId": inference_id}).encode()
+        head = (
+            f"HTTP/1.1 202 Accepted\r\nx-amzn-RequestId: {uuid.uuid4()}\r\nContent-Type: application/json\r\n"
+            f"X-Amzn-SageMaker-OutputLocation: s3://local-async/output/{inference_id}.out\r\n"
+            f"X-Amzn-SageMaker-FailureLocation: s3://local-async/failure/{inference_id}-error.out\r\n"
+            f"Content-Length: {len(payload)}\r\n\r\n"
         )
         w.write(head.encode() + payload)
         await w.drain()

@@ -24,6 +24,7 @@ class Api(StrEnum):
 
     STREAM = "InvokeEndpointWithResponseStream"
     INVOKE = "InvokeEndpoint"
+    ASYNC = "InvokeEndpointAsync"
     CONVERSE_STREAM = "ConverseStream"
 
 
@@ -110,8 +111,9 @@ def resolve_target(
     stream: bool | None = None,
     instances: int | None = None,
     price_per_hour_usd: float | None = None,
+    asynchronous: bool = False,
 ) -> Target:
-    """Resolve the command line's target against the plan.
+    """Resolve the command line's target against the plan (``asynchronous``: an endpoint named directly is async).
 
     Raises
     ------
@@ -147,7 +149,7 @@ def resolve_target(
             price=price_per_hour_usd,
         )
     return Target(
-        api=Api.INVOKE if stream is False else Api.STREAM,
+        api=Api.ASYNC if asynchronous else Api.INVOKE if stream is False else Api.STREAM,
         identifier=endpoint,
         format=fmt,
         pricing=Pricing(price_per_hour_usd, instances or 1 if price_per_hour_usd else instances, "--price-per-hour"),
@@ -168,11 +170,6 @@ def _from_plan(
     kind = entry.get("type")
     if kind in ("async", "serverless", "multi-model") and stream:
         raise InferenceConfigError(f"--stream: {path} is a {kind} endpoint; response streaming needs a realtime one")
-    if kind == "async":
-        raise InferenceConfigError(
-            f"--endpoint: {path} ({entry.get('name')}) is an async endpoint; the load test drives realtime and "
-            "serverless endpoints (InvokeEndpoint, InvokeEndpointWithResponseStream) and Bedrock profiles"
-        )
     image_format = format_for_image((entry.get("container") or {}).get("image"))
     use_stream = stream if stream is not None else (image_format is not None and kind == "realtime")
     capacity = entry.get("capacity") or {}
@@ -182,7 +179,7 @@ def _from_plan(
     if kind == "serverless":
         hourly, source = price, "serverless is billed per request duration, not per instance hour"
     return Target(
-        api=Api.STREAM if use_stream else Api.INVOKE,
+        api=Api.ASYNC if kind == "async" else Api.STREAM if use_stream else Api.INVOKE,
         identifier=f"{platform}-{entry.get('name')}",
         format=fmt if fmt is not StreamFormat.AUTO else (image_format or StreamFormat.AUTO),
         pricing=Pricing(float(hourly) if hourly else None, count, source),

@@ -41,6 +41,11 @@ def test_cpu_endpoint_is_invoked_without_streaming(plan: dict[str, Any]) -> None
     assert (target.api, target.format) == (Api.INVOKE, StreamFormat.AUTO)
 
 
+def test_async_endpoint_is_invoked_asynchronously(plan: dict[str, Any]) -> None:
+    target = resolve_target(endpoint="batch-extract", profile=None, plan=plan)
+    assert (target.api, target.identifier, target.format) == (Api.ASYNC, "acme-genai-batch-extract", StreamFormat.LMI)
+
+
 def test_plan_profile_name_is_resolved_later(plan: dict[str, Any]) -> None:
     target = resolve_target(endpoint=None, profile="team-a-sonnet", plan=plan)
     assert (target.api, target.profile_name, target.pricing.usd_per_hour) == (
@@ -56,7 +61,6 @@ def test_plan_profile_name_is_resolved_later(plan: dict[str, Any]) -> None:
         ({"endpoint": None, "profile": None}, "name exactly one target"),
         ({"endpoint": "chat", "profile": "p"}, "name exactly one target"),
         ({"endpoint": "nope", "profile": None}, "'nope' is not an endpoint of the plan; use one of: chat, summarize"),
-        ({"endpoint": "batch-extract", "profile": None}, r"endpoints\[2\] \(batch-extract\) is an async endpoint"),
         ({"endpoint": "churn", "profile": None, "stream": True}, r"endpoints\[3\] is a serverless endpoint"),
     ],
 )
