@@ -103,7 +103,7 @@ def endpoint(i: int) -> dict[str, Any]:
             "type": "realtime",
             "model": {
                 "source": "huggingface",
-                "id": "meta-llama/Llama-3.1-8B-Instruct",
+                "id": "NousResearch/Meta-Llama-3.1-8B-Instruct",
                 "parameters_billion": size,
                 "max_context_tokens": 4096,
                 "max_concurrent_sequences": 8,

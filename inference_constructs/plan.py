@@ -8,15 +8,20 @@ All problems across the whole file are collected and raised as one :class:`Infer
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from inference_constructs.bedrock.governance_config import guardrail_spec, invocation_logging_spec
+from inference_constructs.bedrock.logging_spec import check_invocation_logging
+from inference_constructs.bedrock.logging_spec import plan_entry as logging_plan_entry
 from inference_constructs.bedrock.model_source import ModelSource, Residency
 from inference_constructs.bedrock.pricing import Workload, token_economics, workload_from_counts
-from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_specs, plan_entries
+from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_specs, check_router_roles, plan_entries
 from inference_constructs.bedrock.routing import RouterSpec, check_router_specs, router_plan_entry
 from inference_constructs.catalog import Catalog, load_catalog
 from inference_constructs.config.schema import BedrockWorkload, Endpoint, PlatformConfig
+from inference_constructs.containers.model_access import HfTokenSecret
 from inference_constructs.cost.commitment import CapacitySchedule, recommend_commitment
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting.decisions import (
@@ -33,6 +38,12 @@ from inference_constructs.hosting.decisions import (
     plan_endpoint,
 )
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK, EndpointFootprint, shard
+from inference_constructs.regions import (
+    RegionRequirement,
+    load_resource_regions,
+    platform_requirements,
+    region_problems,
+)
 from inference_constructs.scaling.decisions import ScalingPlan
 from inference_constructs.scaling.from_config import plan_from_config
 from inference_constructs.sizing import HostDecision
@@ -65,9 +76,14 @@ def model_spec(endpoint: Endpoint) -> ModelSpec:
     )
 
 
+def _env_value(value: str | int | float | bool) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def endpoint_request(endpoint: Endpoint) -> EndpointRequest:
     """The hosting request (construct props) that a config endpoint describes."""
     e = endpoint
+    token = e.model.hf_token
     return EndpointRequest(
         kind=e.type,
         model=model_spec(e),
@@ -103,6 +119,8 @@ def endpoint_request(endpoint: Endpoint) -> EndpointRequest:
         deployment=DeploymentOptions(
             strategy=DeploymentStrategy(e.deployment.strategy), rollback_on_alarms=e.deployment.rollback_on_alarms
         ),
+        environment={key: _env_value(value) for key, value in e.environment.items()},
+        hf_token=HfTokenSecret(token.secret, token.json_key, token.version_id) if token else None,
     )
 
 
@@ -116,6 +134,7 @@ def profile_specs(config: PlatformConfig) -> list[ProfileSpec]:
             invoke_role_arns=tuple(p.invoke_role_arns),
             max_output_tokens=p.max_output_tokens,
             residency=Residency(p.residency),
+            guardrail=guardrail_spec(config.name, p.name, p.guardrail),
         )
         for p in config.bedrock.profiles
     ]
@@ -317,10 +336,30 @@ class PlatformPlan:
             "baseline_usd_per_hour": self.baseline_usd_per_hour,
             "savings_plan": self.extra.get("savings_plan"),
             "bedrock": self.extra.get("bedrock", []),
+            "bedrock_invocation_logging": self.extra.get("bedrock_invocation_logging"),
+            "regions": self.regions_json(),
             "bedrock_routers": self.extra.get("bedrock_routers", []),
             "warnings": list(self.warnings) + [w for e in self.endpoints for w in e.warnings],
         }
         return doc
+
+    def region_requirements(self, part: str) -> tuple[RegionRequirement, ...]:
+        """What ``part`` (a hosting stack's name, ``bedrock`` or ``cost``) needs that not every region has."""
+        found: dict[str, tuple[RegionRequirement, ...]] = self.extra.get("regions", {})
+        return found.get(part, ())
+
+    def regions_json(self) -> dict[str, Any]:
+        """The plan's ``regions`` entry: the regions every requirement allows (of those the data covers), and why."""
+        found: dict[str, tuple[RegionRequirement, ...]] = self.extra.get("regions", {})
+        reqs = [r for part in found.values() for r in part]
+        covered = load_resource_regions().regions
+        return {
+            "deploy_region": self.config.region,
+            "deployable_regions": [r for r in covered if all(req.available_in(r) for req in reqs)],
+            "requirements": [
+                {"needs": req.what, "needed_by": list(req.needed_by), "rule": req.assert_description} for req in reqs
+            ],
+        }
 
     def to_json_text(self) -> str:
         """The plan document as deterministic, indented JSON."""
@@ -374,10 +413,22 @@ class PlatformPlan:
                 f"savings plan: commit ${sp['commitment_usd_per_hour']}/h, "
                 f"saves ${sp.get('monthly_saving_usd', 0)}/month"
             )
+        footer.extend(_guardrail_lines(self.extra.get("bedrock", [])))
         footer.extend(_bedrock_lines(self.extra))
         warnings = self.to_json()["warnings"]
         footer.extend(f"warning: {w}" for w in warnings)
         return "\n".join(lines + footer) + "\n"
+
+
+def _guardrail_lines(profiles: list[dict[str, Any]]) -> list[str]:
+    """One line per Bedrock profile naming the guardrail its grants enforce."""
+    lines = []
+    for p in profiles:
+        g = p.get("guardrail")
+        if g:
+            which = f"{g['id']} version {g['version']}" if g["source"] == "existing" else f"{g['name']} (created)"
+            lines.append(f"bedrock profile {p['name']}: enforces guardrail {which}")
+    return lines
 
 
 def _bedrock_lines(extra: dict[str, Any]) -> list[str]:
@@ -455,6 +506,9 @@ def plan_platform(
             problems.extend(exc.problems)
     specs = profile_specs(config)
     problems.extend(check_profile_specs(specs))
+    logging = invocation_logging_spec(config.bedrock.invocation_logging)
+    if logging is not None:
+        problems.extend(check_invocation_logging(logging))
     workloads = []
     for i, profile in enumerate(config.bedrock.profiles):
         workload, found = bedrock_workload(profile.workload, f"bedrock.profiles[{i}].workload")
@@ -462,6 +516,7 @@ def plan_platform(
         problems.extend(found)
     routers, router_problems = router_specs(config)
     problems.extend(router_problems)
+    problems.extend(check_router_roles(specs, routers))
     savings_plan: dict[str, Any] | None = None
     hosted = [e for e in endpoints if e.host is not None]
     try:
@@ -474,6 +529,12 @@ def plan_platform(
         savings_plan = recommendation.to_dict()
     except InferenceConfigError as exc:
         problems.extend(exc.problems)
+    for number, indexes in enumerate(shard([e.footprint for e in endpoints], max_resources=max_resources_per_stack)):
+        for i in indexes:
+            endpoints[i] = replace(endpoints[i], stack=hosting_stack_name(config.name, number + 1))
+    requirements = region_requirements(config, endpoints)
+    if config.region:
+        problems.extend(region_problems(config.region, requirements))
     if problems:
         raise InferenceConfigError(problems)
     bedrock = plan_entries(specs, deploy_region=config.region)
@@ -490,10 +551,8 @@ def plan_platform(
         )
         entry["token_economics"] = econ
         entry["warnings"] += [f"bedrock profile {spec.name}: {w}" for w in (econ or {}).get("warnings", [])]
-    warnings = tuple(w for entry in bedrock for w in entry.get("warnings", []))
-    for number, indexes in enumerate(shard([e.footprint for e in endpoints], max_resources=max_resources_per_stack)):
-        for i in indexes:
-            endpoints[i] = replace(endpoints[i], stack=hosting_stack_name(config.name, number + 1))
+    logging_entry = logging_plan_entry(logging) if logging is not None else None
+    warnings = tuple(w for entry in [*bedrock, logging_entry or {}] for w in entry.get("warnings", []))
     return PlatformPlan(
         config=config,
         endpoints=tuple(endpoints),
@@ -501,9 +560,26 @@ def plan_platform(
         warnings=warnings,
         extra={
             "bedrock": bedrock,
+            "bedrock_invocation_logging": logging_entry,
             "bedrock_routers": [router_plan_entry(r) for r in routers],
             "savings_plan": savings_plan,
+            "regions": requirements,
         },
+    )
+
+
+def region_requirements(
+    config: PlatformConfig, endpoints: Sequence[EndpointDecisions]
+) -> dict[str, tuple[RegionRequirement, ...]]:
+    """What each part of the platform needs that not every region has (by hosting stack, ``bedrock``, ``cost``)."""
+    budget = config.cost.budget
+    return platform_requirements(
+        [(e.path, e.stack, e.hosting.image, e.hosting.uses_inference_component) for e in endpoints],
+        profiles=len(config.bedrock.profiles),
+        routers=len(config.bedrock.routers),
+        budget=bool(budget.monthly_limit_usd),
+        budget_action=bool(budget.monthly_limit_usd and budget.deny_role_arns),
+        anomaly_monitor=bool(config.cost.anomaly_monitor.notify_email),
     )
 
 

@@ -13,6 +13,8 @@ from inference_constructs.cost import apply_cost_tags, capacity_tags
 from inference_constructs.hosting import InferenceEndpoint, endpoint_from_request
 from inference_constructs.observability import InferenceAlarms, MonitoredEndpoint
 from inference_constructs.plan import EndpointDecisions, capacity_schedule, endpoint_request
+from inference_constructs.region_rules import add_region_rules
+from inference_constructs.regions import RegionRequirement
 
 
 def endpoint_name(platform: str, decisions: EndpointDecisions) -> str:
@@ -50,9 +52,12 @@ class HostingStack(Stack):
         alarm_topic: aws_sns.ITopic,
         anomaly_std_devs: float,
         capacity_tagging: bool,
+        region_requirements: Sequence[RegionRequirement] = (),
         **kwargs: Any,
     ) -> None:
         super().__init__(scope, construct_id, **kwargs)
+        # the plan's requirements first, so the rule's descriptions name the config keys that need them
+        add_region_rules(self, region_requirements)
         self.endpoints: dict[str, InferenceEndpoint] = {}
         for decisions in endpoints:
             endpoint = endpoint_from_request(

@@ -8,12 +8,14 @@ from pathlib import Path
 
 from aws_cdk import App, AspectPriority, Aspects, Environment, cx_api
 
+from inference_constructs.bedrock.governance_config import invocation_logging_spec
 from inference_constructs.compliance import add_compliance_gates
 from inference_constructs.config import load_config
 from inference_constructs.cost import CAPACITY_TAG_KEYS, RequireCostTags, apply_cost_tags
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK
 from inference_constructs.observability import MonitoredProfile
 from inference_constructs.plan import PlatformPlan, plan_platform, profile_specs, router_specs
+from inference_constructs.region_rules import add_region_rules
 from stacks.bedrock import BedrockStack
 from stacks.cost import CostStack, needs_cost_stack
 from stacks.hosting import HostingStack, monitored
@@ -32,10 +34,19 @@ def build_platform(app: App, plan: PlatformPlan) -> None:
     name = config.name
     env = Environment(account=config.account, region=config.region) if config.account or config.region else None
     profiles: list[MonitoredProfile] = []
-    if config.bedrock.profiles or config.bedrock.routers:
+    logging = invocation_logging_spec(config.bedrock.invocation_logging)
+    if config.bedrock.profiles or config.bedrock.routers or logging is not None:
         bedrock = BedrockStack(
-            app, f"{name}-bedrock", profiles=profile_specs(config), routers=router_specs(config)[0], env=env
+            app,
+            f"{name}-bedrock",
+            profiles=profile_specs(config),
+            routers=router_specs(config)[0],
+            invocation_logging=logging,
+            alarm_email=config.observability.alarm_email,
+            dashboard=config.observability.dashboard,
+            env=env,
         )
+        add_region_rules(bedrock, plan.region_requirements("bedrock"))
         profiles = [
             MonitoredProfile(name=p.name, profile_id=construct.profile_id, model=p.model)
             for p, construct in zip(config.bedrock.profiles, bedrock.profiles.values(), strict=True)
@@ -57,10 +68,12 @@ def build_platform(app: App, plan: PlatformPlan) -> None:
             alarm_topic=observability.alarms.topic,
             anomaly_std_devs=config.observability.anomaly_std_devs,
             capacity_tagging=config.cost.capacity_tags,
+            region_requirements=plan.region_requirements(stack_name),
             env=env,
         )
     if needs_cost_stack(config.cost):
-        CostStack(app, f"{name}-cost", cost=config.cost, env=env)
+        cost = CostStack(app, f"{name}-cost", cost=config.cost, env=env)
+        add_region_rules(cost, plan.region_requirements("cost"))
     apply_cost_tags(app, {PLATFORM_TAG: name, **config.tags})
     required = [k for k in config.cost.activate_cost_allocation_tags if k not in CAPACITY_TAG_KEYS]
     if required:

@@ -12,12 +12,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from inference_constructs._lazy import lazy_exports
+from inference_constructs.bedrock.guardrails import (
+    ContentFilter,
+    DeniedTopic,
+    GuardrailSpec,
+    PiiEntity,
+    check_guardrail,
+    guarded_invoke_statements,
+)
 from inference_constructs.bedrock.guidance import (
     GUIDANCE_AS_OF,
     cache_checkpoint_min_tokens,
     output_burndown_rate,
     token_guidance,
 )
+from inference_constructs.bedrock.logging_spec import InvocationLoggingSpec, check_invocation_logging
 from inference_constructs.bedrock.model_source import (
     ModelSource,
     ModelSourceKind,
@@ -41,7 +50,9 @@ from inference_constructs.bedrock.regions import GEOGRAPHIES, TABLE_AS_OF, Geogr
 from inference_constructs.bedrock.routing import RouterSpec, check_router_specs, router_plan_entry
 
 if TYPE_CHECKING:
+    from inference_constructs.bedrock.guardrail import Guardrail, GuardrailReference
     from inference_constructs.bedrock.inference_profile import INVOKE_ACTIONS, ApplicationInferenceProfile
+    from inference_constructs.bedrock.invocation_logging import ModelInvocationLogging
     from inference_constructs.bedrock.metrics import bedrock_metric, cache_tokens_total
     from inference_constructs.bedrock.router import IntelligentPromptRouter
 
@@ -50,6 +61,9 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "ApplicationInferenceProfile": "inference_constructs.bedrock.inference_profile",
+        "Guardrail": "inference_constructs.bedrock.guardrail",
+        "GuardrailReference": "inference_constructs.bedrock.guardrail",
+        "ModelInvocationLogging": "inference_constructs.bedrock.invocation_logging",
         "INVOKE_ACTIONS": "inference_constructs.bedrock.inference_profile",
         "IntelligentPromptRouter": "inference_constructs.bedrock.router",
         "bedrock_metric": "inference_constructs.bedrock.metrics",
@@ -64,11 +78,19 @@ __all__ = [
     "INVOKE_ACTIONS",
     "TABLE_AS_OF",
     "ApplicationInferenceProfile",
+    "ContentFilter",
+    "DeniedTopic",
     "Geography",
+    "Guardrail",
+    "GuardrailReference",
+    "GuardrailSpec",
     "IntelligentPromptRouter",
+    "InvocationLoggingSpec",
     "Latency",
+    "ModelInvocationLogging",
     "ModelSource",
     "ModelSourceKind",
+    "PiiEntity",
     "ProfileSpec",
     "Residency",
     "RouterSpec",
@@ -77,6 +99,8 @@ __all__ = [
     "cache_checkpoint_min_tokens",
     "cache_tokens_total",
     "check_description",
+    "check_guardrail",
+    "check_invocation_logging",
     "check_model",
     "check_name",
     "check_profile",
@@ -85,6 +109,7 @@ __all__ = [
     "check_router_specs",
     "check_tags",
     "geography_for_prefix",
+    "guarded_invoke_statements",
     "load_prices",
     "output_burndown_rate",
     "plan_entries",

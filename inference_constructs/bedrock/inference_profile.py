@@ -18,6 +18,8 @@ from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from inference_constructs._tokens import is_unresolved
+from inference_constructs.bedrock.guardrail import GuardrailReference
+from inference_constructs.bedrock.guardrails import guarded_invoke_statements
 from inference_constructs.bedrock.metrics import bedrock_metric, cache_tokens_total
 from inference_constructs.bedrock.model_source import (
     ModelSource,
@@ -69,6 +71,12 @@ class ApplicationInferenceProfile(Construct):
         IAM roles (same account as the stack) given the :meth:`invoke_policy_statements` through one
         customer-managed policy ``InvokePolicy`` attached to them (not an inline policy, which
         NIST 800-53 and HIPAA packs reject). Default: no role is granted; call :meth:`grant_invoke`.
+    guardrail:
+        Guardrail version every grant of this profile enforces: each invoke Allow requires
+        ``bedrock:GuardrailIdentifier = <guardrail ARN>:<version>``, an explicit Deny refuses any other
+        guardrail or none on the same ARNs (profile, system profile, foundation models), and
+        ``bedrock:ApplyGuardrail`` is allowed on the guardrail (Bedrock user guide, "Enforce the use of
+        specific guardrails in model inference requests"). Default: grants carry no guardrail condition.
 
     Raises
     ------
@@ -87,6 +95,7 @@ class ApplicationInferenceProfile(Construct):
         description: str | None = None,
         residency: Residency = Residency.ANY,
         invoke_role_arns: Sequence[str] = (),
+        guardrail: GuardrailReference | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         problems = check_name(name) + check_tags(tags) + check_description(description)
@@ -99,6 +108,8 @@ class ApplicationInferenceProfile(Construct):
         raise_if_problems(problems)
         assert source is not None
 
+        self.guardrail: GuardrailReference | None = guardrail
+        """The guardrail version the grants enforce, or None."""
         self.model_source: ModelSource = source
         """What the profile copies (kind, geography, destination Regions)."""
         self.profile_name: str = name
@@ -128,10 +139,9 @@ class ApplicationInferenceProfile(Construct):
         """Permit ``grantee`` to invoke (incl. streaming and Converse) through this profile's ARN only.
 
         Not enough on its own: Bedrock also authorizes the source model, see :meth:`grant_invoke`.
+        With a guardrail the Allow requires it, and a Deny refuses any other guardrail or none.
         """
-        return iam.Grant.add_to_principal(
-            grantee=grantee, actions=list(INVOKE_ACTIONS), resource_arns=[self.profile_arn]
-        )
+        return self._grant(grantee, [[self.profile_arn]])
 
     def grant_source_invoke(self, grantee: iam.IGrantable) -> iam.Grant:
         """Permit ``grantee`` to invoke the source this profile copies.
@@ -144,7 +154,7 @@ class ApplicationInferenceProfile(Construct):
         arns = self.model_source.invoke_resource_arns(
             partition=Aws.PARTITION, region=Aws.REGION, account=Aws.ACCOUNT_ID
         )
-        grant = iam.Grant.add_to_principal(grantee=grantee, actions=list(INVOKE_ACTIONS), resource_arns=list(arns))
+        grant = self._grant(grantee, [list(arns)])
         if isinstance(grantee.grant_principal, Construct):
             self._acknowledge_region_wildcard(grantee.grant_principal)
         return grant
@@ -154,14 +164,45 @@ class ApplicationInferenceProfile(Construct):
 
         One statement on the application profile ARN, one on the source ARNs
         (:meth:`grant_source_invoke`), both ``bedrock:InvokeModel`` + ``InvokeModelWithResponseStream``.
+        With a guardrail: both require it, one Deny refuses any other guardrail or none on all of those
+        ARNs, and one statement allows ``bedrock:ApplyGuardrail`` on the guardrail.
         """
         source_arns = self.model_source.invoke_resource_arns(
             partition=Aws.PARTITION, region=Aws.REGION, account=Aws.ACCOUNT_ID
         )
-        return [
-            iam.PolicyStatement(actions=list(INVOKE_ACTIONS), resources=[self.profile_arn]),
-            iam.PolicyStatement(actions=list(INVOKE_ACTIONS), resources=list(source_arns)),
-        ]
+        groups = [[self.profile_arn], list(source_arns)]
+        if self.guardrail is None:
+            return [iam.PolicyStatement(actions=list(INVOKE_ACTIONS), resources=group) for group in groups]
+        documents = guarded_invoke_statements(
+            groups, guardrail_identifier=self.guardrail.identifier, guardrail_arn=self.guardrail.arn
+        )
+        return [iam.PolicyStatement.from_json(d) for d in documents]
+
+    def _grant(self, grantee: iam.IGrantable, groups: list[list[str]]) -> iam.Grant:
+        """Invoke on each group of ARNs; with a guardrail, conditioned on it, plus one Deny and ApplyGuardrail."""
+        if self.guardrail is None:
+            grants = [
+                iam.Grant.add_to_principal(grantee=grantee, actions=list(INVOKE_ACTIONS), resource_arns=group)
+                for group in groups
+            ]
+        else:
+            *allows, deny, apply = guarded_invoke_statements(
+                groups, guardrail_identifier=self.guardrail.identifier, guardrail_arn=self.guardrail.arn
+            )
+            grants = [
+                iam.Grant.add_to_principal(
+                    grantee=grantee, actions=a["Action"], resource_arns=a["Resource"], conditions=a["Condition"]
+                )
+                for a in allows
+            ]
+            grantee.grant_principal.add_to_principal_policy(iam.PolicyStatement.from_json(deny))
+            grants.append(
+                iam.Grant.add_to_principal(grantee=grantee, actions=apply["Action"], resource_arns=apply["Resource"])
+            )
+        grant = grants[0]
+        for other in grants[1:]:
+            grant = grant.combine(other)
+        return grant
 
     def _acknowledge_region_wildcard(self, scope: Construct) -> None:
         """Acknowledge AwsSolutions-IAM5 for ``foundation-model/<id>`` in Region ``*`` on ``scope``.
@@ -188,7 +229,15 @@ class ApplicationInferenceProfile(Construct):
     def grant_invoke(self, grantee: iam.IGrantable) -> iam.Grant:
         """Permit ``grantee`` InvokeModel and InvokeModelWithResponseStream through this profile
         (what Converse and ConverseStream need): :meth:`grant_profile_usage` + :meth:`grant_source_invoke`."""
-        return self.grant_profile_usage(grantee).combine(self.grant_source_invoke(grantee))
+        if self.guardrail is None:
+            return self.grant_profile_usage(grantee).combine(self.grant_source_invoke(grantee))
+        arns = self.model_source.invoke_resource_arns(
+            partition=Aws.PARTITION, region=Aws.REGION, account=Aws.ACCOUNT_ID
+        )
+        grant = self._grant(grantee, [[self.profile_arn], list(arns)])
+        if isinstance(grantee.grant_principal, Construct):
+            self._acknowledge_region_wildcard(grantee.grant_principal)
+        return grant
 
     # ------------------------------------------------------------------ metrics
     def metric(self, metric_name: str, *, statistic: str = "Sum", period: Duration | None = None) -> cloudwatch.Metric:

@@ -12,6 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inference_constructs._tokens import is_unresolved
+from inference_constructs.bedrock.guardrails import (
+    GuardedRole,
+    GuardrailSpec,
+    check_guardrail,
+    check_role_guardrails,
+)
+from inference_constructs.bedrock.guardrails import plan_entry as guardrail_plan_entry
 from inference_constructs.bedrock.guidance import (
     cache_checkpoint_min_tokens,
     output_burndown_rate,
@@ -25,6 +32,8 @@ from inference_constructs.bedrock.model_source import (
     raise_if_problems,
 )
 from inference_constructs.bedrock.regions import TABLE_AS_OF
+from inference_constructs.bedrock.routing import RouterSpec
+from inference_constructs.errors import InferenceConfigError
 
 _ROLE_ARN_PATTERN = re.compile(r"^arn:aws(-[a-z-]+)?:iam::[0-9]{12}:role/[\w+=,.@/-]{1,512}$")
 
@@ -40,12 +49,14 @@ class ProfileSpec:
     max_output_tokens: int | None = None
     residency: Residency = Residency.ANY
     description: str | None = None
+    guardrail: GuardrailSpec | None = None
 
 
 def check_profile_specs(specs: Sequence[ProfileSpec], *, path: str = "bedrock.profiles") -> list[str]:
     """Every problem in ``specs``: each profile's rules, duplicate names, malformed role ARNs."""
     problems: list[str] = []
     first_index: dict[str, int] = {}
+    roles: list[GuardedRole] = []
     for i, spec in enumerate(specs):
         item = f"{path}[{i}]"
         problems += check_profile(
@@ -70,7 +81,45 @@ def check_profile_specs(specs: Sequence[ProfileSpec], *, path: str = "bedrock.pr
                     f"{item}.invoke_role_arns[{j}]: {arn!r} is not an IAM role ARN; "
                     "use arn:aws:iam::<account>:role/<name>"
                 )
-    return problems
+        if spec.guardrail is not None:
+            problems += check_guardrail(spec.guardrail, path=f"{item}.guardrail")
+        roles += _guarded_roles(spec, item)
+    return problems + check_role_guardrails(roles)
+
+
+def check_router_roles(profiles: Sequence[ProfileSpec], routers: Sequence[RouterSpec]) -> list[str]:
+    """A role granted on a guarded profile and on a prompt router over the same model: router calls carry no
+    guardrail condition, so the profile's Deny refuses them. Reported at the router's key path."""
+    grants = [g for i, spec in enumerate(profiles) for g in _guarded_roles(spec, f"bedrock.profiles[{i}]")]
+    for i, router in enumerate(routers):
+        for model in router.models:
+            try:
+                model_id = ModelSource.parse(model).model_id
+            except InferenceConfigError:
+                continue  # reported by check_router_specs
+            if model_id is not None:
+                path = f"bedrock.routers[{i}].invoke_role_arns"
+                grants += [
+                    GuardedRole(arn, model_id, None, f"{path}[{j}]") for j, arn in enumerate(router.invoke_role_arns)
+                ]
+    return [p for p in check_role_guardrails(grants) if p.startswith("bedrock.routers[")]
+
+
+def _guarded_roles(spec: ProfileSpec, item: str) -> list[GuardedRole]:
+    """The roles of one profile with its model id and guardrail, for the cross-profile check."""
+    try:
+        model_id = ModelSource.parse(spec.model).model_id
+    except InferenceConfigError:
+        return []  # reported by check_profile
+    if model_id is None:
+        return []  # an unresolved token: nothing to compare
+    guardrail = spec.guardrail
+    name = None
+    if guardrail is not None:
+        name = f"{guardrail.existing_id}:{guardrail.existing_version}" if guardrail.is_existing else guardrail.name
+    return [
+        GuardedRole(arn, model_id, name, f"{item}.invoke_role_arns[{j}]") for j, arn in enumerate(spec.invoke_role_arns)
+    ]
 
 
 def validate_profile_specs(specs: Sequence[ProfileSpec], *, path: str = "bedrock.profiles") -> None:
@@ -84,7 +133,8 @@ def plan_entry(spec: ProfileSpec, *, deploy_region: str | None = None) -> dict[s
     Keys: ``name``, ``model``, ``source_kind``, ``model_id``, ``geography``, ``destination_regions``
     (null = any commercial Region, or the deploy Region when it is not known), ``leaves_region``,
     ``residency``, ``max_output_tokens``, ``output_burndown_rate``, ``cache_checkpoint_min_tokens``,
-    ``regions_table_as_of``, ``guidance`` (sentences) and ``warnings`` (sentences).
+    ``regions_table_as_of``, ``guardrail`` (what the profile's grants enforce, or null), ``guidance``
+    (sentences) and ``warnings`` (sentences).
     """
     source = ModelSource.parse(spec.model)
     regions = source.destination_regions(deploy_region)
@@ -112,6 +162,7 @@ def plan_entry(spec: ProfileSpec, *, deploy_region: str | None = None) -> dict[s
         "output_burndown_rate": output_burndown_rate(source.model_id),
         "cache_checkpoint_min_tokens": cache_checkpoint_min_tokens(source.model_id),
         "regions_table_as_of": TABLE_AS_OF,
+        "guardrail": guardrail_plan_entry(spec.guardrail) if spec.guardrail is not None else None,
         "guidance": token_guidance(source.model_id, spec.max_output_tokens),
         "warnings": warnings,
     }

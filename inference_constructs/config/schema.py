@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from inference_constructs.bedrock.guardrails import LIMITS as GUARDRAIL_LIMITS
 from inference_constructs.spec import AcceleratorChoice, DType, EndpointKind, ModelSourceKind, Serving
 
 AccountId = Annotated[str, StringConstraints(pattern=r"^\d{12}$")]
@@ -35,6 +36,14 @@ class Architecture(_Model):
     head_dim: int = Field(ge=1, le=1024)
 
 
+class HfToken(_Model):
+    """A Secrets Manager secret holding a Hugging Face read token (gated or private models, source huggingface)."""
+
+    secret: str = Field(min_length=1, max_length=2048)
+    json_key: str | None = Field(default=None, min_length=1, max_length=256)
+    version_id: str | None = Field(default=None, min_length=32, max_length=64)
+
+
 class Model(_Model):
     """What is served. ``parameters_billion`` is needed for accelerator sizing unless ``instance_type`` is set."""
 
@@ -46,6 +55,7 @@ class Model(_Model):
     max_context_tokens: int = Field(default=4096, ge=1, le=2_000_000)
     max_concurrent_sequences: int = Field(default=8, ge=1, le=4096)
     architecture: Architecture | None = None
+    hf_token: HfToken | None = None
 
 
 class Capacity(_Model):
@@ -142,6 +152,79 @@ class Endpoint(_Model):
     network_isolation: bool = False
     data_capture: DataCapture = Field(default_factory=DataCapture)
     deployment: Deployment = Field(default_factory=Deployment)
+    environment: dict[str, str | int | float | bool] = Field(default_factory=dict, max_length=100)
+
+
+class GuardrailContentFilter(_Model):
+    """A harmful-content category and how strictly prompts and responses are filtered."""
+
+    type: Annotated[str, StringConstraints(pattern=r"^[A-Z_]+$")]
+    input_strength: Literal["NONE", "LOW", "MEDIUM", "HIGH"] = "HIGH"
+    output_strength: Literal["NONE", "LOW", "MEDIUM", "HIGH"] = "HIGH"
+
+
+class GuardrailDeniedTopic(_Model):
+    """A topic the guardrail refuses."""
+
+    name: str = Field(min_length=1, max_length=GUARDRAIL_LIMITS["topic_name_max_length"][0])
+    definition: str = Field(min_length=1, max_length=GUARDRAIL_LIMITS["topic_definition_max_length"][0])
+    examples: list[
+        Annotated[str, StringConstraints(min_length=1, max_length=GUARDRAIL_LIMITS["topic_example_max_length"][0])]
+    ] = Field(default_factory=list, max_length=GUARDRAIL_LIMITS["topic_examples_max"][0])
+
+
+class GuardrailPiiEntity(_Model):
+    """A PII entity type and what the guardrail does with it."""
+
+    type: Annotated[str, StringConstraints(pattern=r"^[A-Z_]+$")]
+    action: Literal["BLOCK", "ANONYMIZE", "NONE"] = "ANONYMIZE"
+
+
+class GuardrailGrounding(_Model):
+    """Contextual grounding thresholds (checked when callers mark grounding source and query)."""
+
+    grounding_threshold: float | None = Field(default=None, ge=0, lt=1)
+    relevance_threshold: float | None = Field(default=None, ge=0, lt=1)
+
+
+class BedrockGuardrail(_Model):
+    """The guardrail a profile enforces: filters for a new one, or ``id`` + ``version`` of an existing one."""
+
+    id: str | None = Field(default=None, min_length=1, max_length=64)
+    version: int | str | None = None
+    name: str | None = Field(default=None, min_length=1, max_length=GUARDRAIL_LIMITS["name_max_length"][0])
+    description: str | None = Field(
+        default=None, min_length=1, max_length=GUARDRAIL_LIMITS["description_max_length"][0]
+    )
+    content_filters: list[GuardrailContentFilter] = Field(
+        default_factory=list, max_length=GUARDRAIL_LIMITS["content_filters_max"][0]
+    )
+    denied_topics: list[GuardrailDeniedTopic] = Field(
+        default_factory=list, max_length=GUARDRAIL_LIMITS["topics_max"][0]
+    )
+    pii_entities: list[GuardrailPiiEntity] = Field(default_factory=list, max_length=50)
+    contextual_grounding: GuardrailGrounding | None = None
+    blocked_input_messaging: str | None = Field(
+        default=None, min_length=1, max_length=GUARDRAIL_LIMITS["messaging_max_length"][0]
+    )
+    blocked_outputs_messaging: str | None = Field(
+        default=None, min_length=1, max_length=GUARDRAIL_LIMITS["messaging_max_length"][0]
+    )
+    intervention_alarm_percent: float = Field(default=25.0, gt=0, le=100)
+
+
+class InvocationLogging(_Model):
+    """Model invocation logging of the account and Region (one configuration per account and Region)."""
+
+    s3: bool | Annotated[str, StringConstraints(min_length=3, max_length=63)] = True
+    cloudwatch_logs: bool = True
+    retention_days: int = Field(default=365, ge=1, le=3653)
+    text_data: bool = True
+    image_data: bool = False
+    embedding_data: bool = False
+    video_data: bool = False
+    audio_data: bool = False
+    overwrite_existing: bool = False
 
 
 TokenCount = Annotated[int, Field(ge=0, le=10**15)]
@@ -172,6 +255,7 @@ class BedrockProfile(_Model):
     max_output_tokens: int | None = Field(default=None, ge=1, le=1_000_000)
     residency: Literal["any", "single-region"] = "any"
     workload: BedrockWorkload | None = None
+    guardrail: BedrockGuardrail | None = None
 
 
 class BedrockRouter(_Model):
@@ -188,10 +272,11 @@ class BedrockRouter(_Model):
 
 
 class Bedrock(_Model):
-    """Bedrock application inference profiles and prompt routers."""
+    """Bedrock application inference profiles, prompt routers and model invocation logging."""
 
     profiles: list[BedrockProfile] = Field(default_factory=list, max_length=100)
     routers: list[BedrockRouter] = Field(default_factory=list, max_length=100)
+    invocation_logging: InvocationLogging | None = None
 
 
 class XRaySampling(_Model):

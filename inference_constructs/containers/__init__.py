@@ -13,6 +13,7 @@ from inference_constructs.containers.environment import (
     default_quantization,
     validate_environment,
     validate_quantization,
+    validate_user_environment,
 )
 from inference_constructs.containers.images import (
     ContainerImage,
@@ -37,4 +38,5 @@ __all__ = [
     "select_image",
     "validate_environment",
     "validate_quantization",
+    "validate_user_environment",
 ]

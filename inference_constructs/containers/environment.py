@@ -12,20 +12,28 @@ Pure Python. Each serving stack reads its own variable names:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
+from types import MappingProxyType
 
+from inference_constructs.containers.model_access import TOKEN_KEYS, looks_like_token
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.spec import Accelerator, DType, Serving
 
 __all__ = [
+    "ENVIRONMENT_OWNERS",
     "MODEL_DIR",
+    "OVERRIDABLE_KEYS",
     "QUANTIZATION_METHODS",
     "ServingParameters",
     "container_environment",
     "default_quantization",
+    "owned_keys",
     "validate_environment",
     "validate_quantization",
+    "validate_user_environment",
 ]
 
 MODEL_DIR = "/opt/ml/model"
@@ -55,6 +63,67 @@ QUANTIZATION_METHODS: Mapping[Serving, frozenset[str]] = {
 _ENV_MAX_ENTRIES = 100
 _ENV_MAX_BYTES = 1024
 _ENV_MAX_TOTAL_BYTES = 32 * 1024
+_ENV_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+"""SageMaker ``ContainerDefinition.Environment`` (botocore sagemaker service model, ``EnvironmentMap``): at most 100
+entries; key ``[a-zA-Z_][a-zA-Z0-9_]*`` up to 1024 bytes; value up to 1024 bytes; 32 KB for all keys and values."""
+
+_MODEL = "model.id (or model.s3_uri with source s3)"
+_TP = "instance_type / accelerator (the sizing decides the tensor parallel degree)"
+_LEN = "model.max_context_tokens"
+_BATCH = "model.max_concurrent_sequences"
+_DTYPE = "model.dtype"
+_ENGINE = "serving"
+ENVIRONMENT_OWNERS: Mapping[str, str] = MappingProxyType(
+    {
+        "HF_MODEL_ID": _MODEL,
+        "OPTION_MODEL_ID": _MODEL,
+        "MODEL_ID": _MODEL,
+        "SM_VLLM_MODEL": _MODEL,
+        "OPTION_TENSOR_PARALLEL_DEGREE": _TP,
+        "TENSOR_PARALLEL_DEGREE": _TP,
+        "SM_NUM_GPUS": _TP,
+        "NUM_SHARD": _TP,
+        "HF_NUM_CORES": _TP,
+        "SM_VLLM_TENSOR_PARALLEL_SIZE": _TP,
+        "OPTION_MAX_MODEL_LEN": _LEN,
+        "OPTION_N_POSITIONS": _LEN,
+        "MAX_INPUT_TOKENS": _LEN,
+        "MAX_INPUT_LENGTH": _LEN,
+        "MAX_TOTAL_TOKENS": _LEN,
+        "SM_VLLM_MAX_MODEL_LEN": _LEN,
+        "OPTION_MAX_ROLLING_BATCH_SIZE": _BATCH,
+        "MAX_BATCH_SIZE": _BATCH,
+        "MAX_BATCH_TOTAL_TOKENS": _BATCH,
+        "SM_VLLM_MAX_NUM_SEQS": _BATCH,
+        "OPTION_DTYPE": _DTYPE,
+        "DTYPE": _DTYPE,
+        "HF_AUTO_CAST_TYPE": _DTYPE,
+        "SM_VLLM_DTYPE": _DTYPE,
+        "OPTION_QUANTIZE": _DTYPE,
+        "HF_MODEL_QUANTIZE": _DTYPE,
+        "QUANTIZE": _DTYPE,
+        "SM_VLLM_QUANTIZATION": _DTYPE,
+        "OPTION_ROLLING_BATCH": _ENGINE,
+        "OPTION_ENTRYPOINT": _ENGINE,
+        "OPTION_MODEL_LOADING_TIMEOUT": "the start-up health check timeout (sized from the weights)",
+        **dict.fromkeys(sorted(TOKEN_KEYS), "model.hf_token (a secrets manager secret; never the token text)"),
+    }
+)
+"""Every variable the library writes (or an alias the container reads for the same setting), and the config key
+that sets it. Aliases: LMI reads ``OPTION_MODEL_ID``/``TENSOR_PARALLEL_DEGREE`` for ``HF_MODEL_ID``/
+``OPTION_TENSOR_PARALLEL_DEGREE`` (djl-serving ``serving/docs/lmi/deployment_guide/configurations.md``); TGI's
+SageMaker entrypoint maps ``HF_MODEL_ID``, ``SM_NUM_GPUS``, ``HF_MODEL_QUANTIZE`` to ``MODEL_ID``, ``NUM_SHARD``,
+``QUANTIZE``, and ``MAX_INPUT_LENGTH`` is the legacy name of ``MAX_INPUT_TOKENS`` (text-generation-inference
+``sagemaker-entrypoint.sh``, ``docs/source/reference/launcher.md``)."""
+
+OVERRIDABLE_KEYS = frozenset({"SAGEMAKER_PROGRAM", "SAGEMAKER_SUBMIT_DIRECTORY", "SAGEMAKER_CONTAINER_LOG_LEVEL"})
+"""Defaults the library writes for framework containers that ``environment`` may replace (your script's name)."""
+
+_ALIASES: Mapping[Serving, frozenset[str]] = {
+    Serving.LMI: frozenset({"OPTION_MODEL_ID", "TENSOR_PARALLEL_DEGREE"}),
+    Serving.NEURON: frozenset({"OPTION_MODEL_ID", "TENSOR_PARALLEL_DEGREE"}),
+    Serving.TGI: frozenset({"MODEL_ID", "NUM_SHARD", "QUANTIZE", "MAX_INPUT_LENGTH"}),
+}
 
 _LMI_DTYPE = {DType.BF16: "bf16", DType.FP16: "fp16", DType.FP32: "fp32"}
 _TORCH_DTYPE = {DType.BF16: "bfloat16", DType.FP16: "float16", DType.FP32: "float32"}
@@ -136,6 +205,42 @@ def validate_environment(env: Mapping[str, str], problems: ProblemCollector, pat
             problems.add(f"{path}.{key}", "key or value is longer than 1024 bytes", "shorten it")
     if total > _ENV_MAX_TOTAL_BYTES:
         problems.add(path, f"{total} bytes in total is too large", "keep the environment under 32 KiB")
+
+
+@cache
+def owned_keys(serving: Serving) -> frozenset[str]:
+    """The variables ``environment`` may not set for ``serving``: every key the library can write for it (on any
+    host, with or without quantization), their aliases, and the token variables."""
+    keys: set[str] = set(TOKEN_KEYS) | _ALIASES.get(serving, frozenset())
+    for accelerator in (Accelerator.GPU, Accelerator.INFERENTIA, Accelerator.CPU):
+        for quantization in (None, "fp8"):
+            params = ServingParameters(
+                serving, accelerator, "id", quantization=quantization, model_loading_timeout_seconds=600
+            )
+            keys.update(_preset_environment(params))
+    return frozenset(keys - OVERRIDABLE_KEYS)
+
+
+def validate_user_environment(env: Mapping[str, str], serving: Serving, problems: ProblemCollector, path: str) -> None:
+    """Record a problem for each ``environment`` entry that is malformed, owned by the library, or a plain token."""
+    owned = owned_keys(serving)
+    for key, value in env.items():
+        where = f"{path}.{key}"
+        if not _ENV_KEY.match(key):
+            problems.add(where, f"{key!r} is not an environment variable name", "use [A-Za-z_][A-Za-z0-9_]*")
+        elif key in owned:
+            owner = ENVIRONMENT_OWNERS.get(key, "the plan")
+            problems.add(
+                where,
+                f"is written by the library for serving {serving.value}, from {owner}",
+                f"remove it and set {owner} instead",
+            )
+        elif looks_like_token(str(value)):
+            problems.add(
+                where,
+                "holds what looks like a hugging face token in plain text, which would be in the template and plan",
+                "put the token in a secrets manager secret and name it in model.hf_token, or stage the weights in s3",
+            )
 
 
 def container_environment(params: ServingParameters, extra: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -20,6 +20,8 @@ from inference_constructs import _tokens
 from inference_constructs.compliance import acknowledge_all
 from inference_constructs.containers import ContainerImage, load_snapshot
 from inference_constructs.errors import InferenceConfigError
+from inference_constructs.region_rules import RegionRules
+from inference_constructs.regions import image_requirement
 
 MAPPING_ID = "InferenceImageRegistry"
 STORAGE_ID = "InferenceStorage"
@@ -88,7 +90,8 @@ def image_uri(
     """(image URI, registry account) of ``image`` in ``scope``'s stack.
 
     A stack with a concrete region gets literal strings; a region-agnostic stack gets
-    ``Fn::FindInMap`` lookups in the shared mapping, which covers every region the image is published in.
+    ``Fn::FindInMap`` lookups in the shared mapping, which covers every region the image is published in, and an
+    assertion in the stack's ``InferenceRegions`` rule that the deploy region is one of them.
     """
     stack = stack or Stack.of(scope)
     snapshot = load_snapshot()
@@ -101,6 +104,8 @@ def image_uri(
                 f"use one of {', '.join(sorted(image.accounts))}, or serving custom with your own image"
             )
         return snapshot.uri(image.key, region), image.accounts[region]
+    user = path.removesuffix(".serving") if path != "serving" else scope.node.path
+    RegionRules.of(stack).require(image_requirement(image.key, image.repository, image.tag, image.accounts, [user]))
     mapping = _mapping(stack, image, snapshot.domains)
     column = image.mapping_key
     # Each column is written once per stack: every set_value is a round trip to the jsii kernel, and

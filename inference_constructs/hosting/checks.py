@@ -13,7 +13,9 @@ from inference_constructs.catalog import Catalog, InstanceType
 from inference_constructs.containers import (
     ImageVariant,
     image_key,
+    validate_user_environment,
 )
+from inference_constructs.containers.model_access import TOKEN_VARIABLES, gated_prefix
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.hosting.request import EndpointRequest, ServerlessOptions
 from inference_constructs.sizing import HostDecision
@@ -355,4 +357,29 @@ def check_multi_model_host(req: EndpointRequest, host: HostDecision, p: ProblemC
             key_path(path, "serving"),
             f"{req.serving.value} cannot serve a multi-model endpoint on gpu host {inst.name}",
             "use serving triton (the only multi-model container on gpu), or accelerator cpu",
+        )
+
+
+def check_model_access(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
+    """The ``environment`` passthrough, and gated models: they need a route (a token secret, or weights in s3), and
+    the token secret a source and stack that download from the hub."""
+    m = req.model
+    key = key_path(path, "model.hf_token")
+    validate_user_environment(req.environment, req.serving, p, key_path(path, "environment"))
+    if req.hf_token is not None:
+        for sub, what, fix in req.hf_token.problems():
+            p.add(f"{key}.{sub}", what, fix)
+        if m.source is not ModelSourceKind.HUGGINGFACE or req.kind is EndpointKind.MULTI_MODEL:
+            p.add(key, "is only used when the container downloads from the hugging face hub", "remove hf_token")
+        elif req.serving not in TOKEN_VARIABLES:
+            p.add(key, f"serving {req.serving.value} does not download from the hugging face hub", "remove hf_token")
+        return
+    downloads = m.source is ModelSourceKind.HUGGINGFACE and req.serving.is_llm  # the preset downloads model.id
+    prefix = gated_prefix(m.id) if downloads else None
+    if prefix is not None and req.kind is not EndpointKind.MULTI_MODEL and not req.network_isolation:
+        p.add(
+            key_path(path, "model.id"),
+            f"{m.id} is gated on the hugging face hub ({prefix}*), so the container's download fails without a token",
+            "name a secrets manager secret holding a read token in model.hf_token.secret, or stage the weights in s3 "
+            "(model.source: s3, model.s3_uri: s3://bucket/prefix/)",
         )

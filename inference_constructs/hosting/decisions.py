@@ -27,6 +27,7 @@ from inference_constructs.containers import (
     validate_environment,
     validate_quantization,
 )
+from inference_constructs.containers.model_access import TOKEN_VARIABLES
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
 from inference_constructs.hosting.checks import (
     SERVERLESS_MEMORY_MB,
@@ -35,6 +36,7 @@ from inference_constructs.hosting.checks import (
     check_explicit_host,
     check_image,
     check_kind_blocks,
+    check_model_access,
     check_model_source,
     check_multi_model_host,
     check_network,
@@ -319,6 +321,19 @@ def _inference_component(
     )
 
 
+def _token_environment(req: EndpointRequest, reasons: list[str]) -> dict[str, str]:
+    token = req.hf_token
+    variable = TOKEN_VARIABLES.get(req.serving)
+    if token is None or variable is None:
+        return {}
+    reasons.append(
+        f"{variable.name} is a cloudformation dynamic reference to secret {token.secret}: resolved when the model is "
+        "created, so the token is in no template or plan; it is visible in DescribeModel, and a rotated token "
+        "reaches the endpoint only with a deploy that replaces the model (change model.hf_token.version_id)"
+    )
+    return {variable.name: token.dynamic_reference}
+
+
 def plan_endpoint(
     request: EndpointRequest,
     *,
@@ -356,7 +371,7 @@ def plan_endpoint(
     check_image(req, p, path)
     check_network(req, p, path)
     check_deployment(req, p, path)
-    validate_environment(req.environment, p, key_path(path, "environment"))
+    check_model_access(req, p, path)
     serverless_opts: ServerlessOptions | None = None
     if req.kind is EndpointKind.SERVERLESS:
         check_serverless(req, p, path)
@@ -433,8 +448,11 @@ def plan_endpoint(
             quantization=quantization if llm else None,
             model_loading_timeout_seconds=startup_s if llm else None,
         ),
-        req.environment,
+        {**req.environment, **_token_environment(req, reasons)},
     )
+    limits = ProblemCollector()
+    validate_environment(env, limits, key_path(path, "environment"))
+    limits.raise_if_any()
 
     kms_arn: str | None = req.kms_key_arn
     kms_omitted: str | None = None

@@ -36,6 +36,8 @@ from inference_constructs.hosting.metrics import EndpointMetrics
 from inference_constructs.hosting.outputs import async_output, data_capture
 from inference_constructs.hosting.role import ExecutionStatements, execution_image
 from inference_constructs.hosting.rollback import rollback_alarms
+from inference_constructs.region_rules import RegionRules
+from inference_constructs.regions import HOSTING_TYPES, type_requirement
 from inference_constructs.scaling.autoscaling import EndpointAutoScaling, ServerlessProvisionedConcurrencyScaling
 from inference_constructs.scaling.decisions import ScalableDimension, ScalingPlan
 from inference_constructs.scaling.inference_component import InferenceComponentScaling, ModelInferenceComponent
@@ -119,6 +121,7 @@ class InferenceEndpoint(EndpointMetrics, Construct):
         self._path = path
         plan = self.plan
         stack = Stack.of(self)
+        RegionRules.of(stack).require(type_requirement(HOSTING_TYPES, "sagemaker hosting", [path or self.node.path]))
 
         self.role = iam.Role(
             self,
@@ -312,6 +315,7 @@ class InferenceEndpoint(EndpointMetrics, Construct):
             gpu_count=self.gpu_count,
             burstable=bool(host and host.instance.burstable),
             instance_type=self.instance_type,
+            serving=self.plan.serving,
         )
         return self._attach(scaling)
 

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from inference_constructs.containers.model_access import HfTokenSecret
 from inference_constructs.spec import (
     AcceleratorChoice,
     EndpointKind,
@@ -184,3 +185,6 @@ class EndpointRequest:
     deployment: DeploymentOptions = field(default_factory=DeploymentOptions)
     quantization: str | None = None
     environment: Mapping[str, str] = field(default_factory=dict)
+    """Extra container variables, merged after the library's; keys the library writes are refused."""
+    hf_token: HfTokenSecret | None = None
+    """Secrets Manager secret with a Hugging Face token for a gated or private model (source huggingface)."""

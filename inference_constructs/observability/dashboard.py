@@ -395,6 +395,6 @@ def check_dashboard_inputs(
                 key(path, "source_account_ids"),
                 f"{len(source_account_ids)} accounts make a SEARCH expression {longest} characters long; "
                 f"the limit is {MAX_SEARCH_LENGTH}",
-                "list at most 49 accounts per dashboard, or none to cover every linked account",
+                "list at most 48 accounts per dashboard, or none to cover every linked account",
             )
     return problems

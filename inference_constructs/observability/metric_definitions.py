@@ -19,6 +19,7 @@ __all__ = [
     "COMPONENT_DIMENSIONS",
     "ENDPOINT_INSTANCE_NAMESPACE",
     "ENDPOINT_ONLY_DIMENSIONS",
+    "GUARDRAILS_NAMESPACE",
     "INFERENCE_COMPONENT_NAMESPACE",
     "SAGEMAKER_NAMESPACE",
     "VARIANT_DIMENSIONS",
@@ -37,6 +38,9 @@ INFERENCE_COMPONENT_NAMESPACE = "/aws/sagemaker/InferenceComponents"
 """Per-copy utilization of inference components, normalized to 0..100 (``InferenceComponentName``)."""
 BEDROCK_NAMESPACE = "AWS/Bedrock"
 """Bedrock runtime metrics (``ModelId``; an application inference profile's traffic carries the profile id)."""
+GUARDRAILS_NAMESPACE = "AWS/Bedrock/Guardrails"
+"""Bedrock guardrail metrics (``GuardrailArn, GuardrailVersion``; also ``Operation``, ``GuardrailContentSource``,
+``GuardrailPolicyType``)."""
 BILLING_NAMESPACE = "AWS/Billing"
 """Estimated charges; published in us-east-1 only, once billing alerts are turned on."""
 

@@ -68,17 +68,22 @@ def _quote(value: str) -> str:
     return f'"{escaped}"'
 
 
-def account_filter(account_ids: Sequence[str]) -> str:
-    """SEARCH term restricting results to ``account_ids`` (works only in a cross-account monitoring account).
+MONITORING_ACCOUNT = "LOCAL"
+"""The account-id value that names the monitoring account itself in a SEARCH term (CloudWatch user guide, "CloudWatch
+search expression syntax": ``:aws.AccountId = 'LOCAL'``); written double-quoted, as the console writes it."""
 
-    ``:aws.AccountId = "111122223333"`` for one account, ``:aws.AccountId = ("1..." OR "2...")`` for several; an
-    empty string for none (search the dashboard's own account, or every linked account in a monitoring account).
+
+def account_filter(account_ids: Sequence[str]) -> str:
+    """SEARCH term restricting results to ``account_ids`` and the monitoring account itself (works only in a
+    cross-account monitoring account).
+
+    ``:aws.AccountId = ("111122223333" OR "LOCAL")``: the listed source accounts plus the monitoring account's own
+    metrics (``LOCAL``); an empty string for none (search the dashboard's own account, or every linked account in a
+    monitoring account).
     """
     if not account_ids:
         return ""
-    if len(account_ids) == 1:
-        return f":aws.AccountId = {_quote(account_ids[0])}"
-    return ":aws.AccountId = (" + " OR ".join(_quote(a) for a in account_ids) + ")"
+    return ":aws.AccountId = (" + " OR ".join(_quote(a) for a in [*account_ids, MONITORING_ACCOUNT]) + ")"
 
 
 def search(

@@ -27,6 +27,7 @@ from inference_constructs.observability.metric_definitions import (
     BEDROCK_NAMESPACE,
     BILLING_NAMESPACE,
     ENDPOINT_INSTANCE_NAMESPACE,
+    GUARDRAILS_NAMESPACE,
     INFERENCE_COMPONENT_NAMESPACE,
     SAGEMAKER_NAMESPACE,
 )
@@ -59,6 +60,15 @@ class Namespace:
     dimensions: frozenset[str]
     metrics: frozenset[str]
 
+
+_BEDROCK_INVOCATION_METRICS = (
+    "Invocations",
+    "InvocationLatency",
+    "InvocationClientErrors",
+    "InvocationServerErrors",
+    "InvocationThrottles",
+)
+"""Published under the same names by Bedrock runtime and by Bedrock guardrails."""
 
 KNOWN_NAMESPACES: Mapping[str, Namespace] = {
     SAGEMAKER_NAMESPACE: Namespace(
@@ -138,11 +148,7 @@ KNOWN_NAMESPACES: Mapping[str, Namespace] = {
         dimensions=frozenset({"ModelId", "ImageSize", "BucketedStepSize"}),
         metrics=frozenset(
             {
-                "Invocations",
-                "InvocationLatency",
-                "InvocationClientErrors",
-                "InvocationServerErrors",
-                "InvocationThrottles",
+                *_BEDROCK_INVOCATION_METRICS,
                 "InputTokenCount",
                 "OutputTokenCount",
                 "LegacyModelInvocations",
@@ -153,8 +159,21 @@ KNOWN_NAMESPACES: Mapping[str, Namespace] = {
                 "CacheWriteInputTokens",
                 "CacheReadInputTokenCount",
                 "CacheWriteInputTokenCount",
+                # model invocation logging delivery, published without dimensions
+                "ModelInvocationLogsCloudWatchDeliverySuccess",
+                "ModelInvocationLogsCloudWatchDeliveryFailure",
+                "ModelInvocationLogsS3DeliverySuccess",
+                "ModelInvocationLogsS3DeliveryFailure",
+                "ModelInvocationLargeDataS3DeliverySuccess",
+                "ModelInvocationLargeDataS3DeliveryFailure",
             }
         ),
+    ),
+    GUARDRAILS_NAMESPACE: Namespace(
+        dimensions=frozenset(
+            {"Operation", "GuardrailContentSource", "GuardrailPolicyType", "GuardrailArn", "GuardrailVersion"}
+        ),
+        metrics=frozenset({*_BEDROCK_INVOCATION_METRICS, "TextUnitCount", "InvocationsIntervened"}),
     ),
     BILLING_NAMESPACE: Namespace(
         dimensions=frozenset({"Currency", "ServiceName", "LinkedAccount"}),
@@ -357,8 +376,8 @@ def _check_account_filters(query: str) -> list[str]:
     for match in _ACCOUNT_FILTER.finditer(query):
         values = re.findall(r'"([^"]*)"', match.group(1)) or [match.group(1)]
         for value in values:
-            if not re.fullmatch(r"\d{12}|TOKEN_\w+", value):
-                problems.append(f"account id {value!r} in the :aws.AccountId filter is not 12 digits")
+            if not re.fullmatch(r"\d{12}|LOCAL|TOKEN_\w+", value):
+                problems.append(f"account id {value!r} in the :aws.AccountId filter is not 12 digits or LOCAL")
     return problems
 
 

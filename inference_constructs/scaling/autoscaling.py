@@ -39,7 +39,7 @@ from inference_constructs.scaling.decisions import (
     invocations_policy,
     provisioned_concurrency_policy,
 )
-from inference_constructs.spec import EndpointKind
+from inference_constructs.spec import EndpointKind, Serving
 
 DEFAULT_VARIANT_NAME = "AllTraffic"
 
@@ -95,6 +95,9 @@ class EndpointAutoScaling(CapacityScaling):
         True for a burstable (``ml.t*``) host, which cannot be scaled. Default: not burstable.
     instance_type:
         Host instance type, for error messages. Default: messages say "the host".
+    serving:
+        The serving stack on the host; GPU-memory scaling is refused for stacks whose GPU memory cannot fall
+        with load (vLLM, LMI, TGI reserve it at start-up). Default: unknown, GPU-memory scaling is allowed.
 
     Raises
     ------
@@ -115,6 +118,7 @@ class EndpointAutoScaling(CapacityScaling):
         gpu_count: int = 0,
         burstable: bool = False,
         instance_type: str | None = None,
+        serving: Serving | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         self._path = self.node.path
@@ -142,6 +146,7 @@ class EndpointAutoScaling(CapacityScaling):
         self.max_capacity = max_capacity
         self.gpu_count = gpu_count
         self.instance_type = instance_type
+        self.serving = serving
         self.target = self._scalable_target(
             resource_id=f"endpoint/{endpoint_name}/variant/{variant_name}",
             dimension=ScalableDimension.VARIANT_INSTANCES,
@@ -278,6 +283,7 @@ class EndpointAutoScaling(CapacityScaling):
             percent_per_gpu=percent_per_gpu,
             gpu_count=self.gpu_count,
             instance_type=self.instance_type,
+            serving=self.serving,
         )
 
     def scale_on_backlog(

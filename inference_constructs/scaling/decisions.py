@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from inference_constructs.containers.memory import GPU_MEMORY_BEHAVIOUR, GpuMemoryUse
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.observability.metric_definitions import (
     COMPONENT_DIMENSIONS,
@@ -36,7 +37,7 @@ from inference_constructs.observability.metric_definitions import (
     Dimension,
     gpu_metric_target,
 )
-from inference_constructs.spec import EndpointKind
+from inference_constructs.spec import EndpointKind, Serving
 
 # --------------------------------------------------------------------------------------------
 # Vocabulary
@@ -211,6 +212,8 @@ class ScalingPlan:
     warnings: tuple[str, ...] = ()
     managed_instance_max: int | None = None
     enabled: bool = True
+    signal: str = ""
+    """Which metrics drive scale-out and scale-in, and why (one sentence for the plan)."""
 
     @property
     def uses_inference_component(self) -> bool:
@@ -221,6 +224,7 @@ class ScalingPlan:
         """Plain JSON-able form for the plan document."""
         return {
             "enabled": self.enabled,
+            "signal": self.signal,
             "scalable_dimension": self.dimension.value,
             "min_capacity": self.min_capacity,
             "max_capacity": self.max_capacity,
@@ -498,10 +502,16 @@ def gpu_memory_policy(
     gpu_count: int,
     instance_type: str | None = None,
     inference_component: bool = False,
+    serving: Serving | None = None,
     scale_out_cooldown_seconds: int | None = None,
     scale_in_cooldown_seconds: int | None = None,
 ) -> TargetTrackingPolicy | None:
-    """Target tracking on ``GPUMemoryUtilization``; the target is ``percent_per_gpu × gpu_count``."""
+    """Target tracking on ``GPUMemoryUtilization``; the target is ``percent_per_gpu × gpu_count``.
+
+    Refused for a ``serving`` stack whose GPU memory cannot fall with load
+    (:data:`~inference_constructs.containers.memory.GPU_MEMORY_BEHAVIOUR`): the policy would scale out to the
+    maximum and never back in.
+    """
     key = _key(path, "scaling.gpu_memory_percent")
     ok = _check_range(problems, key, percent_per_gpu, 0, 100)
     if kind is EndpointKind.SERVERLESS:
@@ -512,6 +522,17 @@ def gpu_memory_policy(
             key,
             f"{instance_type or 'the host'} has no gpu, so GPUMemoryUtilization is never published",
             "choose a gpu instance type, or use scaling.concurrency_per_instance",
+        )
+        return None
+    behaviour = GPU_MEMORY_BEHAVIOUR.get(serving) if serving is not None else None
+    if serving is not None and behaviour is not None and behaviour.refuses_gpu_memory_scaling:
+        problems.add(
+            key,
+            f"serving {serving.value} cannot scale in on gpu memory: {behaviour.detail}, so GPUMemoryUtilization "
+            "stays high whatever the load and the policy holds capacity.max (with other policies too: capacity is "
+            "removed only when every policy agrees)",
+            "remove gpu_memory_percent and scale on scaling.concurrency_per_instance (in-flight requests per "
+            "instance, e.g. 75% of model.max_concurrent_sequences)",
         )
         return None
     if inference_component:
@@ -752,6 +773,7 @@ def plan_scaling(
     intent: ScalingIntent,
     host: HostFacts | None = None,
     serverless: ServerlessFacts | None = None,
+    serving: Serving | None = None,
 ) -> ScalingPlan:
     """Decide how one endpoint scales; raise one ``InferenceConfigError`` listing every problem.
 
@@ -771,6 +793,9 @@ def plan_scaling(
         GPU count and burstability of the chosen host. Default: a CPU host that is not burstable.
     serverless:
         Serverless settings. Default: no provisioned concurrency, so nothing scales.
+    serving:
+        The serving stack; a GPU-memory policy is refused on stacks whose GPU memory cannot fall with load.
+        Default: unknown, the GPU-memory policy is allowed.
 
     Returns
     -------
@@ -830,6 +855,7 @@ def plan_scaling(
                 gpu_count=host.gpu_count,
                 instance_type=host.instance_type,
                 inference_component=via_component,
+                serving=serving,
             )
         )
     if intent.backlog_per_instance is not None:
@@ -840,6 +866,15 @@ def plan_scaling(
     )
 
     warnings: list[str] = []
+    behaviour = GPU_MEMORY_BEHAVIOUR.get(serving) if serving is not None else None
+    if intent.gpu_memory_percent is not None and behaviour is not None and behaviour.use is GpuMemoryUse.DEPENDS:
+        warnings.append(
+            _warning(
+                path,
+                f"scaling.gpu_memory_percent scales in only if the server frees gpu memory when load falls: "
+                f"{behaviour.detail}; if it does not, the policy holds capacity.max",
+            )
+        )
     wake_up: WakeUpPolicy | None = None
     if min_capacity == 0 and kind is EndpointKind.ASYNC:
         if intent.backlog_per_instance is None:
@@ -887,7 +922,63 @@ def plan_scaling(
         warnings=tuple(warnings),
         managed_instance_max=max_capacity if via_component else None,
         enabled=scales,
+        signal=_endpoint_signal(
+            scaling_signal(tracking, wake_up, floors, enabled=scales),
+            scales=scales,
+            gpu_count=host.gpu_count,
+            serving=serving,
+        ),
     )
+
+
+def _endpoint_signal(signal: str, *, scales: bool, gpu_count: int, serving: Serving | None) -> str:
+    """``signal``, plus why gpu memory is not the signal on a GPU host whose server's memory cannot fall."""
+    behaviour = GPU_MEMORY_BEHAVIOUR.get(serving) if serving is not None else None
+    if scales and gpu_count and serving is not None and behaviour and behaviour.refuses_gpu_memory_scaling:
+        signal += f"; not gpu memory, which cannot fall with load on {serving.value}: {behaviour.detail}"
+    return signal
+
+
+_SIGNAL_WHY: dict[str, str] = {
+    "SageMakerVariantConcurrentRequestsPerModelHighResolution": "in-flight requests per instance, the load a "
+    "batching server holds, every 10 s",
+    "SageMakerInferenceComponentConcurrentRequestsPerCopyHighResolution": "in-flight requests per copy, every 10 s",
+    "SageMakerVariantInvocationsPerInstance": "invocations per instance per minute",
+    "SageMakerInferenceComponentInvocationsPerCopy": "invocations per copy per minute",
+    "GPUMemoryUtilization": "gpu memory, percent per gpu x gpu count",
+    "ApproximateBacklogSizePerInstance": "queued requests per instance",
+    "HasBacklogWithoutCapacity": "queued requests and no instance: scale from zero",
+    "NoCapacityInvocationFailures": "requests that found no copy: scale from zero",
+    "SageMakerVariantProvisionedConcurrencyUtilization": "use of the provisioned concurrency",
+}
+
+
+def scaling_signal(
+    tracking: Sequence[TargetTrackingPolicy],
+    wake_up: WakeUpPolicy | None,
+    floors: Sequence[ScheduledFloor] = (),
+    *,
+    enabled: bool = True,
+) -> str:
+    """One sentence for the plan: which metrics move capacity, what each measures.
+
+    Every metric named here falls when load falls, so each policy can agree to scale in (Application Auto
+    Scaling removes capacity only when every target-tracking policy of a target agrees).
+    """
+    if not enabled:
+        return "fixed capacity: nothing scales"
+    parts = []
+    for policy in tracking:
+        metric = policy.predefined_metric or (policy.custom_metric.metric_name if policy.custom_metric else "")
+        parts.append(f"{metric} ({_SIGNAL_WHY.get(metric, 'target tracking')})")
+    if wake_up is not None:
+        metric = wake_up.alarm_metric.metric_name
+        parts.append(f"{metric} ({_SIGNAL_WHY.get(metric, 'step scaling')})")
+    if floors:
+        parts.append(f"{len(floors)} scheduled floor(s)")
+    if not parts:
+        return "capacity range without policies: only manual changes move it"
+    return "driven by " + "; ".join(parts)
 
 
 def _plan_serverless(
@@ -922,6 +1013,7 @@ def _plan_serverless(
         max_capacity=serverless.max_concurrency,
         target_tracking=(policy,) if policy else (),
         enabled=provisioned > 0,
+        signal=scaling_signal((policy,) if policy else (), None, enabled=provisioned > 0),
     )
 
 

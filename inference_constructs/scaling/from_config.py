@@ -6,6 +6,7 @@ chosen (the GPU count and burstability come from it).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from inference_constructs.scaling.decisions import (
@@ -78,7 +79,10 @@ def plan_from_config(
         and intent.gpu_memory_percent is None
         and intent.backlog_per_instance is None
     )
-    if default_to_bottleneck and missing_target and ranged and kind is not EndpointKind.SERVERLESS and not burstable:
+    defaulted = (
+        default_to_bottleneck and missing_target and ranged and kind is not EndpointKind.SERVERLESS and not burstable
+    )
+    if defaulted:
         default = bottleneck_intent(
             kind,
             max_concurrent_sequences=endpoint.model.max_concurrent_sequences,
@@ -95,7 +99,7 @@ def plan_from_config(
             max_concurrency=endpoint.serverless.max_concurrency,
             provisioned_concurrency=endpoint.serverless.provisioned_concurrency,
         )
-    return plan_scaling(
+    plan = plan_scaling(
         path,
         kind=kind,
         min_capacity=lo,
@@ -103,4 +107,8 @@ def plan_from_config(
         intent=intent,
         host=HostFacts(gpu_count=gpu_count, burstable=burstable, instance_type=instance_type),
         serverless=serverless,
+        serving=endpoint.serving,
     )
+    if defaulted:
+        plan = replace(plan, signal=f"no scaling keys, so the bottleneck: {plan.signal}")
+    return plan

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from aws_cdk import Duration, Names
+from aws_cdk import Duration, Names, Stack
 from aws_cdk import aws_applicationautoscaling as appscaling
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_sagemaker as sagemaker
@@ -37,6 +37,8 @@ from constructs import Construct
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
 from inference_constructs.observability.metric_definitions import Dimension
+from inference_constructs.region_rules import RegionRules
+from inference_constructs.regions import type_requirement
 from inference_constructs.scaling._base import CapacityScaling
 from inference_constructs.scaling.autoscaling import DEFAULT_VARIANT_NAME
 from inference_constructs.scaling.decisions import (
@@ -203,6 +205,9 @@ class ModelInferenceComponent(Construct):
                 model_data_download_timeout_in_seconds=model_data_download_timeout_in_seconds,
                 container_startup_health_check_timeout_in_seconds=container_startup_health_check_timeout_in_seconds,
             )
+        RegionRules.of(Stack.of(self)).require(
+            type_requirement("AWS::SageMaker::InferenceComponent", "sagemaker inference components", [path])
+        )
         self.resource = sagemaker.CfnInferenceComponent(
             self,
             "Resource",

@@ -235,3 +235,39 @@ def test_hosting_stack_builds_from_the_plans_own_decisions() -> None:
     (hosting,) = [s for s in app.node.children if isinstance(s, HostingStack)]
     # THEN every endpoint carries exactly the plan's decisions (nothing is decided twice)
     assert all(hosting.endpoints[d.name].plan is d.hosting for d in plan.endpoints)
+
+
+@pytest.fixture(scope="module")
+def governed(assemblies: dict[str, tuple[Assembly, Assembly]]) -> Templates:
+    return assemblies["examples-bedrock-governed"][0].templates
+
+
+def test_governed_guardrail_versions_are_never_exported(governed: Templates) -> None:
+    # GIVEN logging and guardrails: a created guardrail's version changes with its policy
+    bedrock = governed["governed-llm-bedrock"]
+    exported = json.dumps([o for o in bedrock.get("Outputs", {}).values() if "Export" in o])
+    # THEN no other stack imports it (CloudFormation would refuse the next policy change), yet callers can read it
+    assert "GuardrailVersion" not in exported and "GuardrailArn" not in exported
+    assert {"supportassistantGuardrailArn", "supportassistantGuardrailVersion"} <= set(bedrock["Outputs"])
+    # AND the intervention and delivery alarms live beside the guardrails, on the stack's own topic
+    alarms = _resources(bedrock, "AWS::CloudWatch::Alarm")
+    namespaces = sorted(
+        a["Properties"].get("Namespace") or a["Properties"]["Metrics"][1]["MetricStat"]["Metric"]["Namespace"]
+        for a in alarms
+    )
+    assert namespaces == ["AWS/Bedrock"] * 3 + ["AWS/Bedrock/Guardrails"] * 2
+    assert len(_resources(bedrock, "AWS::SNS::Topic")) == 1
+
+
+def test_governed_role_policies_deny_calls_without_the_guardrail(governed: Templates) -> None:
+    bedrock = governed["governed-llm-bedrock"]
+    policies = [p for p in _resources(bedrock, "AWS::IAM::ManagedPolicy") if p["Properties"].get("Roles")]
+    denies = [
+        s
+        for p in policies
+        for s in p["Properties"]["PolicyDocument"]["Statement"]
+        if s["Effect"] == "Deny" and "bedrock:InvokeModel" in s["Action"]
+    ]
+    # THEN each of the two profiles' invoke policies carries the Deny on a missing or other guardrail
+    assert len(denies) == 2
+    assert all(list(s["Condition"]) == ["StringNotEquals"] for s in denies)

@@ -2,31 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from collections.abc import Iterator
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import boto3
 import pytest
 from botocore.stub import Stubber
 
-_PATH = Path(__file__).resolve().parents[2] / "lambda" / "cost_allocation_tags" / "cost_allocation_tags.py"
+from tests.handlers._load import load_handler
 
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("cost_allocation_tags_handler", _PATH)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve annotations through sys.modules
-    spec.loader.exec_module(module)
-    return module
-
-
-handler_module = _load()
+handler_module = load_handler("cost_allocation_tags", "cost_allocation_tags_handler")
 
 
 @pytest.fixture

@@ -25,10 +25,13 @@ def test_readme_construct_examples_run_and_synthesize() -> None:
     assembly = namespace["app"].synth()
     template = assembly.get_stack_artifact(namespace["stack"].artifact_id).template
     types = [r["Type"] for r in template["Resources"].values()]
-    # THEN the endpoint got a host that fits a 13B model, scaling on two metrics, and the profile exists
+    # THEN the endpoint got a host that fits a 13B model, scaling on concurrency (GPU memory is refused for LMI)
+    # with a scheduled floor, and the profile exists
     assert namespace["chat"].instance_type.startswith("ml.")
     assert namespace["chat"].plan.host.memory_available_gb >= namespace["chat"].plan.host.memory_required_gb
-    assert types.count("AWS::ApplicationAutoScaling::ScalingPolicy") == 2
+    assert types.count("AWS::ApplicationAutoScaling::ScalingPolicy") == 1
+    target = next(r for r in template["Resources"].values() if r["Type"].endswith("ScalableTarget"))
+    assert len(target["Properties"]["ScheduledActions"]) == 1
     assert "AWS::Bedrock::ApplicationInferenceProfile" in types
 
 

@@ -15,7 +15,7 @@ from inference_constructs.containers import (
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.spec import Accelerator, DType, Serving
 
-_ID = "meta-llama/Llama-3.1-8B-Instruct"
+_ID = "NousResearch/Meta-Llama-3.1-8B-Instruct"
 
 
 def _params(serving: Serving, accelerator: Accelerator, **kw: object) -> ServingParameters:

@@ -25,7 +25,10 @@ from inference_constructs.spec import AcceleratorChoice, ModelSourceKind, ModelS
 
 KEY_ARN = "arn:aws:kms:us-east-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab"
 LLAMA_8B = ModelSpec(
-    id="meta-llama/Llama-3.1-8B-Instruct", parameters_billion=8, max_context_tokens=8192, max_concurrent_sequences=16
+    id="NousResearch/Meta-Llama-3.1-8B-Instruct",
+    parameters_billion=8,
+    max_context_tokens=8192,
+    max_concurrent_sequences=16,
 )
 _CDK_JSON = Path(__file__).resolve().parents[3] / "cdk.json"
 

@@ -26,7 +26,7 @@ from inference_constructs.spec import (
     Serving,
 )
 
-LLAMA_8B = ModelSpec(id="meta-llama/Llama-3.1-8B-Instruct", parameters_billion=8, max_context_tokens=8192)
+LLAMA_8B = ModelSpec(id="NousResearch/Meta-Llama-3.1-8B-Instruct", parameters_billion=8, max_context_tokens=8192)
 TABULAR = ModelSpec(source=ModelSourceKind.S3, s3_uri="s3://my-models/churn/model.tar.gz")
 KEY = "arn:aws:kms:us-east-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab"
 PREFIX = MultiModelOptions("s3://my-models/tenants/")

@@ -16,7 +16,10 @@ from inference_constructs.spec import AcceleratorChoice, EndpointKind, ModelSour
 from tests.unit.hosting._synth import logical_ids, synth_checked
 
 LLAMA_8B = ModelSpec(
-    id="meta-llama/Llama-3.1-8B-Instruct", parameters_billion=8, max_context_tokens=8192, max_concurrent_sequences=16
+    id="NousResearch/Meta-Llama-3.1-8B-Instruct",
+    parameters_billion=8,
+    max_context_tokens=8192,
+    max_concurrent_sequences=16,
 )
 TABULAR = ModelSpec(source=ModelSourceKind.S3, s3_uri="s3://my-models/churn/model.tar.gz")
 TARGET = "AWS::ApplicationAutoScaling::ScalableTarget"

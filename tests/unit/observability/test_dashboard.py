@@ -223,10 +223,11 @@ def test_cross_account_filters_every_search(app: App, stack: Stack, synth: Synth
     InferenceDashboard(stack, "Dashboard", source_account_ids=ACCOUNTS)
     # WHEN synthesized
     body = dashboard_body(synth(app, stack))
-    # THEN every SEARCH carries the account filter, and the cost graph has one line per account
+    # THEN every SEARCH carries the account filter, with the monitoring account's own metrics ("LOCAL"), and the
+    # cost graph has one line per account
     searches = re.findall(r"SEARCH\('[^']*'", json.dumps(body))
     assert searches
-    assert all(':aws.AccountId = (\\"111122223333\\" OR \\"444455556666\\")' in s for s in searches)
+    assert all(':aws.AccountId = (\\"111122223333\\" OR \\"444455556666\\" OR \\"LOCAL\\")' in s for s in searches)
     cost = _metric_widgets(body)["Estimated charges (USD, month to date, us-east-1, daily)"]
     assert [row[-1]["accountId"] for row in cost["properties"]["metrics"]] == list(ACCOUNTS)
 
@@ -308,3 +309,12 @@ def test_token_profile_id_and_endpoint_name_synthesize_valid_expressions(app: Ap
     # THEN the tokens land inside the SEARCH quotes and the validator accepts every expression
     assert validate_template(template) == []
     assert 'ModelId=\\"TOKEN_ProfileId\\"' in json.dumps(dashboard_body(template))
+
+
+@pytest.mark.parametrize(("count", "refused"), [(48, False), (49, True)])
+def test_search_length_limit_counts_the_monitoring_account(count: int, refused: bool) -> None:
+    # GIVEN source accounts; every SEARCH also names the monitoring account itself ("LOCAL")
+    accounts = [str(100_000_000_000 + i) for i in range(count)]
+    # WHEN the inputs are checked THEN 48 accounts fit in 1024 characters and 49 do not
+    problems = check_dashboard_inputs(source_account_ids=accounts, path="observability").problems
+    assert any("the limit is 1024" in p for p in problems) is refused

@@ -14,7 +14,7 @@ from inference_constructs.scaling import (
     ServerlessFacts,
     ServerlessProvisionedConcurrencyScaling,
 )
-from inference_constructs.spec import EndpointKind
+from inference_constructs.spec import EndpointKind, Serving
 from tests.unit.scaling._plans import GPU4, scaling_plan
 from tests.unit.scaling._synth import synth_checked
 
@@ -347,6 +347,16 @@ def test_fails_gpu_memory_scaling_on_a_host_without_gpus() -> None:
     # WHEN GPU-memory scaling is asked for
     # THEN it is refused with the fix
     with pytest.raises(InferenceConfigError, match=r"gpu_memory_percent: .* has no gpu.*choose a gpu instance type"):
+        scaling.scale_on_gpu_memory(percent_per_gpu=80)
+
+
+def test_fails_gpu_memory_scaling_for_a_server_that_reserves_gpu_memory() -> None:
+    # GIVEN a 4-GPU host serving vLLM, which reserves 90% of each GPU at start-up
+    scaling = EndpointAutoScaling(
+        Stack(), "Scaling", endpoint_name="chat", max_capacity=4, gpu_count=4, serving=Serving.VLLM
+    )
+    # WHEN GPU-memory scaling is asked for THEN it is refused with the reason (the construct applies the plan's rule)
+    with pytest.raises(InferenceConfigError, match=r"serving vllm cannot scale in on gpu memory: vLLM pre-allocates"):
         scaling.scale_on_gpu_memory(percent_per_gpu=80)
 
 

@@ -15,8 +15,9 @@ def _endpoint(**data: object) -> Endpoint:
 
 
 def test_config_keys_become_policies_and_schedules() -> None:
-    # GIVEN the CONFIG.md example keys on a 4-GPU host
+    # GIVEN the CONFIG.md example keys on a 4-GPU host, served by triton (whose gpu memory use is its backend's)
     endpoint = _endpoint(
+        serving="triton",
         capacity={"min": 1, "max": 4},
         scaling={
             "concurrency_per_instance": 8,
@@ -32,6 +33,8 @@ def test_config_keys_become_policies_and_schedules() -> None:
         ("cron(0 7 ? * MON-FRI *)", 2),
         ("cron(0 19 ? * MON-FRI *)", 1),
     ]
+    # AND the plan warns that gpu memory scales in only if the backend frees it
+    assert any("scales in only if the server frees gpu memory" in w for w in plan.warnings)
 
 
 @pytest.mark.parametrize(
@@ -99,3 +102,46 @@ def test_fails_burstable_host_with_a_range() -> None:
     # THEN it is refused
     with pytest.raises(InferenceConfigError, match=r"endpoints\[0\]\.instance_type: ml\.t2\.medium is a burstable"):
         plan_from_config("endpoints[0]", endpoint, burstable=True, instance_type="ml.t2.medium")
+
+
+@pytest.mark.parametrize("serving", ["lmi", "vllm", "tgi", "pytorch"])
+def test_fails_gpu_memory_policy_on_servers_whose_gpu_memory_cannot_fall(serving: str) -> None:
+    # GIVEN a GPU endpoint on a server that reserves GPU memory at start-up (or keeps its peak), scaled on GPU memory
+    endpoint = _endpoint(serving=serving, capacity={"min": 1, "max": 4}, scaling={"gpu_memory_percent": 85})
+    # WHEN planned THEN the policy is refused with the reason and the concurrency fix
+    with pytest.raises(
+        InferenceConfigError,
+        match=rf"endpoints\[0\]\.scaling\.gpu_memory_percent: serving {serving} cannot scale in on gpu memory: .*"
+        r"scale on scaling\.concurrency_per_instance",
+    ):
+        plan_from_config("endpoints[0]", endpoint, gpu_count=1, instance_type="ml.g5.2xlarge")
+
+
+def test_fails_gpu_memory_policy_even_beside_a_concurrency_policy() -> None:
+    # GIVEN the old default chat scaling: concurrency and GPU memory on LMI
+    endpoint = _endpoint(
+        serving="lmi",
+        capacity={"min": 1, "max": 4},
+        scaling={"concurrency_per_instance": 12, "gpu_memory_percent": 85},
+    )
+    # WHEN planned THEN the GPU-memory policy is refused: it would pin capacity at max beside the other one
+    with pytest.raises(InferenceConfigError, match=r"capacity is removed only when every policy agrees"):
+        plan_from_config("endpoints[0]", endpoint, gpu_count=1, instance_type="ml.g5.2xlarge")
+
+
+def test_plan_names_the_signal_and_why_gpu_memory_is_not_it() -> None:
+    # GIVEN an LMI endpoint on a GPU with a capacity range and no scaling keys
+    model = {"id": "m", "max_concurrent_sequences": 16}
+    endpoint = _endpoint(serving="lmi", capacity={"min": 1, "max": 4}, model=model)
+    # WHEN planned
+    plan = plan_from_config("endpoints[0]", endpoint, gpu_count=1, instance_type="ml.g5.2xlarge")
+    # THEN the signal names the concurrency metric, that it is the default, and why gpu memory is not used
+    signal = plan.to_dict()["signal"]
+    assert signal.startswith("no scaling keys, so the bottleneck: driven by SageMakerVariantConcurrentRequestsPer")
+    assert "not gpu memory, which cannot fall with load on lmi" in signal
+
+
+def test_fixed_capacity_signal_says_nothing_scales() -> None:
+    # GIVEN an endpoint with min == max and no keys WHEN planned THEN the signal says so
+    plan = plan_from_config("endpoints[0]", _endpoint(capacity={"min": 2, "max": 2}), gpu_count=1)
+    assert plan.signal == "fixed capacity: nothing scales"

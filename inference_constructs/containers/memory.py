@@ -1,0 +1,116 @@
+"""How each serving stack uses accelerator memory, and so whether GPU memory can drive scaling.
+
+Pure Python. ``GPUMemoryUtilization`` (``/aws/sagemaker/Endpoints``) is what the GPU driver reports as
+allocated. A server that reserves most of each GPU at start-up (for its KV cache), or that never gives
+freed memory back to the driver, reports a high value whatever the load. A target-tracking policy on it
+then scales out to ``capacity.max`` and never back in; and because Application Auto Scaling removes
+capacity only when every policy of a target agrees, it also pins the endpoint at the maximum when it is
+combined with a concurrency policy. So the scaling rules refuse a GPU-memory policy on the stacks marked
+``RESERVES`` or ``KEEPS`` below, and warn on the stacks whose behaviour depends on what runs inside.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from types import MappingProxyType
+
+from inference_constructs.spec import Serving
+
+__all__ = ["GPU_MEMORY_BEHAVIOUR", "GpuMemoryBehaviour", "GpuMemoryUse"]
+
+
+class GpuMemoryUse(StrEnum):
+    """What the GPU driver reports as used while the server runs."""
+
+    RESERVES = "reserves-at-start"
+    """A fixed share of each GPU is allocated at start-up (weights plus a pre-sized KV cache)."""
+    KEEPS = "keeps-peak"
+    """Memory grows with load but freed blocks stay with the process (caching allocator), so it never falls."""
+    DEPENDS = "depends-on-backend"
+    """Decided by the model, backend or code running inside the container; not known to the library."""
+    NO_GPU = "no-gpu"
+    """The stack runs on CPU or Neuron hosts, which publish no GPU memory metric."""
+
+
+@dataclass(frozen=True)
+class GpuMemoryBehaviour:
+    """One serving stack's use of accelerator memory.
+
+    Attributes
+    ----------
+    use:
+        What the reported GPU memory does with load.
+    detail:
+        One sentence: the setting or mechanism, with its default.
+    source:
+        Where this is documented (project and file or page, at the version the image pins).
+    """
+
+    use: GpuMemoryUse
+    detail: str
+    source: str
+
+    @property
+    def refuses_gpu_memory_scaling(self) -> bool:
+        """True when GPU memory cannot fall with load (reserved at start-up, or kept at its peak)."""
+        return self.use in (GpuMemoryUse.RESERVES, GpuMemoryUse.KEEPS)
+
+
+_VLLM = (
+    "vLLM pre-allocates gpu_memory_utilization (default 0.9) of each GPU for weights, activations and the KV "
+    "cache when the engine starts"
+)
+_VLLM_SOURCE = "vllm-project/vllm docs, engine arguments: --gpu-memory-utilization (default 0.9)"
+
+GPU_MEMORY_BEHAVIOUR: Mapping[Serving, GpuMemoryBehaviour] = MappingProxyType(
+    {
+        Serving.VLLM: GpuMemoryBehaviour(GpuMemoryUse.RESERVES, _VLLM, _VLLM_SOURCE),
+        Serving.LMI: GpuMemoryBehaviour(
+            GpuMemoryUse.RESERVES,
+            "LMI's vLLM rolling batch (OPTION_ROLLING_BATCH=vllm, set by the library) passes "
+            "option.gpu_memory_utilization to vLLM, default 0.9 of each GPU, reserved at start-up",
+            "deepjavalibrary/djl-serving serving/docs/lmi/user_guides/vllm_user_guide.md "
+            "(option.gpu_memory_utilization); " + _VLLM_SOURCE,
+        ),
+        Serving.TGI: GpuMemoryBehaviour(
+            GpuMemoryUse.RESERVES,
+            "TGI warms up and allocates the KV cache for MAX_BATCH_TOTAL_TOKENS (inferred to fill the memory left "
+            "after the weights when unset) before it serves; --cuda-memory-fraction defaults to 1.0",
+            "huggingface/text-generation-inference docs/source/reference/launcher.md "
+            "(MAX_BATCH_TOTAL_TOKENS, CUDA_MEMORY_FRACTION)",
+        ),
+        Serving.PYTORCH: GpuMemoryBehaviour(
+            GpuMemoryUse.KEEPS,
+            "PyTorch's caching allocator keeps freed blocks for reuse: they still show as used to the driver "
+            "(nvidia-smi, GPUMemoryUtilization) until the process calls empty_cache()",
+            "PyTorch docs, CUDA semantics, memory management",
+        ),
+        Serving.TRITON: GpuMemoryBehaviour(
+            GpuMemoryUse.DEPENDS,
+            "Triton's memory use is its backend's: the TensorRT-LLM backend reserves kv_cache_free_gpu_mem_fraction "
+            "(default 0.9) and the vLLM backend gpu_memory_utilization (0.9); the PyTorch backend keeps its peak",
+            "triton-inference-server/tensorrtllm_backend docs (kv_cache_free_gpu_mem_fraction); " + _VLLM_SOURCE,
+        ),
+        Serving.CUSTOM: GpuMemoryBehaviour(
+            GpuMemoryUse.DEPENDS,
+            "a custom image's memory use is unknown to the library",
+            "not applicable",
+        ),
+        Serving.XGBOOST: GpuMemoryBehaviour(
+            GpuMemoryUse.DEPENDS,
+            "XGBoost on GPU allocates per request through its memory pool; whether the pool shrinks is unconfirmed",
+            "unconfirmed",
+        ),
+        Serving.NEURON: GpuMemoryBehaviour(
+            GpuMemoryUse.NO_GPU,
+            "runs on Inferentia2/Trainium, whose device memory is not published as GPUMemoryUtilization",
+            "SageMaker developer guide, Monitor Amazon SageMaker with CloudWatch (GPU metrics on GPU instances only)",
+        ),
+        Serving.SKLEARN: GpuMemoryBehaviour(
+            GpuMemoryUse.NO_GPU, "scikit-learn images are CPU only", "images.json (no gpu variant pinned)"
+        ),
+    }
+)
+"""Accelerator memory behaviour per serving stack, with sources (listed in docs/runtime-rules.md)."""

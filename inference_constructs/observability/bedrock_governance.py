@@ -1,0 +1,206 @@
+"""Monitoring of the Bedrock governance pieces: guardrail interventions and invocation-log delivery failures.
+
+Metric names, namespaces and dimensions (Bedrock user guide):
+
+* "Monitor Amazon Bedrock Guardrails using CloudWatch metrics": namespace ``AWS/Bedrock/Guardrails``,
+  ``Invocations`` and ``InvocationsIntervened`` (SampleCount), among others, with the dimension set
+  ``GuardrailArn`` + ``GuardrailVersion`` (the guardrail's ARN without version, and the version number).
+* "Monitor bedrock-runtime inference using CloudWatch metrics": each delivery attempt of model invocation
+  logging emits ``ModelInvocationLogs{CloudWatch,S3}Delivery{Success,Failure}`` and
+  ``ModelInvocationLargeDataS3Delivery{Success,Failure}`` in ``AWS/Bedrock`` "across all model IDs", i.e.
+  without dimensions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from aws_cdk import Duration
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_sns as sns
+from constructs import Construct
+
+from inference_constructs.observability._alarm import AlarmMath, AlarmMetric, add_alarm
+from inference_constructs.observability.metric_definitions import BEDROCK_NAMESPACE, GUARDRAILS_NAMESPACE
+
+#: Delivery failure metric of each invocation-logging destination.
+DELIVERY_FAILURE_METRICS = {
+    "s3": "ModelInvocationLogsS3DeliveryFailure",
+    "cloudwatch_logs": "ModelInvocationLogsCloudWatchDeliveryFailure",
+    "large_data": "ModelInvocationLargeDataS3DeliveryFailure",
+}
+#: Delivery success metric of each destination (graphed beside the failures).
+DELIVERY_SUCCESS_METRICS = {k: v.replace("Failure", "Success") for k, v in DELIVERY_FAILURE_METRICS.items()}
+_PERIOD = Duration.minutes(5)
+_PERIOD_SECONDS = 300
+#: Interventions are judged over 3 consecutive 5-minute periods (a single blocked prompt is not an incident).
+INTERVENTION_EVALUATION_PERIODS = 3
+
+
+@dataclass(frozen=True)
+class MonitoredGuardrail:
+    """A guardrail version a profile enforces; ``arn`` and ``version`` may be tokens."""
+
+    profile: str
+    arn: str
+    version: str
+    intervention_alarm_percent: float
+
+
+@dataclass(frozen=True)
+class MonitoredInvocationLogging:
+    """Which invocation-logging destinations are configured: any of ``s3``, ``cloudwatch_logs``, ``large_data``."""
+
+    destinations: tuple[str, ...]
+
+
+def guardrail_metric(
+    metric_name: str, guardrail: MonitoredGuardrail, *, statistic: str = "Sum", period: Duration | None = None
+) -> cloudwatch.Metric:
+    """``AWS/Bedrock/Guardrails`` ``metric_name`` of one guardrail version; sum over 5 minutes by default."""
+    return cloudwatch.Metric(
+        namespace=GUARDRAILS_NAMESPACE,
+        metric_name=metric_name,
+        dimensions_map={"GuardrailArn": guardrail.arn, "GuardrailVersion": guardrail.version},
+        statistic=statistic,
+        period=period or _PERIOD,
+    )
+
+
+def delivery_metric(metric_name: str, *, period: Duration | None = None) -> cloudwatch.Metric:
+    """``AWS/Bedrock`` invocation-log delivery metric (no dimensions); sum over 5 minutes by default."""
+    return cloudwatch.Metric(
+        namespace=BEDROCK_NAMESPACE, metric_name=metric_name, statistic="Sum", period=period or _PERIOD
+    )
+
+
+def _guardrail_alarm_metric(metric_name: str, guardrail: MonitoredGuardrail) -> AlarmMetric:
+    dims = (("GuardrailArn", guardrail.arn), ("GuardrailVersion", guardrail.version))
+    return AlarmMetric(GUARDRAILS_NAMESPACE, metric_name, dims, "Sum", _PERIOD_SECONDS)
+
+
+class BedrockGovernanceMonitoring(Construct):
+    """Alarms (and an optional dashboard) for guardrail interventions and invocation-log delivery.
+
+    * ``DeliveryFailure<Destination>``: any failed delivery to a configured destination in 5 minutes
+      (sum >= 1); missing data is not breaching (no traffic, no delivery).
+    * ``Interventions<n>``: more than ``intervention_alarm_percent`` of a guardrail's evaluations intervened
+      (``100*InvocationsIntervened/Invocations``) in 3 consecutive 5-minute periods: a sign of abuse, or of a
+      filter too strict for the traffic.
+
+    Parameters
+    ----------
+    scope:
+        Parent construct.
+    construct_id:
+        Construct id.
+    guardrails:
+        Guardrail versions the profiles enforce. Default: none.
+    invocation_logging:
+        Configured logging destinations. Default: logging is not monitored.
+    topic:
+        SNS topic every alarm notifies.
+    dashboard:
+        Also create a dashboard with the intervention and delivery graphs. Default: alarms only.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        topic: sns.ITopic,
+        guardrails: Sequence[MonitoredGuardrail] = (),
+        invocation_logging: MonitoredInvocationLogging | None = None,
+        dashboard: bool = False,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.alarms: list[cloudwatch.CfnAlarm] = []
+        destinations = invocation_logging.destinations if invocation_logging else ()
+        for destination in destinations:
+            metric = DELIVERY_FAILURE_METRICS[destination]
+            self.alarms.append(
+                add_alarm(
+                    self,
+                    f"DeliveryFailure{destination.title().replace('_', '')}",
+                    AlarmMetric(BEDROCK_NAMESPACE, metric, (), "Sum", _PERIOD_SECONDS),
+                    threshold=1,
+                    comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+                    evaluation_periods=1,
+                    datapoints_to_alarm=1,
+                    treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+                    description=f"Bedrock model invocation logs failed to reach {destination} ({metric} >= 1 in 5 min)",
+                    actions=[topic.topic_arn],
+                )
+            )
+        for i, guardrail in enumerate(guardrails):
+            self.alarms.append(
+                add_alarm(
+                    self,
+                    f"Interventions{i}",
+                    AlarmMath(
+                        expression="100*intervened/invocations",
+                        using=(
+                            ("intervened", _guardrail_alarm_metric("InvocationsIntervened", guardrail)),
+                            ("invocations", _guardrail_alarm_metric("Invocations", guardrail)),
+                        ),
+                        label="intervened %",
+                    ),
+                    threshold=guardrail.intervention_alarm_percent,
+                    comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+                    evaluation_periods=INTERVENTION_EVALUATION_PERIODS,
+                    datapoints_to_alarm=INTERVENTION_EVALUATION_PERIODS,
+                    treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+                    description=(
+                        f"guardrail of bedrock profile {guardrail.profile} intervened in more than "
+                        f"{guardrail.intervention_alarm_percent:g}% of requests for 15 minutes"
+                    ),
+                    actions=[topic.topic_arn],
+                )
+            )
+        self.dashboard: cloudwatch.Dashboard | None = None
+        if dashboard:
+            self.dashboard = cloudwatch.Dashboard(self, "Dashboard", widgets=self._rows(guardrails, destinations))
+
+    @staticmethod
+    def _rows(guardrails: Sequence[MonitoredGuardrail], destinations: Sequence[str]) -> list[list[cloudwatch.IWidget]]:
+        rows: list[list[cloudwatch.IWidget]] = []
+        axis = cloudwatch.YAxisProps(min=0)
+        for guardrail in guardrails:
+            rows.append(
+                [
+                    cloudwatch.GraphWidget(
+                        title=f"Guardrail of {guardrail.profile}: evaluations and interventions",
+                        left=[
+                            guardrail_metric("Invocations", guardrail),
+                            guardrail_metric("InvocationsIntervened", guardrail),
+                        ],
+                        left_y_axis=axis,
+                        width=24,
+                    )
+                ]
+            )
+        if destinations:
+            rows.append(
+                [
+                    cloudwatch.GraphWidget(
+                        title="Invocation log delivery",
+                        left=[delivery_metric(DELIVERY_SUCCESS_METRICS[d]) for d in destinations],
+                        right=[delivery_metric(DELIVERY_FAILURE_METRICS[d]) for d in destinations],
+                        left_y_axis=axis,
+                        right_y_axis=axis,
+                        width=24,
+                    )
+                ]
+            )
+        return rows
+
+
+__all__ = [
+    "BedrockGovernanceMonitoring",
+    "MonitoredGuardrail",
+    "MonitoredInvocationLogging",
+    "delivery_metric",
+    "guardrail_metric",
+]
