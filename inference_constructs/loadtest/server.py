@@ -58,6 +58,9 @@ class Behaviour:
     format: str = "lmi"
     split_bytes: int = 0
     """0: one PayloadPart per line; n: pieces of n bytes, each its own PayloadPart event."""
+    http_chunk_bytes: int = 0
+    """0: one HTTP chunk per event stream frame; n: chunks of n bytes, so frames (prelude, headers, CRCs) cross
+    chunk boundaries as they cross TCP segments."""
     tokens_per_chunk: int = 1
     """OpenAI and Bedrock: tokens per content chunk (the server's count then differs from the chunk count)."""
     error_after: int | None = None
@@ -162,8 +165,10 @@ def _token_lines(b: Behaviour, n: int, chunks: int) -> Iterator[bytes]:
             yield frame(line)
 
 
-def _chunk(data: bytes) -> bytes:
-    return b"%x\r\n%s\r\n" % (len(data), data)
+def _chunk(data: bytes, size: int = 0) -> bytes:
+    """``data`` as HTTP/1.1 chunks: one, or pieces of ``size`` bytes (an event stream frame across chunks)."""
+    pieces = [data[i : i + size] for i in range(0, len(data), size)] if size else [data]
+    return b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in pieces)
 
 
 class _Handler:
@@ -278,14 +283,14 @@ class _Handler:
             await self._at(arrived + ttft + i * itl)
             if b.split_bytes:
                 for start in range(0, len(data), b.split_bytes):
-                    w.write(_chunk(eventstream.payload_part(data[start : start + b.split_bytes])))
+                    w.write(_chunk(eventstream.payload_part(data[start : start + b.split_bytes]), b.http_chunk_bytes))
             else:
-                w.write(_chunk(eventstream.payload_part(data)))
+                w.write(_chunk(eventstream.payload_part(data), b.http_chunk_bytes))
             await w.drain()
         if b.error_after is not None and b.error_after < chunks and b.error_kind == "event":
             await self._at(arrived + ttft + b.error_after * itl)
             body = {"Message": "injected model stream error", "ErrorCode": "ModelStreamError"}
-            w.write(_chunk(eventstream.exception("ModelStreamError", body)))
+            w.write(_chunk(eventstream.exception("ModelStreamError", body), b.http_chunk_bytes))
         w.write(b"0\r\n\r\n")
         await w.drain()
 
@@ -326,21 +331,21 @@ class _Handler:
 
     async def converse_stream(self, w: asyncio.StreamWriter, b: Behaviour, n: int, arrived: float) -> None:
         w.write(self._stream_head())
-        w.write(_chunk(eventstream.json_event("messageStart", {"role": "assistant"})))
+        w.write(_chunk(eventstream.json_event("messageStart", {"role": "assistant"}), b.http_chunk_bytes))
         chunks = -(-n // b.tokens_per_chunk)
         ttft, itl = b.ttft_ms / 1000, b.itl_ms / 1000
         for i in range(chunks):
             await self._at(arrived + ttft + i * itl)
             if b.error_after is not None and i == b.error_after:
                 body = {"message": "injected model stream error", "originalStatusCode": 500}
-                w.write(_chunk(eventstream.exception("modelStreamErrorException", body)))
+                w.write(_chunk(eventstream.exception("modelStreamErrorException", body), b.http_chunk_bytes))
                 w.write(b"0\r\n\r\n")
                 await w.drain()
                 return
             take = min(b.tokens_per_chunk, n - i * b.tokens_per_chunk)
             text = "".join(_text(i * b.tokens_per_chunk + k) for k in range(take))
             delta = {"contentBlockIndex": 0, "delta": {"text": text}}
-            w.write(_chunk(eventstream.json_event("contentBlockDelta", delta)))
+            w.write(_chunk(eventstream.json_event("contentBlockDelta", delta), b.http_chunk_bytes))
             await w.drain()
         tail = (
             eventstream.json_event("contentBlockStop", {"contentBlockIndex": 0})
@@ -353,7 +358,7 @@ class _Handler:
                 },
             )
         )
-        w.write(_chunk(tail) + b"0\r\n\r\n")
+        w.write(_chunk(tail, b.http_chunk_bytes) + b"0\r\n\r\n")
         await w.drain()
 
 

@@ -126,6 +126,22 @@ def test_mid_stream_errors_count_as_errors(
         assert level["error_kinds"] == {"ModelStreamError": 2}
 
 
+@pytest.mark.parametrize("api", [Api.STREAM, Api.CONVERSE_STREAM])
+@pytest.mark.parametrize("http_chunk_bytes", [1, 5, 13])
+@ENGINES
+def test_event_stream_frames_split_across_http_chunks(
+    engine: str, server: LocalServer, api: Api, http_chunk_bytes: int
+) -> None:
+    # GIVEN frames cut into HTTP chunks of a few bytes (prelude, headers and CRCs across chunk boundaries)
+    server.configure(http_chunk_bytes=http_chunk_bytes, ttft_ms=1, itl_ms=0)
+    service = "bedrock-runtime" if api is Api.CONVERSE_STREAM else "sagemaker-runtime"
+    client = make_client(service, pool=1, endpoint_url=server.url)
+    # WHEN 2 requests run
+    _, [level] = _run(client, _target(api), engine, concurrency=(1,), requests=2)
+    # THEN every frame is reassembled: 8 tokens a request, counted by the server
+    assert (level["errors"], level["output_tokens"], level["output_tokens_from_server"]) == (0, 16, True)
+
+
 @ENGINES
 def test_bedrock_mid_stream_exception_counts_as_error(engine: str, server: LocalServer, bedrock_runtime: Any) -> None:
     server.configure(error_after=2, ttft_ms=1, itl_ms=0)
