@@ -103,7 +103,22 @@ def make_client(
     endpoint_url: str | None = None,
     aws_profile: str | None = None,
 ) -> Any:
-    """A boto3 client from the standard configuration chain, sized for ``pool`` concurrent requests."""
+    """A boto3 client from the standard configuration chain, sized for ``pool`` concurrent requests.
+
+    Parameters
+    ----------
+    service
+        ``sagemaker-runtime``, ``bedrock-runtime``, ``sagemaker``, ``bedrock`` or ``s3``.
+    pool
+        Connections kept (at least 10).
+    max_attempts
+        Attempts per request in botocore's ``standard`` retry mode. Default: 4 (3 retries with backoff).
+    read_timeout_s
+        Default: 120 seconds between bytes of a response.
+    region, endpoint_url, aws_profile
+        Default: what the environment and the shared config say (``AWS_REGION``, ``AWS_ENDPOINT_URL_*``,
+        ``AWS_PROFILE``), as for any boto3 client.
+    """
     import boto3
     from botocore.config import Config
 

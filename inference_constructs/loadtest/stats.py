@@ -32,7 +32,7 @@ def summary_ms(values_s: Sequence[float]) -> dict[str, float | None]:
 
 @dataclass
 class RequestResult:
-    """One measured request. Times are seconds from the first send attempt (botocore's ``before-send``)."""
+    """One measured request. Times are seconds from the first attempt's send (``time.perf_counter``)."""
 
     ok: bool
     e2e_s: float
