@@ -43,7 +43,7 @@ from inference_constructs.loadtest.target import Api, Target
 
 THREADS_UP_TO = 64
 """``engine="auto"`` runs up to this many concurrent streams on threads, more on the asyncio engine: threads add
-less latency at low concurrency (each stream reads in its own thread), asyncio costs 4-5x less CPU per token
+less latency at low concurrency (each stream reads in its own thread), asyncio costs about 3x less CPU per token
 (``benchmarks/loadtest.py``; docs/benchmarks.md)."""
 
 _THROTTLE_CODES = frozenset({"ThrottlingException", "Throttling", "ThrottledException", "TooManyRequestsException"})
