@@ -53,6 +53,8 @@ def add_commands(sub: Any) -> None:
     lt.add_argument("--output-tokens", default="128", help="MEAN or MEAN:STDDEV max output tokens (default 128)")
     lt.add_argument("--prompts", help="JSONL file: {'prompt': ..., 'max_tokens': ...} a line")
     lt.add_argument("--seed", type=int, default=0)
+    lt.add_argument("--payload", help="InvokeEndpoint/async: send this file's bytes as every request (e.g. CSV)")
+    lt.add_argument("--content-type", default="application/json", help="ContentType with --payload")
     lt.add_argument("--slo-ttft-ms", type=float, help="p90 time-to-first-token objective")
     lt.add_argument("--slo-itl-ms", type=float, help="p90 inter-token latency objective")
     lt.add_argument("--instances", type=int, help="instances in service during the test (default: plan capacity.min)")
@@ -120,6 +122,15 @@ def _numbers(text: str | None, option: str, kind: type[float] | type[int]) -> tu
     if not values or any(v <= 0 for v in values):
         raise InferenceConfigError(f"{option}: {text!r} is not allowed; use positive numbers separated by commas")
     return values
+
+
+def _read_payload(path: str | None) -> bytes | None:
+    if path is None:
+        return None
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise InferenceConfigError(f"--payload: cannot read {path}: {exc.strerror}") from None
 
 
 def _client_kwargs(args: argparse.Namespace) -> dict[str, Any]:
@@ -195,7 +206,11 @@ def _loadtest(args: argparse.Namespace) -> int:
         warmup=args.warmup,
         max_in_flight=args.max_in_flight,
         seed=args.seed,
+        payload=_read_payload(args.payload),
+        content_type=args.content_type,
     )
+    if options.payload is not None and target.api in (Api.STREAM, Api.CONVERSE_STREAM):
+        raise InferenceConfigError("--payload: only for InvokeEndpoint or async endpoints; use --api invoke")
     estimate = options.estimated_requests()
     levels_text = f"{len(options.levels())} level(s)"
     if estimate is not None:

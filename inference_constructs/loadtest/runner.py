@@ -72,6 +72,11 @@ class LoadOptions:
         Open loop: requests in flight at most (arrivals beyond wait for a free slot). Default: 256.
     seed
         Seed of the arrival process. Default: 0 (repeatable runs).
+    payload
+        ``InvokeEndpoint`` / async only: this body for every request instead of the LLM request JSON (a CSV
+        row for a scikit-learn or XGBoost model, say). Default: the LLM request built from each prompt.
+    content_type
+        The request's ``ContentType`` with ``payload``. Default: ``application/json``.
     """
 
     prompts: Sequence[Prompt]
@@ -82,6 +87,8 @@ class LoadOptions:
     warmup: int = 0
     max_in_flight: int = 256
     seed: int = 0
+    payload: bytes | None = None
+    content_type: str = "application/json"
 
     def levels(self) -> list[tuple[int | None, float | None]]:
         return [(c, None) for c in self.concurrency] + [(None, r) for r in self.rates_rps]
@@ -337,10 +344,15 @@ class LoadTest:
             state.observe(bedrock_observation(event), time.perf_counter())
         return state.result(time.perf_counter(), int(resp["ResponseMetadata"].get("RetryAttempts", 0)))
 
+    def _plain_body(self, prompt: Prompt) -> bytes:
+        """The body of a non-streaming request: ``options.payload`` as given, else the LLM request JSON."""
+        if self.options.payload is not None:
+            return self.options.payload
+        return request_body(self.target.format, prompt.text, prompt.max_tokens, stream=False)
+
     def _invoke(self, prompt: Prompt, called: float) -> RequestResult:
-        body = request_body(self.target.format, prompt.text, prompt.max_tokens, stream=False)
         resp = self.client.invoke_endpoint(
-            EndpointName=self.target.identifier, Body=body, ContentType="application/json"
+            EndpointName=self.target.identifier, Body=self._plain_body(prompt), ContentType=self.options.content_type
         )
         payload = resp["Body"].read()
         end = time.perf_counter()
@@ -360,12 +372,12 @@ class LoadTest:
     def _input_location(self, prompt: Prompt) -> str:
         """The S3 object holding ``prompt``'s request body, uploaded once per distinct prompt."""
         assert self.async_input_s3_uri is not None  # checked in __init__
-        body = request_body(self.target.format, prompt.text, prompt.max_tokens, stream=False)
+        body = self._plain_body(prompt)
         bucket, _, prefix = self.async_input_s3_uri.removeprefix("s3://").partition("/")
         key = f"{prefix.rstrip('/')}/{hashlib.sha256(body).hexdigest()[:16]}.json".lstrip("/")
         with self._uploads_lock:
             if key not in self._uploaded:
-                self.s3.put_object(Bucket=bucket, Key=key, Body=body, ContentType="application/json")
+                self.s3.put_object(Bucket=bucket, Key=key, Body=body, ContentType=self.options.content_type)
                 self._uploaded.add(key)
         return f"s3://{bucket}/{key}"
 
@@ -376,7 +388,7 @@ class LoadTest:
         location = self._input_location(prompt)
         self._local.sent = None
         resp = self.client.invoke_endpoint_async(
-            EndpointName=self.target.identifier, InputLocation=location, ContentType="application/json"
+            EndpointName=self.target.identifier, InputLocation=location, ContentType=self.options.content_type
         )
         start = self._sent(called)
         deadline = start + self.async_timeout_s

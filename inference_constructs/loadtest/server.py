@@ -83,6 +83,7 @@ class ServerCounters:
     in_flight: int = 0
     throttled: int = 0
     paths: list[str] = field(default_factory=list)
+    bodies: list[bytes] = field(default_factory=list)
 
 
 def _max_tokens(body: dict[str, Any], default: int) -> int:
@@ -203,6 +204,7 @@ class _Handler:
         counters = self.server.counters
         counters.requests += 1
         counters.paths.append(path)
+        counters.bodies.append(raw)
         number = counters.requests
         parts = path.split("?", maxsplit=1)[0].split("/")
         bedrock = len(parts) == 4 and parts[1] == "model" and parts[3] == "converse-stream"

@@ -159,3 +159,38 @@ def test_the_command_line_imports_neither_boto3_nor_matplotlib_until_it_runs() -
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     # THEN `plan` stays light: none of them is loaded
     assert out.strip() == "[]"
+
+
+def test_payload_file_for_a_classical_model(
+    server: LocalServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN a CSV row for the default platform's scikit-learn endpoint
+    row = tmp_path / "row.csv"
+    row.write_bytes(b"0.1,3,12,1\n")
+    # WHEN it is load-tested through InvokeEndpoint with that payload
+    code = main(
+        [
+            "loadtest",
+            "--plan",
+            CONFIG,
+            "--endpoint",
+            "churn",
+            "--endpoint-url",
+            server.url,
+            "--requests",
+            "2",
+            "--payload",
+            str(row),
+            "--content-type",
+            "text/csv",
+            "--json",
+            "--no-progress",
+        ]
+    )
+    # THEN every request carried the CSV row to the deployed name, and serverless has no instance price
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert report["target"]["api"] == "InvokeEndpoint"
+    assert server.counters.bodies == [b"0.1,3,12,1\n"] * 2
+    assert server.counters.paths[0] == "/endpoints/acme-genai-churn/invocations"
+    assert report["levels"][0]["cost_per_million_output_tokens_usd"] is None
