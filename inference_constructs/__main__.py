@@ -2,12 +2,16 @@
 and ``results`` (see :mod:`inference_constructs.loadtest.cli`).
 
 Prints the plan (a table, or with ``--json`` the JSON document) without synthesizing and without
-importing aws_cdk. An invalid config prints the :class:`InferenceConfigError` message and exits 2.
+importing aws_cdk. An invalid config exits 2: the :class:`InferenceConfigError` message on stderr, or with
+``--json`` the JSON error document on stdout::
+
+    {"error": "<the message>", "problems": [{"path": ..., "what": ..., "fix": ..., "code": ...}, ...]}
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 
@@ -36,7 +40,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         plan = plan_platform(load_config(args.config))
     except InferenceConfigError as exc:
-        print(exc, file=sys.stderr)
+        if args.json:
+            sys.stdout.write(json.dumps(exc.to_json(), indent=2) + "\n")
+        else:
+            print(exc, file=sys.stderr)
         return EXIT_CONFIG_ERROR
     sys.stdout.write(plan.to_json_text() if args.json else plan.table())
     return 0

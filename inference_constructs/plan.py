@@ -20,6 +20,7 @@ from inference_constructs.bedrock.pricing import Workload, token_economics, work
 from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_specs, check_router_roles, plan_entries
 from inference_constructs.bedrock.routing import RouterSpec, check_router_specs, router_plan_entry
 from inference_constructs.catalog import Catalog, load_catalog
+from inference_constructs.config.constraints import dashboard_problems
 from inference_constructs.config.schema import BedrockWorkload, Endpoint, PlatformConfig
 from inference_constructs.containers.model_access import HfTokenSecret
 from inference_constructs.cost.commitment import CapacitySchedule, recommend_commitment
@@ -529,6 +530,8 @@ def plan_platform(
         savings_plan = recommendation.to_dict()
     except InferenceConfigError as exc:
         problems.extend(exc.problems)
+    gpu_endpoints = sum(1 for e in endpoints if e.hosting.gpu_count > 0 and e.kind is not EndpointKind.SERVERLESS)
+    problems.extend(dashboard_problems(config, gpu_endpoints))
     for number, indexes in enumerate(shard([e.footprint for e in endpoints], max_resources=max_resources_per_stack)):
         for i in indexes:
             endpoints[i] = replace(endpoints[i], stack=hosting_stack_name(config.name, number + 1))
@@ -577,6 +580,11 @@ def region_requirements(
         [(e.path, e.stack, e.hosting.image, e.hosting.uses_inference_component) for e in endpoints],
         profiles=len(config.bedrock.profiles),
         routers=len(config.bedrock.routers),
+        guardrails=[
+            f"bedrock.profiles[{i}].guardrail"
+            for i, p in enumerate(config.bedrock.profiles)
+            if p.guardrail is not None and p.guardrail.id is None
+        ],
         budget=bool(budget.monthly_limit_usd),
         budget_action=bool(budget.monthly_limit_usd and budget.deny_role_arns),
         anomaly_monitor=bool(config.cost.anomaly_monitor.notify_email),

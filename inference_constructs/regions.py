@@ -41,6 +41,8 @@ TRACKED_TYPES: tuple[str, ...] = (
     "AWS::ApplicationAutoScaling::ScalableTarget",
     "AWS::ApplicationAutoScaling::ScalingPolicy",
     "AWS::Bedrock::ApplicationInferenceProfile",
+    "AWS::Bedrock::Guardrail",
+    "AWS::Bedrock::GuardrailVersion",
     "AWS::Bedrock::IntelligentPromptRouter",
     "AWS::Budgets::Budget",
     "AWS::Budgets::BudgetsAction",
@@ -187,6 +189,7 @@ def platform_requirements(
     *,
     profiles: int = 0,
     routers: int = 0,
+    guardrails: Sequence[str] = (),
     budget: bool = False,
     budget_action: bool = False,
     anomaly_monitor: bool = False,
@@ -201,6 +204,8 @@ def platform_requirements(
     profiles, routers:
         Number of Bedrock application inference profiles (``bedrock.profiles``) and prompt routers
         (``bedrock.routers``).
+    guardrails:
+        Key paths of the profiles whose ``guardrail:`` block creates a guardrail (not an existing id).
     budget, budget_action, anomaly_monitor:
         Whether the cost stack creates a budget, a budget action (``deny_role_arns``), an anomaly monitor.
     """
@@ -242,6 +247,13 @@ def platform_requirements(
                 "AWS::Bedrock::IntelligentPromptRouter",
                 "bedrock prompt routers",
                 [f"bedrock.routers[{i}]" for i in range(routers)],
+            ),
+        )
+    if guardrails:
+        need(
+            "bedrock",
+            type_requirement(
+                ("AWS::Bedrock::Guardrail", "AWS::Bedrock::GuardrailVersion"), "bedrock guardrails", guardrails
             ),
         )
     cost_types = [

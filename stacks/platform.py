@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from inference_constructs.bedrock.governance_config import invocation_logging_sp
 from inference_constructs.compliance import add_compliance_gates
 from inference_constructs.config import load_config
 from inference_constructs.cost import CAPACITY_TAG_KEYS, RequireCostTags, apply_cost_tags
+from inference_constructs.cost.capacity_tags import PLATFORM_TAG
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK
 from inference_constructs.observability import MonitoredProfile
 from inference_constructs.plan import PlatformPlan, plan_platform, profile_specs, router_specs
@@ -20,9 +22,6 @@ from stacks.bedrock import BedrockStack
 from stacks.cost import CostStack, needs_cost_stack
 from stacks.hosting import HostingStack, monitored
 from stacks.observability import ObservabilityStack
-
-#: Tag on every resource naming the platform it belongs to.
-PLATFORM_TAG = "inference:platform"
 
 PLAN_FILE = "inference-plan.json"
 
@@ -101,20 +100,59 @@ def synthesize(
     """Load and plan ``config_path`` (raising InferenceConfigError before anything exists), compose the
     stacks into ``app`` with the compliance gates on, synthesize, and write the plan into the assembly.
 
+    A failed synth leaves the output directory as it was before (no template, no ``inference-plan.json``).
+
     Raises
     ------
+    InferenceConfigError
+        For any config mistake, before anything is written (the same message ``plan`` prints).
     RuntimeError
         When a cdk-nag pack reports a finding (``ValidationFailed``), or when a stack holds more
         resources than ``max_resources_per_stack`` (the sharding estimate fell short: a library bug).
     """
     plan = plan_platform(load_config(config_path), max_resources_per_stack=max_resources_per_stack)
-    build_platform(app, plan)
-    add_compliance_gates(app)
-    assembly = app.synth()
-    directory = assembly.directory
-    check_stack_sizes(directory, max_resources_per_stack)
-    write_plan(plan, directory)
+    outdir = Path(app.outdir)
+    before = _snapshot(outdir)
+    try:
+        build_platform(app, plan)  # stages assets (Lambda code) into the output directory already
+        add_compliance_gates(app)
+        assembly = app.synth()
+        directory = assembly.directory
+        check_stack_sizes(directory, max_resources_per_stack)
+        write_plan(plan, directory)
+    except BaseException:
+        _restore(outdir, before)
+        raise
     return Synthesis(plan=plan, assembly=assembly)
+
+
+# A failed synth leaves the output directory as it found it. CDK writes the assembly in place: templates,
+# manifest, tree and validation report at the top level, and assets in new content-hashed folders (staged
+# while constructs are created). The caller fixed the directory when it made the App (``-o``, ``CDK_OUTDIR``
+# or ``App(outdir=...)``), so synthesizing elsewhere and moving is not possible without changing where a
+# successful synth writes. Instead the top-level files are remembered (small JSON) and restored on failure,
+# and every entry the attempt added is removed.
+
+
+def _snapshot(outdir: Path) -> dict[str, bytes | None] | None:
+    """Top-level entries of ``outdir``: file name -> bytes, or None for a folder; None when it does not exist."""
+    if not outdir.is_dir():
+        return None
+    return {p.name: (p.read_bytes() if p.is_file() else None) for p in outdir.iterdir()}
+
+
+def _restore(outdir: Path, before: dict[str, bytes | None] | None) -> None:
+    """Put ``outdir`` back as :func:`_snapshot` saw it (remove it when it did not exist)."""
+    if not outdir.is_dir():
+        return
+    if before is None:
+        shutil.rmtree(outdir)
+        return
+    for entry in outdir.iterdir():
+        if entry.name not in before:
+            shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+        elif before[entry.name] is not None and entry.read_bytes() != before[entry.name]:
+            entry.write_bytes(before[entry.name])  # type: ignore[arg-type]
 
 
 def check_stack_sizes(assembly_dir: str | Path, max_resources_per_stack: int = MAX_RESOURCES_PER_STACK) -> None:

@@ -11,7 +11,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 
 from aws_cdk import Acknowledgment as _Acknowledgment
-from aws_cdk import Aws, CfnTag, Duration, Validations
+from aws_cdk import Aws, Duration, Tags, Validations
 from aws_cdk import aws_bedrock as bedrock
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_iam as iam
@@ -34,6 +34,10 @@ from inference_constructs.bedrock.model_source import (
 
 INVOKE_ACTIONS = ("bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream")
 """What InvokeModel, InvokeModelWithResponseStream, Converse and ConverseStream are authorized by."""
+
+
+#: Priority of a profile's own tags: above ``Tags.of(scope).add``'s default 100, so they win over wider tags.
+OWN_TAG_PRIORITY = 200
 
 
 class ApplicationInferenceProfile(Construct):
@@ -59,7 +63,8 @@ class ApplicationInferenceProfile(Construct):
         parsed :class:`ModelSource`. Changing it replaces the profile (``ModelSource`` is create-only).
     tags:
         Tags on the profile (team attribution: ``{"team": "team-a"}``); at most 200, key 1-128 and
-        value 0-256 characters of ``[a-zA-Z0-9 ._:/=+@-]``. Tags from ``Tags.of(scope)`` are added too.
+        value 0-256 characters of ``[a-zA-Z0-9 ._:/=+@-]``. Tags from ``Tags.of(scope)`` are added too,
+        and where both set a key the profile's own value wins (priority :data:`OWN_TAG_PRIORITY`).
         Default: only tags applied by ``Tags.of`` aspects.
     description:
         ``Description``: 1-200 characters, ``^([0-9a-zA-Z:.][ _-]?)+$``; changing it replaces the
@@ -121,8 +126,12 @@ class ApplicationInferenceProfile(Construct):
             model_source=bedrock.CfnApplicationInferenceProfile.InferenceProfileModelSourceProperty(
                 copy_from=source.copy_from_arn(partition=Aws.PARTITION, region=Aws.REGION, account=Aws.ACCOUNT_ID)
             ),
-            tags=[CfnTag(key=k, value=v) for k, v in sorted((tags or {}).items())] or None,
         )
+        # The profile's own tags win over tags applied to a wider scope (``Tags.of(app)``, default priority
+        # 100): a team's profile keeps its team tag, so Cost Explorer gives its spend to that team.
+        own_tags = Tags.of(self.resource)
+        for k, v in sorted((tags or {}).items()):
+            own_tags.add(k, v, priority=OWN_TAG_PRIORITY)
         self.profile_arn: str = self.resource.attr_inference_profile_arn
         """``arn:…:application-inference-profile/<id>``: pass it as ``modelId`` when invoking."""
         self.profile_id: str = self.resource.attr_inference_profile_id

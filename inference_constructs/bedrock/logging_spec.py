@@ -17,9 +17,10 @@ Facts (Bedrock user guide, "Monitor model invocation using CloudWatch Logs and A
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
+
+from inference_constructs.aws_limits import broken_bucket_rules
 
 #: CloudWatch Logs retention values (CFN AWS::Logs::LogGroup RetentionInDays enum, cfn-lint 1.58 schema).
 RETENTION_DAYS = (
@@ -53,7 +54,6 @@ S3_LOG_PREFIX = "AWSLogs/{account}/BedrockModelInvocationLogs/"
 #: Prefix of the large-data objects of CloudWatch Logs delivery in the same bucket (library choice).
 LARGE_DATA_PREFIX = "large-data"
 #: botocore ``BucketName``: 3-63 characters; the S3 naming rules (lowercase, digits, '.' and '-').
-_BUCKET_RE = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
 #: ``LoggingConfig`` flags, config key -> API member (botocore ``bedrock`` model).
 DATA_FLAGS = {
     "text_data": "textDataDeliveryEnabled",
@@ -116,10 +116,11 @@ def check_invocation_logging(spec: InvocationLoggingSpec, *, path: str = "bedroc
             + ", ".join(str(d) for d in RETENTION_DAYS)
         )
     bucket = spec.existing_bucket
-    if bucket is not None and not _BUCKET_RE.match(bucket):
+    broken = broken_bucket_rules(bucket) if bucket is not None else []
+    if broken:
         problems.append(
-            f"{path}.s3: {bucket!r} is not a bucket name; use true to create one, or 3-63 lowercase characters, "
-            "digits, '.' or '-'"
+            f"{path}.s3: {bucket!r} is not a bucket name S3 allows; use true to create one, or a name with "
+            + "; ".join(broken)
         )
     if not any(getattr(spec, k) for k in DATA_FLAGS):
         problems.append(

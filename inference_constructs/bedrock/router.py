@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from aws_cdk import Aws, CfnTag
+from aws_cdk import Aws, Tags
 from aws_cdk import aws_bedrock as bedrock
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
-from inference_constructs.bedrock.inference_profile import INVOKE_ACTIONS, managed_invoke_policy
+from inference_constructs.bedrock.inference_profile import INVOKE_ACTIONS, OWN_TAG_PRIORITY, managed_invoke_policy
 from inference_constructs.bedrock.model_source import raise_if_problems
 from inference_constructs.bedrock.routing import RouterSpec, check_router
 
@@ -44,7 +44,8 @@ class IntelligentPromptRouter(Construct):
     description:
         ``Description``: 1-200 characters, ``^([0-9a-zA-Z:.][ _-]?)+$``. Default: the router has no description.
     tags:
-        Tags on the router (team attribution, updatable). Default: only tags applied by ``Tags.of`` aspects.
+        Tags on the router (team attribution, updatable); where ``Tags.of(scope)`` sets the same key, the
+        router's value wins. Default: only tags applied by ``Tags.of`` aspects.
     invoke_role_arns:
         IAM roles (same account) given :meth:`invoke_policy_statements` through one customer-managed
         policy ``InvokePolicy``. Default: no role is granted; call :meth:`grant_invoke`.
@@ -99,8 +100,11 @@ class IntelligentPromptRouter(Construct):
                 response_quality_difference=response_quality_difference
             ),
             description=description,
-            tags=[CfnTag(key=k, value=v) for k, v in sorted((tags or {}).items())] or None,
         )
+        # The router's own tags win over wider ones (``Tags.of(app)``), as a profile's do.
+        own_tags = Tags.of(self.resource)
+        for k, v in sorted((tags or {}).items()):
+            own_tags.add(k, v, priority=OWN_TAG_PRIORITY)
         self.router_arn: str = self.resource.attr_prompt_router_arn
         """``arn:…:prompt-router/<id>``: pass it as ``modelId`` when invoking."""
 

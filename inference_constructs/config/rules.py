@@ -7,6 +7,8 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
+from inference_constructs.errors import Problem
+
 _KIND_BLOCKS = {"serverless": "serverless", "async": "async", "multi_model": "multi-model"}
 
 
@@ -22,9 +24,10 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def cross_field_problems(data: dict[str, Any]) -> list[str]:
-    """Every cross-field problem in ``data`` as ``<key path>: <what>; <fix>`` lines."""
-    return list(_problems(data))
+def cross_field_problems(data: dict[str, Any]) -> list[Problem]:
+    """Every cross-field problem in ``data`` (lines ``<key path>: <what>; <fix>``; kind ``conflict`` unless
+    said otherwise)."""
+    return [Problem.of(p, "conflict") for p in _problems(data)]
 
 
 def _problems(data: dict[str, Any]) -> Iterator[str]:
@@ -40,13 +43,18 @@ def _problems(data: dict[str, Any]) -> Iterator[str]:
     )
     for key in _dict(data.get("tags")):
         if isinstance(key, str) and key.lower().startswith("aws:"):
-            yield f"tags.{key}: the aws: prefix is reserved by AWS; choose another key"
+            yield Problem(f"tags.{key}", "the aws: prefix is reserved by AWS", "choose another key", "tag_reserved")
     cost = _dict(data.get("cost"))
     budget = _dict(cost.get("budget"))
     if budget.get("monthly_limit_usd") is None:
         for key in ("notify_email", "deny_role_arns"):
             if budget.get(key):
                 yield f"cost.budget.{key}: needs cost.budget.monthly_limit_usd; set the monthly limit or remove {key}"
+    if budget.get("deny_role_arns") and budget.get("monthly_limit_usd") is not None and not budget.get("notify_email"):
+        yield (
+            "cost.budget.notify_email: is required when deny_role_arns is set (a budget action needs a subscriber); "
+            "set an address that is told when the deny policy is applied"
+        )
     if "deny_new_endpoints_at_percent" in budget and not budget.get("deny_role_arns"):
         yield (
             "cost.budget.deny_new_endpoints_at_percent: has no effect without cost.budget.deny_role_arns; "
@@ -70,7 +78,7 @@ def _duplicates(path: str, names: list[Any], why: str) -> Iterator[str]:
     counts = Counter(n for n in names if isinstance(n, str))
     for index, name in enumerate(names):
         if isinstance(name, str) and counts[name] > 1 and names.index(name) != index:
-            yield f"{path}[{index}].name: {name!r} is used more than once; {why}"
+            yield Problem(f"{path}[{index}].name", f"{name!r} is used more than once", why, "duplicate")
 
 
 def _endpoint_problems(path: str, ep: dict[str, Any]) -> Iterator[str]:

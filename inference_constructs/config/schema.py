@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from inference_constructs.bedrock.guardrails import LIMITS as GUARDRAIL_LIMITS
 from inference_constructs.spec import AcceleratorChoice, DType, EndpointKind, ModelSourceKind, Serving
 
-AccountId = Annotated[str, StringConstraints(pattern=r"^\d{12}$")]
+AccountId = Annotated[str, StringConstraints(pattern=r"^[0-9]{12}$")]
 RoleArn = Annotated[
     str, StringConstraints(max_length=2048, pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9_+=,.@/-]+$")
 ]
@@ -21,6 +21,7 @@ S3Uri = Annotated[str, StringConstraints(pattern=r"^s3://[a-z0-9][a-z0-9.-]{1,61
 Email = Annotated[str, StringConstraints(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")]
 TagKey = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^[\w\s.:/=+@-]+$")]
 TagValue = Annotated[str, StringConstraints(max_length=256, pattern=r"^[\w\s.:/=+@-]*$")]
+KmsKeyArn = Annotated[str, StringConstraints(pattern=r"^arn:aws[a-z-]*:kms:[a-z0-9-]+:[0-9]{12}:key/[A-Za-z0-9_-]+$")]
 CronExpr = Annotated[str, StringConstraints(pattern=r"^cron\(.+\)$")]
 
 
@@ -145,9 +146,7 @@ class Endpoint(_Model):
     serverless: Serverless | None = None
     async_: AsyncInference | None = Field(default=None, alias="async")
     multi_model: MultiModel | None = None
-    kms_key_arn: (
-        Annotated[str, StringConstraints(pattern=r"^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key/[\w-]+$")] | None
-    ) = None
+    kms_key_arn: KmsKeyArn | None = None
     vpc: Vpc = Field(default_factory=Vpc)
     network_isolation: bool = False
     data_capture: DataCapture = Field(default_factory=DataCapture)
@@ -337,7 +336,7 @@ class PlatformConfig(_Model):
 
     name: Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]{1,19}$")]
     account: AccountId | None = None
-    region: Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-[a-z]+)+-\d$")] | None = None
+    region: Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-[a-z]+)+-[0-9]$")] | None = None
     tags: dict[TagKey, TagValue] = Field(default_factory=dict, max_length=50)
     endpoints: list[Endpoint] = Field(default_factory=list, max_length=1000)
     bedrock: Bedrock = Field(default_factory=Bedrock)

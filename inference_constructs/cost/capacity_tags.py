@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import ProblemCollector
 
+PLATFORM_TAG = "inference:platform"
+"""Tag on every resource naming the platform it belongs to."""
 CAPACITY_TAG = "inference:capacity"
 BASELINE_INSTANCES_TAG = "inference:baseline-instances"
 MAX_INSTANCES_TAG = "inference:max-instances"

@@ -19,6 +19,7 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
 
+from inference_constructs._ids import construct_id as name_id
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
 from inference_constructs.observability import metric_definitions, metrics
@@ -184,7 +185,7 @@ class InferenceAlarms(Construct):
                 cold_start_seconds=cold_start_seconds,
             )
         for profile in profiles:
-            prefix = _pascal(profile.name)
+            prefix = name_id(profile.name)
             self._anomaly(
                 f"{prefix}OutputTokensAnomaly",
                 AlarmMetric(
@@ -356,17 +357,12 @@ class InferenceAlarms(Construct):
             )
 
 
-def _pascal(name: str) -> str:
-    """``team-a_sonnet`` → ``TeamASonnet`` (a stable construct id from a resource name)."""
-    return "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]+", name) if part) or "Unnamed"
-
-
 def _endpoint_id(endpoint: MonitoredEndpoint, index: int) -> str:
     """Construct-id prefix of an endpoint's alarms: its name (and variant unless AllTraffic), or its index when the
     name is a token."""
-    base = f"Endpoint{index}" if is_unresolved(endpoint.name) else _pascal(endpoint.name)
+    base = f"Endpoint{index}" if is_unresolved(endpoint.name) else name_id(endpoint.name)
     if endpoint.variant_name != "AllTraffic" and not is_unresolved(endpoint.variant_name):
-        base += _pascal(endpoint.variant_name)
+        base += name_id(endpoint.variant_name)
     return base
 
 

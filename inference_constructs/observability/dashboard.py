@@ -27,7 +27,7 @@ from inference_constructs.spec import EndpointKind
 
 MAX_WIDGETS = 500
 """CloudWatch allows at most 500 widgets in one dashboard body."""
-MAX_SEARCH_LENGTH = 1024
+MAX_SEARCH_LENGTH = metric_definitions.MAX_SEARCH_LENGTH
 """CloudWatch rejects a SEARCH query longer than 1024 characters."""
 
 _FULL = 24
@@ -312,7 +312,9 @@ class InferenceDashboard(Construct):
             [
                 self._graph("Prompt cache read tokens (sum)", [fleet(metrics.CACHE_READ_METRIC_NAMES)], axis="tokens"),
                 self._graph(
-                    "Prompt cache write tokens (sum)", [fleet(metrics.CACHE_WRITE_METRIC_NAMES)], axis="tokens"
+                    "Prompt cache write tokens (sum)",
+                    [fleet(metric_definitions.CACHE_WRITE_METRIC_NAMES)],
+                    axis="tokens",
                 ),
                 self._graph(
                     "Prompt cache-hit ratio (%, all models)",
@@ -381,15 +383,7 @@ def check_dashboard_inputs(
     account_problems = validate_account_ids(source_account_ids, path=key(path, "source_account_ids"))
     problems.extend(account_problems)
     if not account_problems and source_account_ids:
-        longest = len(
-            metrics.search(
-                metric_definitions.BEDROCK_NAMESPACE,
-                metrics.BEDROCK_DIMENSIONS,
-                metrics.CACHE_WRITE_METRIC_NAMES,
-                "SampleCount",
-                account_ids=source_account_ids,
-            )
-        )
+        longest = metric_definitions.longest_dashboard_search(source_account_ids)
         if longest > MAX_SEARCH_LENGTH:
             problems.add(
                 key(path, "source_account_ids"),

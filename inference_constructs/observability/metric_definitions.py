@@ -11,22 +11,33 @@ and the inference component metrics
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
 
+from inference_constructs import aws_limits
+from inference_constructs._tokens import is_unresolved
+
 __all__ = [
+    "BEDROCK_DIMENSIONS",
     "BEDROCK_NAMESPACE",
     "BILLING_NAMESPACE",
+    "CACHE_WRITE_METRIC_NAMES",
     "COMPONENT_DIMENSIONS",
     "ENDPOINT_INSTANCE_NAMESPACE",
     "ENDPOINT_ONLY_DIMENSIONS",
     "GUARDRAILS_NAMESPACE",
     "INFERENCE_COMPONENT_NAMESPACE",
+    "MAX_SEARCH_LENGTH",
+    "MONITORING_ACCOUNT",
     "SAGEMAKER_NAMESPACE",
     "VARIANT_DIMENSIONS",
     "Dimension",
+    "account_filter",
     "endpoint_dimensions",
     "gpu_metric_divisor",
     "gpu_metric_target",
+    "longest_dashboard_search",
+    "search",
 ]
 
 SAGEMAKER_NAMESPACE = "AWS/SageMaker"
@@ -96,3 +107,82 @@ def gpu_metric_target(percent_per_gpu: float, gpu_count: int) -> float:
     """The value of an ``/aws/sagemaker/Endpoints`` GPU metric at ``percent_per_gpu`` on every GPU (80 % on a
     4-GPU host is 320)."""
     return percent_per_gpu * gpu_count
+
+
+BEDROCK_DIMENSIONS = (Dimension.MODEL_ID.value,)
+CACHE_WRITE_METRIC_NAMES = ("CacheWriteInputTokens", "CacheWriteInputTokenCount")
+"""Both spellings AWS documents for prompt-cache writes."""
+MAX_SEARCH_LENGTH = aws_limits.MAX_SEARCH_LENGTH
+"""CloudWatch rejects a SEARCH query longer than 1024 characters."""
+
+
+# --------------------------------------------------------------------------------------------------------- SEARCH
+
+
+def _quote(value: str) -> str:
+    """Double-quote an exact-match value, escaping ``" \\ ( )`` as the SEARCH syntax requires (tokens pass as is)."""
+    if is_unresolved(value):
+        return f'"{value}"'
+    escaped = "".join("\\" + char if char in '"\\()' else char for char in value)
+    return f'"{escaped}"'
+
+
+MONITORING_ACCOUNT = "LOCAL"
+"""The account-id value that names the monitoring account itself in a SEARCH term (CloudWatch user guide, "CloudWatch
+search expression syntax": ``:aws.AccountId = 'LOCAL'``); written double-quoted, as the console writes it."""
+
+
+def account_filter(account_ids: Sequence[str]) -> str:
+    """SEARCH term restricting results to ``account_ids`` and the monitoring account itself (works only in a
+    cross-account monitoring account).
+
+    ``:aws.AccountId = ("111122223333" OR "LOCAL")``: the listed source accounts plus the monitoring account's own
+    metrics (``LOCAL``); an empty string for none (search the dashboard's own account, or every linked account in a
+    monitoring account).
+    """
+    if not account_ids:
+        return ""
+    return ":aws.AccountId = (" + " OR ".join(_quote(a) for a in [*account_ids, MONITORING_ACCOUNT]) + ")"
+
+
+def search(
+    namespace: str,
+    dimensions: Sequence[str],
+    metric_names: Sequence[str],
+    statistic: str,
+    *,
+    account_ids: Sequence[str] = (),
+    dimension_values: Mapping[str, str] | None = None,
+) -> str:
+    """Render ``SEARCH('{namespace,dims} MetricName="..." ...', 'statistic')``.
+
+    Parameters
+    ----------
+    namespace, dimensions:
+        The metric schema: only metrics with exactly these dimension names match.
+    metric_names:
+        One name, or several alternatives joined with ``OR`` (e.g. both cache-metric spellings).
+    statistic:
+        Any CloudWatch statistic: ``Sum``, ``Average``, ``p99``...
+    account_ids:
+        Source accounts to cover from a monitoring account. Default: no account filter.
+    dimension_values:
+        Exact dimension values to match, e.g. ``{"ModelId": profile_id}``. Default: every value.
+    """
+    schema = "{" + ",".join([namespace, *dimensions]) + "}"
+    names = [f"MetricName={_quote(n)}" for n in metric_names]
+    terms = [names[0] if len(names) == 1 else "(" + " OR ".join(names) + ")"]
+    terms += [f"{dim}={_quote(value)}" for dim, value in (dimension_values or {}).items()]
+    accounts = account_filter(account_ids)
+    if accounts:
+        terms.append(accounts)
+    return f"SEARCH('{schema} {' '.join(terms)}', '{statistic}')"
+
+
+def longest_dashboard_search(account_ids: Sequence[str]) -> int:
+    """Characters of the longest SEARCH expression the dashboard writes for ``account_ids`` (Bedrock cache writes:
+    two metric spellings and the account filter); the dashboard and the plan both check it against
+    :data:`MAX_SEARCH_LENGTH`."""
+    return len(
+        search(BEDROCK_NAMESPACE, BEDROCK_DIMENSIONS, CACHE_WRITE_METRIC_NAMES, "SampleCount", account_ids=account_ids)
+    )

@@ -21,18 +21,19 @@ https://docs.aws.amazon.com/bedrock/latest/userguide/monitoring.html):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
 from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
 
-from inference_constructs._tokens import is_unresolved
 from inference_constructs.observability import metric_definitions
-from inference_constructs.observability.metric_definitions import (
+from inference_constructs.observability.metric_definitions import (  # SEARCH rendering is pure: defined there
+    BEDROCK_DIMENSIONS,
+    CACHE_WRITE_METRIC_NAMES,
     ENDPOINT_ONLY_DIMENSIONS,
     VARIANT_DIMENSIONS,
-    Dimension,
+    search,
 )
 from inference_constructs.observability.targets import MonitoredEndpoint, MonitoredProfile
 
@@ -44,12 +45,8 @@ BILLING_NAMESPACE = metric_definitions.BILLING_NAMESPACE
 
 ENDPOINT_DIMENSIONS = tuple(d.value for d in VARIANT_DIMENSIONS)
 ASYNC_DIMENSIONS = tuple(d.value for d in ENDPOINT_ONLY_DIMENSIONS)
-BEDROCK_DIMENSIONS = (Dimension.MODEL_ID.value,)
-
 CACHE_READ_METRIC_NAMES = ("CacheReadInputTokens", "CacheReadInputTokenCount")
 """Both spellings AWS documents for prompt-cache reads; SEARCH on a name that does not exist returns nothing."""
-CACHE_WRITE_METRIC_NAMES = ("CacheWriteInputTokens", "CacheWriteInputTokenCount")
-"""Both spellings AWS documents for prompt-cache writes."""
 
 BILLING_REGION = "us-east-1"
 DEFAULT_PERIOD = Duration.minutes(5)
@@ -58,66 +55,6 @@ ErrorClass = Literal["4XX", "5XX"]
 
 
 # --------------------------------------------------------------------------------------------------------- SEARCH
-
-
-def _quote(value: str) -> str:
-    """Double-quote an exact-match value, escaping ``" \\ ( )`` as the SEARCH syntax requires (tokens pass as is)."""
-    if is_unresolved(value):
-        return f'"{value}"'
-    escaped = "".join("\\" + char if char in '"\\()' else char for char in value)
-    return f'"{escaped}"'
-
-
-MONITORING_ACCOUNT = "LOCAL"
-"""The account-id value that names the monitoring account itself in a SEARCH term (CloudWatch user guide, "CloudWatch
-search expression syntax": ``:aws.AccountId = 'LOCAL'``); written double-quoted, as the console writes it."""
-
-
-def account_filter(account_ids: Sequence[str]) -> str:
-    """SEARCH term restricting results to ``account_ids`` and the monitoring account itself (works only in a
-    cross-account monitoring account).
-
-    ``:aws.AccountId = ("111122223333" OR "LOCAL")``: the listed source accounts plus the monitoring account's own
-    metrics (``LOCAL``); an empty string for none (search the dashboard's own account, or every linked account in a
-    monitoring account).
-    """
-    if not account_ids:
-        return ""
-    return ":aws.AccountId = (" + " OR ".join(_quote(a) for a in [*account_ids, MONITORING_ACCOUNT]) + ")"
-
-
-def search(
-    namespace: str,
-    dimensions: Sequence[str],
-    metric_names: Sequence[str],
-    statistic: str,
-    *,
-    account_ids: Sequence[str] = (),
-    dimension_values: Mapping[str, str] | None = None,
-) -> str:
-    """Render ``SEARCH('{namespace,dims} MetricName="..." ...', 'statistic')``.
-
-    Parameters
-    ----------
-    namespace, dimensions:
-        The metric schema: only metrics with exactly these dimension names match.
-    metric_names:
-        One name, or several alternatives joined with ``OR`` (e.g. both cache-metric spellings).
-    statistic:
-        Any CloudWatch statistic: ``Sum``, ``Average``, ``p99``...
-    account_ids:
-        Source accounts to cover from a monitoring account. Default: no account filter.
-    dimension_values:
-        Exact dimension values to match, e.g. ``{"ModelId": profile_id}``. Default: every value.
-    """
-    schema = "{" + ",".join([namespace, *dimensions]) + "}"
-    names = [f"MetricName={_quote(n)}" for n in metric_names]
-    terms = [names[0] if len(names) == 1 else "(" + " OR ".join(names) + ")"]
-    terms += [f"{dim}={_quote(value)}" for dim, value in (dimension_values or {}).items()]
-    accounts = account_filter(account_ids)
-    if accounts:
-        terms.append(accounts)
-    return f"SEARCH('{schema} {' '.join(terms)}', '{statistic}')"
 
 
 def search_expression(
