@@ -231,6 +231,16 @@ _SYNTHESIZER_PARAMETERS = {"BootstrapVersion"}
 _SYNTHESIZER_RULES = {"CheckBootstrapVersion"}
 
 
+def _scalar(value: Any) -> str:
+    """A template value as a hand-written app writes it: the pseudo parameter ``AWS::Region`` as ``Aws.REGION``,
+    any other intrinsic as a token of itself."""
+    from aws_cdk import Aws, Token
+
+    if value == {"Ref": "AWS::Region"}:
+        return str(Aws.REGION)
+    return value if isinstance(value, str) else str(Token.as_string(value))
+
+
 def _condition(expr: Any) -> Any:
     """A CloudFormation condition expression as a CDK ICfnConditionExpression."""
     from aws_cdk import Fn
@@ -245,15 +255,18 @@ def _condition(expr: Any) -> Any:
             return Fn.condition_or(*(_condition(a) for a in args))
         if op == "Fn::Not":
             return Fn.condition_not(_condition(args[0]))
+        if op == "Fn::Contains":
+            return Fn.condition_contains([str(item) for item in args[0]], _scalar(args[1]))
     raise NotImplementedError(f"condition expression not supported by the re-emitter: {expr!r}")
 
 
 def emit_section(stack: Any, stack_name: str, section: str, body: Mapping[str, Any]) -> dict[str, Any]:
     """Re-create one non-resource template section in ``stack`` as hand-written code does: ``CfnMapping``,
     ``CfnParameter`` (not the synthesizer's ``BootstrapVersion``), ``CfnCondition``, ``CfnOutput`` (with its
-    export) or nothing for the synthesizer's own ``Rules``. Returns the conditions created, by logical id
-    (for resources' ``Condition`` attribute). Shared by :func:`reemit_generic` and :func:`reemit_python`."""
-    from aws_cdk import CfnCondition, CfnMapping, CfnOutput, CfnParameter, Token
+    export) and ``CfnRule`` (not the synthesizer's own ``CheckBootstrapVersion``). Returns the conditions
+    created, by logical id (for resources' ``Condition`` attribute). Shared by :func:`reemit_generic` and
+    :func:`reemit_python`."""
+    from aws_cdk import CfnCondition, CfnMapping, CfnOutput, CfnParameter, CfnRule, CfnRuleAssertion, Token
 
     conditions: dict[str, Any] = {}
     if section == "Mappings":
@@ -276,8 +289,20 @@ def emit_section(stack: Any, stack_name: str, section: str, body: Mapping[str, A
                 description=out.get("Description"),
             )
     elif section == "Rules":
-        if set(body) - _SYNTHESIZER_RULES:
-            raise NotImplementedError(f"{stack_name}: template Rules are not supported: {sorted(body)}")
+        for lid, rule in body.items():
+            if lid in _SYNTHESIZER_RULES:
+                continue
+            if set(rule) - {"Assertions", "RuleCondition"}:
+                raise NotImplementedError(f"{stack_name}: rule {lid} has keys the re-emitter lacks: {sorted(rule)}")
+            CfnRule(
+                stack,
+                lid,
+                rule_condition=_condition(rule["RuleCondition"]) if "RuleCondition" in rule else None,
+                assertions=[
+                    CfnRuleAssertion(assert_=_condition(a["Assert"]), assert_description=a["AssertDescription"])
+                    for a in rule.get("Assertions", [])
+                ],
+            )
     else:
         raise NotImplementedError(f"{stack_name}: template section {section} is not supported")
     return conditions
@@ -348,9 +373,7 @@ def include_template(src: StackSource) -> dict[str, Any]:
         if section == "Parameters":
             kept = {k: v for k, v in body.items() if k not in _SYNTHESIZER_PARAMETERS}
         elif section == "Rules":
-            if set(body) - _SYNTHESIZER_RULES:
-                raise NotImplementedError(f"{src.name}: template Rules are not supported: {sorted(body)}")
-            kept = {}
+            kept = {k: v for k, v in body.items() if k not in _SYNTHESIZER_RULES}
         if kept:
             out[section] = kept
     return out
