@@ -31,8 +31,8 @@ What is measured
     rules select resources by ``instanceof`` on the typed L1 classes, so most rules skip these: the packs
     do less work than on the library (kept for comparison).
 
-  Both sides synthesize with the same validation settings: the three cdk-nag packs
-  (``add_compliance_gates``), CDK's built-in CloudFormation validation and the project's ``cdk.json``
+  Both sides synthesize with the same validation settings: the three cdk-nag packs and the Control Tower
+  proactive controls (``add_compliance_gates``), CDK's built-in CloudFormation validation and the project's ``cdk.json``
   context. The benchmark checks that both sides emit the same resources (types and counts per stack)
   and reports whether the templates are byte-identical (python and generic, when the library renders
   each type with the same class), equal up to key order (typed: ``CfnInclude`` keeps its own key order) or

@@ -1,4 +1,5 @@
-"""Command line: ``python -m inference_constructs plan CONFIG [--json]``.
+"""Command line: ``python -m inference_constructs plan CONFIG [--json]``, and ``loadtest``, ``recommend-job``
+and ``results`` (see :mod:`inference_constructs.loadtest.cli`).
 
 Prints the plan (a table, or with ``--json`` the JSON document) without synthesizing and without
 importing aws_cdk. An invalid config exits 2: the :class:`InferenceConfigError` message on stderr, or with
@@ -26,7 +27,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     plan_cmd = sub.add_parser("plan", help="print the decisions for a platform config without synthesizing")
     plan_cmd.add_argument("config", help="path to the platform YAML file")
     plan_cmd.add_argument("--json", action="store_true", help="print the plan document as JSON")
+    from inference_constructs.loadtest.cli import COMMANDS, add_commands, run_command
+
+    add_commands(sub)
     args = parser.parse_args(argv)
+    if args.command in COMMANDS:
+        return run_command(args)
 
     from inference_constructs.config import load_config
     from inference_constructs.plan import plan_platform

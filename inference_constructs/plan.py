@@ -24,6 +24,7 @@ from inference_constructs.config.constraints import dashboard_problems
 from inference_constructs.config.schema import BedrockWorkload, Endpoint, PlatformConfig
 from inference_constructs.containers.model_access import HfTokenSecret
 from inference_constructs.cost.commitment import CapacitySchedule, CommitmentRecommendation, recommend_commitment
+from inference_constructs.cost.scope import CostPlan, decide_cost
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting.decisions import (
     AsyncOptions,
@@ -38,6 +39,7 @@ from inference_constructs.hosting.decisions import (
     VpcOptions,
     plan_endpoint,
 )
+from inference_constructs.isolation import IsolationDecision, decide_isolation
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK, EndpointFootprint, shard
 from inference_constructs.regions import (
     RegionRequirement,
@@ -78,6 +80,17 @@ def model_spec(endpoint: Endpoint) -> ModelSpec:
     )
 
 
+def network_isolation(endpoint: Endpoint) -> IsolationDecision:
+    """Whether the endpoint's container runs without network access, and why (the config's value, or the
+    library's default: on when the model needs no internet)."""
+    return decide_isolation(
+        kind=endpoint.type,
+        source=endpoint.model.source,
+        serving=endpoint.serving,
+        configured=endpoint.network_isolation,
+    )
+
+
 def _env_value(value: str | int | float | bool) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
@@ -112,7 +125,7 @@ def endpoint_request(endpoint: Endpoint) -> EndpointRequest:
         multi_model=MultiModelOptions(e.multi_model.model_data_prefix, e.multi_model.cache) if e.multi_model else None,
         kms_key_arn=e.kms_key_arn,
         vpc=VpcOptions(tuple(e.vpc.subnet_ids), tuple(e.vpc.security_group_ids)) if e.vpc.subnet_ids else None,
-        network_isolation=e.network_isolation,
+        network_isolation=network_isolation(e).enabled,
         data_capture=(
             DataCaptureOptions(sampling_percent=e.data_capture.sampling_percent, s3_uri=e.data_capture.s3_uri)
             if e.data_capture.sampling_percent
@@ -326,6 +339,7 @@ class EndpointDecisions:
         }
         entry["hosting"] = _hosting_json(h)
         entry["scaling"] = self.scaling.to_dict()
+        entry["network_isolation"] = network_isolation(cfg).to_json()
         entry["deployment"] = h.update_policy.to_dict()
         # Null unless real-time with capacity.min 0, and unless serverless.
         entry["inference_component"] = asdict(h.inference_component) if h.inference_component else None
@@ -356,6 +370,8 @@ class PlatformPlan:
     regions: dict[str, tuple[RegionRequirement, ...]] = field(default_factory=dict)
     """What each part (a hosting stack's name, ``bedrock``, ``cost``) needs that not every region has."""
     bedrock_invocation_logging: dict[str, Any] | None = None
+    cost: CostPlan = field(default_factory=CostPlan)
+    """What the cost stack builds: activated keys, the budget filter, the anomaly monitor."""
     """The account's Bedrock model invocation logging (destinations, retention, data flags); None when off."""
 
     def endpoints_by_stack(self) -> dict[str, list[EndpointDecisions]]:
@@ -384,6 +400,7 @@ class PlatformPlan:
             "bedrock_invocation_logging": self.bedrock_invocation_logging,
             "regions": self.regions_json(),
             "bedrock_routers": list(self.bedrock_routers),
+            "cost": self.cost.to_json(),
             "warnings": list(self.warnings) + [w for e in self.endpoints for w in e.warnings],
         }
         return doc
@@ -607,6 +624,8 @@ def plan_platform(
         )
     except InferenceConfigError as exc:
         problems.extend(exc.problems)
+    cost, cost_problems = decide_cost(config)
+    problems.extend(cost_problems)
     gpu_endpoints = sum(1 for e in endpoints if e.hosting.gpu_count > 0 and e.kind is not EndpointKind.SERVERLESS)
     problems.extend(dashboard_problems(config, gpu_endpoints))
     for number, indexes in enumerate(shard([e.footprint for e in endpoints], max_resources=max_resources_per_stack)):
@@ -636,7 +655,7 @@ def plan_platform(
         entry["token_economics"] = econ
         entry["warnings"] += [f"bedrock profile {spec.name}: {w}" for w in (econ or {}).get("warnings", [])]
     logging_entry = logging_plan_entry(logging) if logging is not None else None
-    warnings = tuple(w for entry in [*bedrock, logging_entry or {}] for w in entry.get("warnings", []))
+    warnings = tuple(w for entry in [*bedrock, logging_entry or {}] for w in entry.get("warnings", [])) + cost.warnings
     return PlatformPlan(
         config=config,
         endpoints=tuple(endpoints),
@@ -649,6 +668,7 @@ def plan_platform(
         routers=tuple(routers),
         regions=requirements,
         bedrock_invocation_logging=logging_entry,
+        cost=cost,
     )
 
 

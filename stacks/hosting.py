@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from aws_cdk import Stack, aws_sns
+from aws_cdk import CfnOutput, Stack, aws_sns
 from constructs import Construct
 
 from inference_constructs.cost import apply_cost_tags, capacity_tags
@@ -36,6 +36,12 @@ def monitored(
         instance_type=decisions.hosting.instance_type,
         inference_component_name=component.inference_component_name if component is not None else None,
     )
+
+
+def async_input_output_id(endpoint: str) -> str:
+    """Id of the stack output holding an async endpoint's input prefix, e.g. ``batchXextractAsyncInputPrefix``:
+    output ids are alphanumeric, and endpoint names are lowercase, so ``-`` becomes ``X`` without collisions."""
+    return endpoint.replace("-", "X") + "AsyncInputPrefix"
 
 
 class HostingStack(Stack):
@@ -77,6 +83,24 @@ class HostingStack(Stack):
                     price_per_hour_usd=decisions.host.price_per_hour_usd,
                 )
                 apply_cost_tags(endpoint, tags, path=f"{decisions.path}.capacity")
+        for decisions in endpoints:
+            prefix = self.endpoints[decisions.name].async_input_s3_prefix
+            if prefix is not None:
+                CfnOutput(
+                    self,
+                    async_input_output_id(decisions.name),
+                    value=prefix,
+                    description=(
+                        f"S3 prefix where callers put request payloads for {endpoint_name(platform, decisions)} "
+                        "(InvokeEndpointAsync InputLocation): the endpoint may read only objects under it"
+                    ),
+                )
+        for endpoint in self.endpoints.values():
+            # The rollback alarms also notify the platform's topic: when one fires, a deployment was rolled back
+            # or the endpoint is failing (CT.CLOUDWATCH.PR.1: every alarm has an action).
+            for alarm in endpoint.rollback_alarms:
+                alarm.alarm_actions = [alarm_topic.topic_arn]
+                alarm.ok_actions = [alarm_topic.topic_arn]
         self.alarms = InferenceAlarms(
             self,
             "Alarms",

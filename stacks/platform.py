@@ -70,8 +70,15 @@ def build_platform(app: App, plan: PlatformPlan) -> None:
             region_requirements=plan.region_requirements(stack_name),
             env=env,
         )
-    if needs_cost_stack(config.cost):
-        cost = CostStack(app, f"{name}-cost", cost=config.cost, env=env)
+    if needs_cost_stack(config.cost, plan.cost):
+        cost = CostStack(
+            app,
+            f"{name}-cost",
+            cost=config.cost,
+            decisions=plan.cost,
+            alarm_topic=observability.alarms.topic,
+            env=env,
+        )
         add_region_rules(cost, plan.region_requirements("cost"))
     apply_cost_tags(app, {PLATFORM_TAG: name, **config.tags})
     required = [k for k in config.cost.activate_cost_allocation_tags if k not in CAPACITY_TAG_KEYS]

@@ -17,6 +17,7 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from inference_constructs._assets import lambda_asset_path
+from inference_constructs._kms import deny_grants_statement
 from inference_constructs.bedrock.logging_spec import (
     LARGE_DATA_PREFIX,
     LOG_STREAM,
@@ -85,6 +86,7 @@ class ModelInvocationLogging(Construct):
             description="Encrypts Bedrock model invocation logs (S3 bucket and log groups)",
             removal_policy=RemovalPolicy.RETAIN,
         )
+        self.key.add_to_resource_policy(deny_grants_statement())  # Control Tower CT.KMS.PR.3
         self._allow_logs_service()
         self.bucket: s3.Bucket | None = None
         """The S3 destination this construct created, or None."""
@@ -196,6 +198,7 @@ class ModelInvocationLogging(Construct):
                 ("AwsSolutions-S1", reason_logs),
                 ("NIST.800.53.R5-S3BucketLoggingEnabled", reason_logs),
                 ("HIPAA.Security-S3BucketLoggingEnabled", reason_logs),
+                ("cdk-validator-cfnguard::s3_bucket_logging_enabled_check", reason_logs),  # CT.S3.PR.2
                 ("NIST.800.53.R5-S3BucketReplicationEnabled", reason_replication),
                 ("HIPAA.Security-S3BucketReplicationEnabled", reason_replication),
             ],
@@ -322,6 +325,7 @@ class ModelInvocationLogging(Construct):
                 ("HIPAA.Security-LambdaDLQ", sync),
                 ("NIST.800.53.R5-LambdaInsideVPC", vpc),
                 ("HIPAA.Security-LambdaInsideVPC", vpc),
+                ("cdk-validator-cfnguard::lambda_inside_vpc_check", vpc),  # CT.LAMBDA.PR.3
             ],
         )
         return function

@@ -47,7 +47,7 @@ def _problems(data: dict[str, Any]) -> Iterator[str]:
     cost = _dict(data.get("cost"))
     budget = _dict(cost.get("budget"))
     if budget.get("monthly_limit_usd") is None:
-        for key in ("notify_email", "deny_role_arns"):
+        for key in ("notify_email", "deny_role_arns", "scope"):
             if budget.get(key):
                 yield f"cost.budget.{key}: needs cost.budget.monthly_limit_usd; set the monthly limit or remove {key}"
     if budget.get("deny_role_arns") and budget.get("monthly_limit_usd") is not None and not budget.get("notify_email"):
@@ -61,11 +61,12 @@ def _problems(data: dict[str, Any]) -> Iterator[str]:
             "list the roles to freeze, or remove it"
         )
     monitor = _dict(cost.get("anomaly_monitor"))
-    if "threshold_usd" in monitor and not monitor.get("notify_email"):
-        yield (
-            "cost.anomaly_monitor.threshold_usd: the monitor is created only with notify_email; "
-            "set cost.anomaly_monitor.notify_email, or remove threshold_usd"
-        )
+    for key, what in (("threshold_usd", "the monitor is"), ("existing_monitor_arn", "the subscription is")):
+        if key in monitor and not monitor.get("notify_email"):
+            yield (
+                f"cost.anomaly_monitor.{key}: {what} created only with notify_email; "
+                f"set cost.anomaly_monitor.notify_email, or remove {key}"
+            )
     observability = _dict(data.get("observability"))
     if observability.get("source_account_ids") and observability.get("dashboard") is False:
         yield (

@@ -154,7 +154,7 @@ class Endpoint(_Model):
     multi_model: MultiModel | None = None
     kms_key_arn: KmsKeyArn | None = None
     vpc: Vpc = Field(default_factory=Vpc)
-    network_isolation: bool = False
+    network_isolation: bool | None = None  # null: on when the model needs no internet (see the plan)
     data_capture: DataCapture = Field(default_factory=DataCapture)
     deployment: Deployment = Field(default_factory=Deployment)
     environment: dict[str, str | int | float | bool] = Field(default_factory=dict, max_length=100)
@@ -312,19 +312,25 @@ class SavingsPlan(_Model):
 
 
 class Budget(_Model):
-    """Monthly cost budget and the deny guardrail."""
+    """Monthly cost budget and the deny guardrail. ``scope: platform`` counts only spend tagged
+    ``inference:platform`` with the platform's name; ``account`` counts the whole account."""
 
     monthly_limit_usd: float | None = Field(default=None, gt=0, le=100_000_000)
     notify_email: Email | None = None
     deny_new_endpoints_at_percent: float = Field(default=100, gt=0, le=1000)
     deny_role_arns: list[RoleArn] = Field(default_factory=list, max_length=100)
+    scope: Literal["platform", "account"] = "platform"
 
 
 class AnomalyMonitor(_Model):
-    """Cost anomaly detection."""
+    """Cost anomaly detection: a CUSTOM monitor of the platform's tagged spend, or a subscription to an
+    existing monitor (``existing_monitor_arn``)."""
 
     threshold_usd: float = Field(default=100, gt=0, le=10_000_000)
     notify_email: Email | None = None
+    existing_monitor_arn: (
+        Annotated[str, StringConstraints(pattern=r"^arn:aws[a-z-]*:ce::\d{12}:anomalymonitor/[0-9A-Za-z_-]+$")] | None
+    ) = None
 
 
 class Cost(_Model):

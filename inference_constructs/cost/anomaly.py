@@ -1,9 +1,12 @@
-"""Cost Anomaly Detection: a per-service monitor and an e-mail subscription above an absolute impact."""
+"""Cost Anomaly Detection: a monitor of the platform's own spend and an e-mail subscription above an absolute
+impact."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from aws_cdk import Names
 from aws_cdk import aws_ce as ce
@@ -17,11 +20,10 @@ _FREQUENCIES = ("DAILY", "WEEKLY")
 
 
 class CostAnomalyMonitor(Construct):
-    """An AWS services anomaly monitor and a subscription that e-mails anomalies above a dollar impact.
+    """A monitor of one slice of spend and a subscription that e-mails anomalies above a dollar impact.
 
-    Creates ``Resource`` (``AWS::CE::AnomalyMonitor``, DIMENSIONAL by SERVICE, so SageMaker and
-    Bedrock are each modelled on their own spend) unless ``existing_monitor_arn`` is given, and
-    ``Subscription`` (``AWS::CE::AnomalySubscription``) with
+    Creates ``Resource`` (``AWS::CE::AnomalyMonitor``, CUSTOM, on ``monitor_specification``) unless
+    ``existing_monitor_arn`` is given, and ``Subscription`` (``AWS::CE::AnomalySubscription``) with
     ``ThresholdExpression`` ``ANOMALY_TOTAL_IMPACT_ABSOLUTE >= threshold_usd``. E-mail subscribers
     receive DAILY or WEEKLY summaries; IMMEDIATE alerts need an SNS subscriber and are not offered.
 
@@ -38,16 +40,22 @@ class CostAnomalyMonitor(Construct):
         ``cost.anomaly_monitor.threshold_usd``). Default: 100.
     frequency:
         ``DAILY`` or ``WEEKLY``. Default: ``DAILY``.
+    monitor_specification:
+        Cost Explorer ``Expression`` the CUSTOM monitor watches, e.g.
+        :func:`inference_constructs.cost.scope.platform_expression` (spend tagged ``inference:platform``).
+        Required unless ``existing_monitor_arn`` is given. A DIMENSIONAL ``SERVICE`` monitor is never
+        created: an account may hold only one, and many already have it.
     existing_monitor_arn:
-        Subscribe to a monitor that already exists (an account has a limited number of monitors).
-        Default: a new AWS services monitor is created.
+        Subscribe to a monitor that already exists instead of creating one. Default: a CUSTOM monitor on
+        ``monitor_specification`` is created.
     path:
         Key path for problem messages. Default: ``cost.anomaly_monitor``.
 
     Raises
     ------
     InferenceConfigError
-        Listing every invalid address, threshold or frequency.
+        Listing every invalid address, threshold or frequency, or when neither a specification nor an
+        existing monitor is given.
     """
 
     def __init__(
@@ -58,6 +66,7 @@ class CostAnomalyMonitor(Construct):
         notify_email: str,
         threshold_usd: float = 100,
         frequency: str = "DAILY",
+        monitor_specification: Mapping[str, Any] | None = None,
         existing_monitor_arn: str | None = None,
         path: str = "cost.anomaly_monitor",
     ) -> None:
@@ -73,6 +82,13 @@ class CostAnomalyMonitor(Construct):
                 f"{frequency!r} is not allowed",
                 "use DAILY or WEEKLY (IMMEDIATE needs an SNS subscriber)",
             )
+        if existing_monitor_arn is None and not monitor_specification:
+            problems.add(
+                path,
+                "no monitor_specification and no existing_monitor_arn",
+                "give the spend to watch (e.g. the platform's tag) or an existing monitor to subscribe to; a new "
+                "DIMENSIONAL SERVICE monitor would collide with the one an account may hold",
+            )
         problems.raise_if_any()
 
         self.monitor: ce.CfnAnomalyMonitor | None = None
@@ -81,8 +97,8 @@ class CostAnomalyMonitor(Construct):
                 self,
                 "Resource",
                 monitor_name=Names.unique_resource_name(self, max_length=100),
-                monitor_type="DIMENSIONAL",
-                monitor_dimension="SERVICE",
+                monitor_type="CUSTOM",
+                monitor_specification=json.dumps(monitor_specification, separators=(",", ":"), sort_keys=True),
             )
             self.monitor_arn = self.monitor.attr_monitor_arn
         else:

@@ -9,14 +9,17 @@ until someone resets the action in the Budgets console.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+from aws_cdk import Stack
 from aws_cdk import aws_budgets as budgets
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.compliance import acknowledge
+from inference_constructs.cost.scope import account_of
 from inference_constructs.errors import ProblemCollector
 
 DENIED_ACTIONS: tuple[str, ...] = (
@@ -36,6 +39,15 @@ attached to, so endpoints keep scaling within their configured maximum; deletes 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/(?:[\x21-\x7f]+/)?[\w+=,.@-]+$")
 _MAX_SUBSCRIBERS = 10
+
+
+def _sorted_keys(value: Any) -> Any:
+    """``value`` with every mapping's keys in alphabetical order, recursively."""
+    if isinstance(value, Mapping):
+        return {k: _sorted_keys(value[k]) for k in sorted(value)}
+    if isinstance(value, list | tuple):
+        return [_sorted_keys(v) for v in value]
+    return value
 
 
 class BudgetGuardrail(Construct):
@@ -68,6 +80,10 @@ class BudgetGuardrail(Construct):
     deny_at_percent:
         Percentage of the limit at which actual spend applies the deny policy (config
         ``cost.budget.deny_new_endpoints_at_percent``). Default: 100.
+    filter_expression:
+        The spend the budget counts, as a Budgets ``FilterExpression`` (e.g.
+        :func:`inference_constructs.cost.scope.platform_expression`: spend tagged with the platform's name).
+        Default: the whole account's spend, which lets other teams' spend trigger the deny action.
     budget_name:
         Budget name. Default: CloudFormation generates a unique name.
     path:
@@ -76,7 +92,8 @@ class BudgetGuardrail(Construct):
     Raises
     ------
     InferenceConfigError
-        Listing every invalid limit, percentage, address or role ARN.
+        Listing every invalid limit, percentage, address or role ARN, and every deny role outside the
+        stack's account (a budget action names roles of its own account only).
     """
 
     def __init__(
@@ -89,6 +106,7 @@ class BudgetGuardrail(Construct):
         notify_at_percent: Sequence[float] = (80, 100),
         deny_role_arns: Sequence[str] = (),
         deny_at_percent: float = 100,
+        filter_expression: Mapping[str, Any] | None = None,
         budget_name: str | None = None,
         path: str = "cost.budget",
     ) -> None:
@@ -99,6 +117,7 @@ class BudgetGuardrail(Construct):
             percents=notify_at_percent,
             role_arns=deny_role_arns,
             deny_percent=deny_at_percent,
+            account=Stack.of(self).account,
             path=path,
         )
         subscribers = [
@@ -127,6 +146,10 @@ class BudgetGuardrail(Construct):
             ),
             notifications_with_subscribers=notifications if subscribers else None,
         )
+        if filter_expression:
+            # Keys in the order the typed ExpressionProperty renders them (alphabetical), so the template does not
+            # depend on how the mapping was written.
+            self.budget.add_property_override("Budget.FilterExpression", _sorted_keys(filter_expression))
         self.deny_policy: iam.ManagedPolicy | None = None
         self.execution_role: iam.Role | None = None
         self.action: budgets.CfnBudgetsAction | None = None
@@ -197,13 +220,14 @@ class BudgetGuardrail(Construct):
         )
 
     @staticmethod
-    def _validate(
+    def _validate(  # noqa: C901, PLR0912 - one branch per budget setting's rule
         *,
         limit: float,
         emails: Sequence[str],
         percents: Sequence[float],
         role_arns: Sequence[str],
         deny_percent: float,
+        account: str,
         path: str,
     ) -> None:
         problems = ProblemCollector()
@@ -224,11 +248,19 @@ class BudgetGuardrail(Construct):
         if len(role_arns) > 100:
             problems.add(f"{path}.deny_role_arns", f"{len(role_arns)} roles given", "use at most 100")
         for i, arn in enumerate(role_arns):
-            if not is_unresolved(arn) and not _ROLE_ARN.match(arn):
+            if is_unresolved(arn):
+                continue
+            if not _ROLE_ARN.match(arn):
                 problems.add(
                     f"{path}.deny_role_arns[{i}]",
                     f"{arn!r} is not an IAM role ARN",
                     "use arn:aws:iam::<account>:role/<name>",
+                )
+            elif not is_unresolved(account) and account_of(arn) != account:
+                problems.add(
+                    f"{path}.deny_role_arns[{i}]",
+                    f"role in account {account_of(arn)}, not the stack's account {account}",
+                    "a budget action names roles of its own account only; list roles of this account",
                 )
         if role_arns and not emails:
             problems.add(

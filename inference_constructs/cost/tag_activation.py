@@ -2,23 +2,41 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from aws_cdk import CustomResource, Duration, Stack
+from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_events as events
 from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
+from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from inference_constructs._assets import lambda_asset_path
+from inference_constructs._kms import log_group_key
 from inference_constructs.compliance import acknowledge
 from inference_constructs.cost.capacity_tags import validate_cost_tags
 from inference_constructs.errors import ProblemCollector
 
 _ASSET_EXCLUDES = ["__pycache__", "*.pyc"]
+
+#: Namespace and metric the function writes (embedded metric format) after every run; the handler's own
+#: constants (``lambda/cost_allocation_tags``) must match, which the handler tests check.
+METRIC_NAMESPACE = "InferenceConstructs/CostAllocationTags"
+PENDING_METRIC = "PendingKeys"
+#: The function's timeout. The handler stops calling Cost Explorer while 20 s are left, to answer in time.
+FUNCTION_TIMEOUT = Duration.minutes(2)
+#: How long CloudFormation waits for the answer (``ServiceTimeout``, 1-3600 s; its default is 3600 s). Above the
+#: function's timeout, so that one Lambda retry of a crashed run can still answer; never the default hour.
+SERVICE_TIMEOUT = Duration.minutes(5)
+#: A key still pending after this long alarms: a new tag takes up to 24 hours to appear in Cost Explorer.
+PENDING_ALARM_AFTER = Duration.hours(48)
+#: PutMetricAlarm: period x evaluation periods may not exceed 7 days (604,800 s) for periods of an hour or more.
+_MAX_EVALUATION_SECONDS = 604_800
 
 
 class CostAllocationTagActivation(Construct):
@@ -54,8 +72,11 @@ class CostAllocationTagActivation(Construct):
     log_retention:
         Retention of the function's log group. Default: one year.
     log_encryption_key:
-        KMS key for the log group (its key policy must allow the CloudWatch Logs service). Default:
-        CloudWatch Logs' own encryption at rest; the log holds tag key names and API messages only.
+        KMS key for the log group (its key policy must allow the CloudWatch Logs service). Default: a
+        new customer-managed key (rotation on) that CloudWatch Logs may use for this account's log groups only.
+    alarm_topic:
+        Topic notified (alarm and OK) by ``PendingAlarm``, which fires when some key has been pending in
+        every run for 48 hours (metric ``PendingKeys``). Default: no alarm; the metric is still written.
     path:
         Key path for problem messages. Default: ``cost.activate_cost_allocation_tags``.
 
@@ -74,6 +95,7 @@ class CostAllocationTagActivation(Construct):
         retry_interval: Duration | None = None,
         log_retention: logs.RetentionDays = logs.RetentionDays.ONE_YEAR,
         log_encryption_key: kms.IKey | None = None,
+        alarm_topic: sns.ITopic | None = None,
         path: str = "cost.activate_cost_allocation_tags",
     ) -> None:
         super().__init__(scope, construct_id)
@@ -82,10 +104,24 @@ class CostAllocationTagActivation(Construct):
         if not keys:
             problems.add(path, "no tag key given", "list at least one tag key, e.g. [team, cost-center]")
         validate_cost_tags(dict.fromkeys(keys, ""), path, problems)
-        problems.raise_if_any()
         self.tag_keys: tuple[str, ...] = tuple(keys)
 
-        self.log_group = logs.LogGroup(self, "LogGroup", retention=log_retention, encryption_key=log_encryption_key)
+        interval = retry_interval or Duration.hours(6)
+        period_s = int(interval.to_seconds())
+        evaluation_periods = max(1, math.ceil(PENDING_ALARM_AFTER.to_seconds() / period_s))
+        if period_s % 60 or period_s * evaluation_periods > _MAX_EVALUATION_SECONDS:
+            problems.add(
+                "retry_interval",
+                f"{period_s} s is not allowed",
+                "use whole minutes, at most 7 days (the pending-keys alarm uses it as its period, and CloudWatch "
+                "evaluates an alarm over at most 7 days)",
+            )
+        problems.raise_if_any()
+
+        self.log_key: kms.IKey = log_encryption_key or log_group_key(
+            self, "LogKey", description="Encrypts the cost allocation tag activation function's log group"
+        )
+        self.log_group = logs.LogGroup(self, "LogGroup", retention=log_retention, encryption_key=self.log_key)
         role = iam.Role(
             self,
             "Role",
@@ -113,7 +149,7 @@ class CostAllocationTagActivation(Construct):
             runtime=lambda_.Runtime.PYTHON_3_14,
             handler="cost_allocation_tags.handler",
             code=lambda_.Code.from_asset(lambda_asset_path("cost_allocation_tags"), exclude=_ASSET_EXCLUDES),
-            timeout=Duration.minutes(2),
+            timeout=FUNCTION_TIMEOUT,
             memory_size=128,
             role=role,
             log_group=self.log_group,
@@ -129,13 +165,14 @@ class CostAllocationTagActivation(Construct):
             service_token=self.function.function_arn,
             resource_type="Custom::CostAllocationTags",
             properties={"TagKeys": keys},
+            service_timeout=SERVICE_TIMEOUT,
         )
         self.resource.node.add_dependency(self.policy)
         self.schedule = events.Rule(
             self,
             "Schedule",
             description="Retries cost allocation tag activation until every key is active",
-            schedule=events.Schedule.rate(retry_interval or Duration.hours(6)),
+            schedule=events.Schedule.rate(interval),
             targets=[
                 targets.LambdaFunction(
                     self.function,
@@ -144,7 +181,32 @@ class CostAllocationTagActivation(Construct):
                 )
             ],
         )
-        self._acknowledge(encrypted=log_encryption_key is not None)
+        self.pending_alarm: cloudwatch.CfnAlarm | None = None
+        if alarm_topic is not None:
+            self.pending_alarm = self._pending_alarm(alarm_topic, period_s, evaluation_periods)
+        self._acknowledge()
+
+    def _pending_alarm(self, topic: sns.ITopic, period_s: int, evaluation_periods: int) -> cloudwatch.CfnAlarm:
+        return cloudwatch.CfnAlarm(
+            self,
+            "PendingAlarm",
+            alarm_description=(
+                "Cost allocation tag keys still not active after 48 hours: the key is on no billed resource yet, "
+                "or this is a member account (activate the keys in the management account); see the function's log"
+            ),
+            namespace=METRIC_NAMESPACE,
+            metric_name=PENDING_METRIC,
+            dimensions=[cloudwatch.CfnAlarm.DimensionProperty(name="FunctionName", value=self.function.function_name)],
+            statistic="Minimum",
+            period=period_s,
+            evaluation_periods=evaluation_periods,
+            datapoints_to_alarm=evaluation_periods,
+            threshold=1,
+            comparison_operator="GreaterThanOrEqualToThreshold",
+            treat_missing_data="missing",
+            alarm_actions=[topic.topic_arn],
+            ok_actions=[topic.topic_arn],
+        )
 
     @property
     def active_keys(self) -> str:
@@ -156,7 +218,7 @@ class CostAllocationTagActivation(Construct):
         """Comma-separated keys still waiting to appear in Cost Explorer (``Data.PendingKeys``)."""
         return self.resource.get_att_string("PendingKeys")
 
-    def _acknowledge(self, *, encrypted: bool) -> None:
+    def _acknowledge(self) -> None:
         acknowledge(
             self.policy,
             "AwsSolutions-IAM5[Resource::*]",
@@ -169,13 +231,6 @@ class CostAllocationTagActivation(Construct):
             f"AwsSolutions-IAM5[Resource::<{log_group_id}.Arn>:*]",
             "logs:CreateLogStream/PutLogEvents on the log streams of this function's own log group only",
         )
-        if not encrypted:
-            reason_logs = (
-                "the log holds only tag key names and Cost Explorer status messages, no customer data; CloudWatch "
-                "Logs encrypts it at rest with service-owned keys; pass log_encryption_key to use a KMS key"
-            )
-            for rule in ("NIST.800.53.R5-CloudWatchLogGroupEncrypted", "HIPAA.Security-CloudWatchLogGroupEncrypted"):
-                acknowledge(self.log_group, rule, reason_logs)
         reason_concurrency = (
             "invoked only by CloudFormation on deploy and by a schedule every few hours; reserving concurrency "
             "would take capacity from accounts whose concurrency limit is 10 and fail the deployment there"
@@ -192,5 +247,9 @@ class CostAllocationTagActivation(Construct):
             "calls only the public Cost Explorer API and touches no VPC resource; a VPC would need a NAT "
             "gateway because Cost Explorer has no VPC endpoint in most regions"
         )
-        for rule in ("NIST.800.53.R5-LambdaInsideVPC", "HIPAA.Security-LambdaInsideVPC"):
+        for rule in (
+            "NIST.800.53.R5-LambdaInsideVPC",
+            "HIPAA.Security-LambdaInsideVPC",
+            "cdk-validator-cfnguard::lambda_inside_vpc_check",  # CT.LAMBDA.PR.3
+        ):
             acknowledge(self.function, rule, reason_vpc)

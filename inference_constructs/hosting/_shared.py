@@ -154,6 +154,12 @@ class InferenceStorage(Construct):
             [
                 ("NIST.800.53.R5-S3DefaultEncryptionKMS", sse_s3),
                 ("HIPAA.Security-S3DefaultEncryptionKMS", sse_s3),
+                ("cdk-validator-cfnguard::s3_bucket_default_encryption_kms_check", sse_s3),  # CT.S3.PR.10
+                (
+                    "cdk-validator-cfnguard::s3_bucket_logging_enabled_check",  # CT.S3.PR.2
+                    "this is the access-log bucket itself: logging its own requests into itself would log each "
+                    "log delivery again, an endless chain of log objects",
+                ),
                 *self._no_replication("access logs of the inference buckets"),
             ],
         )

@@ -45,7 +45,11 @@ def rollback_alarms(
         )
         acknowledge_all(
             alarm,
-            [("NIST.800.53.R5-CloudWatchAlarmAction", reason), ("HIPAA.Security-CloudWatchAlarmAction", reason)],
+            [
+                ("NIST.800.53.R5-CloudWatchAlarmAction", reason),
+                ("HIPAA.Security-CloudWatchAlarmAction", reason),
+                ("cdk-validator-cfnguard::cloudwatch_alarm_action_check", reason),  # CT.CLOUDWATCH.PR.1
+            ],
         )
         alarms.append(alarm)
     return alarms

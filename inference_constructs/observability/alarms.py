@@ -20,6 +20,7 @@ from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
 
 from inference_constructs._ids import construct_id as name_id
+from inference_constructs._kms import alarm_topic_key
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
 from inference_constructs.observability import metric_definitions, metrics
@@ -130,19 +131,10 @@ class InferenceAlarms(Construct):
             self.topic: sns.ITopic = topic
             """The SNS topic every alarm notifies (alarm and OK)."""
         else:
-            key = kms.Key(
+            key = alarm_topic_key(
                 self,
                 "TopicKey",
-                description="Encrypts the inference alarm topic; CloudWatch alarms may use it to publish",
-                enable_key_rotation=True,
-            )
-            key.add_to_resource_policy(
-                iam.PolicyStatement(
-                    sid="AllowCloudWatchAlarmsToPublishToEncryptedTopic",
-                    principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
-                    actions=["kms:Decrypt", "kms:GenerateDataKey*"],
-                    resources=["*"],
-                )
+                description="Encrypts the inference alarm topic; this account's CloudWatch alarms may publish with it",
             )
             self.key = key
             self.topic = sns.Topic(

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from aws_cdk import App, Stack, aws_s3
+from aws_cdk import App, Stack, aws_kms, aws_logs, aws_s3
 
-from inference_constructs.compliance import acknowledge, add_compliance_gates
+from inference_constructs.compliance import GUARD_DISABLED_RULES, GUARD_PLUGIN, acknowledge, add_compliance_gates
 from tests.gates.synth import lint, violations
 
 
@@ -81,3 +81,52 @@ def test_required_cost_tags_gate_annotates_an_untagged_resource(tmp_path: Path) 
     app.synth()
     errors = Assembly(outdir=tmp_path).error_annotations
     assert any("Bucket" in e and "cost-center" in e for e in errors), errors
+
+
+def _guard_findings(tmp_path: Path) -> list[str]:
+    return [
+        f
+        for f in violations(json.loads((tmp_path / "validation-report.json").read_text()))
+        if f.startswith(f"{GUARD_PLUGIN}:")
+    ]
+
+
+def test_control_tower_gate_fails_synth_on_a_key_and_a_log_group_without_kms(tmp_path: Path) -> None:
+    # GIVEN a KMS key without the CreateGrant deny statement and a log group without a KMS key
+    app = App(outdir=str(tmp_path))
+    stack = Stack(app, "Broken")
+    aws_kms.Key(stack, "Key", enable_key_rotation=True)
+    aws_logs.LogGroup(stack, "Logs", retention=aws_logs.RetentionDays.ONE_YEAR)
+    add_compliance_gates(app)
+    # WHEN synthesized THEN synth fails and the Control Tower plugin names both (CT.KMS.PR.3, CT.CLOUDWATCH.PR.3)
+    with pytest.raises(RuntimeError, match="ValidationFailed"):
+        app.synth()
+    found = _guard_findings(tmp_path)
+    assert f"{GUARD_PLUGIN}: kms_create_grant_aws_service_check at Broken/Key/Resource" in found
+    assert f"{GUARD_PLUGIN}: cloudwatch_log_group_encrypted_check at Broken/Logs/Resource" in found
+
+
+def test_control_tower_gate_passes_the_librarys_own_key(tmp_path: Path) -> None:
+    # GIVEN the library's log key (deny-grants statement, service access scoped to this account) WHEN synthesized
+    from inference_constructs._kms import log_group_key
+
+    app = App(outdir=str(tmp_path))
+    log_group_key(Stack(app, "Fixed"), "Key", description="a key made the library's way")
+    add_compliance_gates(app)
+    app.synth()
+    # THEN no control reports it
+    assert not (tmp_path / "validation-report.json").exists() or _guard_findings(tmp_path) == []
+
+
+def test_control_tower_disabled_controls_are_only_the_documented_ones(tmp_path: Path) -> None:
+    # GIVEN a bucket that breaks the two disabled controls (object lock, event notifications) and CT.S3.PR.2 (logging)
+    app = App(outdir=str(tmp_path))
+    aws_s3.Bucket(Stack(app, "Broken"), "Bucket", enforce_ssl=True)
+    add_compliance_gates(app)
+    with pytest.raises(RuntimeError, match="ValidationFailed"):
+        app.synth()
+    rules = {f.split(": ")[1].split(" at ")[0] for f in _guard_findings(tmp_path)}
+    # THEN the disabled controls stay silent and an enabled one still fails the synth
+    assert "s3_bucket_logging_enabled_check" in rules
+    assert not rules & {"s3_bucket_object_lock_enabled_check", "s3_event_notifications_enabled_check"}
+    assert sorted(GUARD_DISABLED_RULES) == ["ct-s3-pr-4", "ct-s3-pr-9"]

@@ -98,11 +98,34 @@ def test_endpoints_carry_capacity_and_team_tags(default: Templates, endpoint: st
 
 def test_cost_stack_has_budget_anomaly_monitor_and_tag_activation(default: Templates) -> None:
     cost = default["acme-genai-cost"]
+    platform_spend = {"Tags": {"Key": "inference:platform", "Values": ["acme-genai"], "MatchOptions": ["EQUALS"]}}
+    # THEN the budget counts only the platform's tagged spend
     (budget,) = _resources(cost, "AWS::Budgets::Budget")
     assert budget["Properties"]["Budget"]["BudgetLimit"] == {"Amount": 25000, "Unit": "USD"}
-    assert len(_resources(cost, "AWS::CE::AnomalyMonitor")) == 1
+    assert budget["Properties"]["Budget"]["FilterExpression"] == platform_spend
+    # AND the anomaly monitor is CUSTOM on the same spend (never a second DIMENSIONAL SERVICE monitor)
+    (monitor,) = _resources(cost, "AWS::CE::AnomalyMonitor")
+    assert monitor["Properties"]["MonitorType"] == "CUSTOM"
+    assert json.loads(monitor["Properties"]["MonitorSpecification"]) == platform_spend
+    # AND the platform tag is activated beside the configured keys, with a pending-keys alarm on the topic
     (activation,) = [r for r in cost["Resources"].values() if r["Type"].startswith("Custom::")]
-    assert sorted(activation["Properties"]["TagKeys"]) == ["cost-center", "team"]
+    assert sorted(activation["Properties"]["TagKeys"]) == ["cost-center", "inference:platform", "team"]
+    (pending,) = _resources(cost, "AWS::CloudWatch::Alarm")
+    assert "acme-genai-observability" in json.dumps(pending["Properties"]["AlarmActions"])
+
+
+def test_rollback_alarms_notify_the_alarm_topic(default: Templates) -> None:
+    # GIVEN the hosting stack THEN every alarm has an action (Control Tower CT.CLOUDWATCH.PR.1), rollback ones too
+    alarms = _resources(default["acme-genai-hosting-1"], "AWS::CloudWatch::Alarm")
+    assert alarms
+    assert [a for a in alarms if not a["Properties"].get("AlarmActions")] == []
+
+
+def test_async_endpoints_export_their_input_prefix(default: Templates) -> None:
+    # GIVEN the default platform's one async endpoint THEN its input prefix is a stack output
+    outputs = default["acme-genai-hosting-1"]["Outputs"]
+    value = json.dumps(outputs["batchXextractAsyncInputPrefix"]["Value"])
+    assert value.endswith('"/async/acme-genai-batch-extract/inputs/"]]}')
 
 
 def test_plan_records_each_endpoint_stack_and_the_commitment(assemblies: dict[str, tuple[Assembly, Assembly]]) -> None:

@@ -25,8 +25,10 @@ from inference_constructs.cost import (
     RequireCostTags,
     apply_cost_tags,
     capacity_tags,
+    tag_activation,
 )
 from inference_constructs.cost.budget import DENIED_ACTIONS
+from inference_constructs.cost.scope import platform_expression
 from inference_constructs.errors import InferenceConfigError
 
 TEAM_TAGS = {"team": "ml-platform", "cost-center": "4711"}
@@ -187,6 +189,68 @@ def test_tag_activation_role_may_only_read_and_activate_tags_and_write_its_logs(
     template.resource_count_is("AWS::IAM::Policy", 0)
 
 
+def test_tag_activation_answers_within_a_service_timeout_and_encrypts_its_log(tmp_path: Path) -> None:
+    # GIVEN the activation construct WHEN synthesized
+    template = _synth(tmp_path, _tag_activation)
+    # THEN CloudFormation waits at most 5 minutes for the answer, not its default hour
+    template.has_resource_properties("Custom::CostAllocationTags", {"ServiceTimeout": "300"})
+    template.has_resource_properties("AWS::Lambda::Function", {"Timeout": 120})
+    # AND the log group is encrypted with a rotated key that CloudWatch Logs may use for this account's groups only
+    template.has_resource_properties(
+        "AWS::Logs::LogGroup", {"KmsKeyId": {"Fn::GetAtt": [Match.string_like_regexp("LogKey"), "Arn"]}}
+    )
+    (key,) = template.find_resources("AWS::KMS::Key").values()
+    assert key["Properties"]["EnableKeyRotation"] is True
+    statements = {s.get("Sid"): s for s in key["Properties"]["KeyPolicy"]["Statement"]}
+    logs = statements["AllowCloudWatchLogsOfThisAccount"]
+    assert list(logs["Condition"]) == ["ArnLike"]
+    assert "kms:EncryptionContext:aws:logs:arn" in logs["Condition"]["ArnLike"]
+    deny = statements["DenyGrantsExceptForAwsResources"]
+    assert (deny["Effect"], deny["Action"], deny["Principal"]) == ("Deny", "kms:CreateGrant", {"AWS": "*"})
+    assert deny["Condition"] == {
+        "BoolIfExists": {"kms:GrantIsForAWSResource": "false", "aws:PrincipalIsAWSService": "false"}
+    }
+
+
+def test_tag_activation_alarms_when_keys_stay_pending_for_two_days(tmp_path: Path) -> None:
+    # GIVEN the activation construct with an alarm topic WHEN synthesized
+    from aws_cdk import aws_sns as sns
+
+    def build(stack: Stack) -> None:
+        topic = sns.Topic.from_topic_arn(stack, "Topic", "arn:aws:sns:us-east-1:123456789012:alarms")
+        CostAllocationTagActivation(stack, "TagActivation", tag_keys=KEYS, alarm_topic=topic)
+
+    template = _synth(tmp_path, build)
+    # THEN the alarm reads the metric the handler writes: every 6-hour run pending for 8 periods (48 h)
+    template.has_resource_properties(
+        "AWS::CloudWatch::Alarm",
+        {
+            "Namespace": tag_activation.METRIC_NAMESPACE,
+            "MetricName": "PendingKeys",
+            "Dimensions": [{"Name": "FunctionName", "Value": {"Ref": Match.string_like_regexp("Function")}}],
+            "Statistic": "Minimum",
+            "Period": 21600,
+            "EvaluationPeriods": 8,
+            "DatapointsToAlarm": 8,
+            "Threshold": 1,
+            "AlarmActions": ["arn:aws:sns:us-east-1:123456789012:alarms"],
+        },
+    )
+
+
+def test_tag_activation_without_a_topic_writes_the_metric_but_has_no_alarm(tmp_path: Path) -> None:
+    template = _synth(tmp_path, _tag_activation)
+    template.resource_count_is("AWS::CloudWatch::Alarm", 0)
+
+
+def test_fails_a_retry_interval_the_pending_alarm_cannot_use() -> None:
+    # GIVEN a retry interval that is not whole minutes WHEN constructed THEN the error says what is allowed
+    from aws_cdk import Duration
+
+    with pytest.raises(InferenceConfigError, match=re.escape("retry_interval: 90 s is not allowed; use whole minutes")):
+        CostAllocationTagActivation(Stack(App(), "Cost"), "T", tag_keys=["team"], retry_interval=Duration.seconds(90))
+
+
 def test_fails_tag_activation_without_keys() -> None:
     # GIVEN no keys WHEN constructed THEN the error says what to list
     with pytest.raises(InferenceConfigError, match=re.escape("cost.activate_cost_allocation_tags: no tag key given")):
@@ -292,6 +356,32 @@ def test_budget_execution_role_may_only_attach_and_detach_the_deny_policy_on_the
     )
 
 
+def test_budget_counts_only_the_spend_of_its_filter(tmp_path: Path) -> None:
+    # GIVEN a guardrail on the platform's tagged spend WHEN synthesized
+    template = _synth(
+        tmp_path,
+        lambda s: BudgetGuardrail(s, "Budget", monthly_limit_usd=100, filter_expression=platform_expression("acme")),
+    )
+    # THEN the budget's FilterExpression selects the inference:platform tag
+    (budget,) = template.find_resources("AWS::Budgets::Budget").values()
+    assert budget["Properties"]["Budget"]["FilterExpression"] == {
+        "Tags": {"Key": "inference:platform", "Values": ["acme"], "MatchOptions": ["EQUALS"]}
+    }
+
+
+def test_fails_a_deny_role_of_another_account_than_the_stacks() -> None:
+    # GIVEN a stack in account 123456789012 and a role of another account
+    from aws_cdk import Environment
+
+    stack = Stack(App(), "Cost", env=Environment(account="123456789012", region="us-east-1"))
+    other = "arn:aws:iam::999999999999:role/deployer"
+    # WHEN constructed THEN the role is refused with its key path
+    with pytest.raises(InferenceConfigError, match=re.escape("cost.budget.deny_role_arns[1]: role in account 999")):
+        BudgetGuardrail(
+            stack, "Budget", monthly_limit_usd=100, notify_emails=["a@example.com"], deny_role_arns=[DEPLOYER, other]
+        )
+
+
 def test_budget_without_roles_only_notifies(tmp_path: Path) -> None:
     # GIVEN a guardrail without deny roles WHEN synthesized
     template = _synth(
@@ -332,15 +422,28 @@ def test_fails_deny_roles_without_a_notify_address() -> None:
 # --- anomaly monitor ------------------------------------------------------------------------------
 
 
-def test_anomaly_monitor_watches_services_and_mails_daily_above_the_threshold(tmp_path: Path) -> None:
-    # GIVEN a 250 USD threshold WHEN synthesized
+def test_anomaly_monitor_watches_the_platforms_tagged_spend_and_mails_daily_above_the_threshold(
+    tmp_path: Path,
+) -> None:
+    # GIVEN a 250 USD threshold on the platform's tagged spend WHEN synthesized
     template = _synth(
-        tmp_path, lambda s: CostAnomalyMonitor(s, "Anomaly", notify_email="finops@example.com", threshold_usd=250)
+        tmp_path,
+        lambda s: CostAnomalyMonitor(
+            s,
+            "Anomaly",
+            notify_email="finops@example.com",
+            threshold_usd=250,
+            monitor_specification=platform_expression("acme"),
+        ),
     )
-    # THEN a per-service monitor exists and the subscription e-mails daily at >= 250 USD total impact
-    template.has_resource_properties(
-        "AWS::CE::AnomalyMonitor", {"MonitorType": "DIMENSIONAL", "MonitorDimension": "SERVICE"}
-    )
+    # THEN the monitor is CUSTOM (never the account's one DIMENSIONAL SERVICE monitor), on the platform tag
+    (monitor,) = template.find_resources("AWS::CE::AnomalyMonitor").values()
+    assert monitor["Properties"]["MonitorType"] == "CUSTOM"
+    assert "MonitorDimension" not in monitor["Properties"]
+    assert json.loads(monitor["Properties"]["MonitorSpecification"]) == {
+        "Tags": {"Key": "inference:platform", "MatchOptions": ["EQUALS"], "Values": ["acme"]}
+    }
+    # AND the subscription e-mails daily at >= 250 USD total impact
     template.has_resource_properties(
         "AWS::CE::AnomalySubscription",
         {
@@ -370,10 +473,23 @@ def test_anomaly_subscription_can_reuse_an_existing_monitor(tmp_path: Path) -> N
     template.has_resource_properties("AWS::CE::AnomalySubscription", {"MonitorArnList": [arn]})
 
 
+def test_fails_anomaly_monitor_that_would_be_the_accounts_dimensional_monitor() -> None:
+    # GIVEN neither a specification nor an existing monitor WHEN constructed THEN it refuses, naming both
+    with pytest.raises(InferenceConfigError, match="no monitor_specification and no existing_monitor_arn"):
+        CostAnomalyMonitor(Stack(App(), "Cost"), "Anomaly", notify_email="a@example.com")
+
+
 def test_fails_anomaly_monitor_with_bad_address_threshold_and_frequency() -> None:
     # GIVEN three mistakes WHEN constructed THEN all are reported with their key paths
     with pytest.raises(InferenceConfigError, match="3 problems") as err:
-        CostAnomalyMonitor(Stack(App(), "Cost"), "Anomaly", notify_email="x", threshold_usd=-1, frequency="IMMEDIATE")
+        CostAnomalyMonitor(
+            Stack(App(), "Cost"),
+            "Anomaly",
+            notify_email="x",
+            threshold_usd=-1,
+            frequency="IMMEDIATE",
+            monitor_specification=platform_expression("acme"),
+        )
     text = str(err.value)
     assert "cost.anomaly_monitor.notify_email" in text
     assert "cost.anomaly_monitor.threshold_usd: -1 is not allowed" in text

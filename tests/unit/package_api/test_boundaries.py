@@ -71,6 +71,12 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def _is_module(package: str, name: str) -> bool:
+    """True when ``package.name`` is a module or package of the repo (not a name defined in a module)."""
+    base = ROOT.joinpath(*package.split("."), name)
+    return base.with_suffix(".py").exists() or (base / "__init__.py").exists()
+
+
 def _imported(tree: ast.AST) -> list[str]:
     """Every module name an import statement names (``from a import _b`` also names ``a._b``)."""
     names: list[str] = []
@@ -79,7 +85,11 @@ def _imported(tree: ast.AST) -> list[str]:
             names.extend(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.append(node.module)
-            names.extend(f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_"))
+            names.extend(
+                f"{node.module}.{a.name}"
+                for a in node.names
+                if a.name.startswith("_") and _is_module(node.module, a.name)
+            )
     return names
 
 

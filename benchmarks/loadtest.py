@@ -1,0 +1,124 @@
+"""The load generator's own overhead: ``python -m benchmarks.loadtest [--runs K] [--streams N] [--engine E,...]``.
+
+Against the local wire-protocol server in its own process (50 ms to the first token, 40 ms between tokens,
+64 tokens a response, LMI JSON lines over SageMaker event stream frames), one fixed-concurrency level of
+``--streams`` concurrent streams runs ``--requests`` measured requests after a warm-up of one request per
+stream. Per run it reports:
+
+- TTFT overhead: the client's p50 time to first token minus the injected 50 ms (target: < 1 ms);
+- streamed output tokens/s over the level (target: >= 5,000 at 256 streams);
+- client and server CPU microseconds per token (process CPU time, independent of what else the machine runs);
+- the machine's 1-minute load average at the start (on a shared machine it explains most of the spread).
+
+It prints each run and the median, min and max over runs. Nothing is asserted: figures depend on the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from inference_constructs.loadtest.prompts import Lengths, synthetic_prompts
+from inference_constructs.loadtest.runner import LoadOptions, LoadTest, make_client
+from inference_constructs.loadtest.server import Behaviour, ServerProcess
+from inference_constructs.loadtest.target import resolve_target
+
+TTFT_MS = 50.0
+ITL_MS = 40.0
+TOKENS = 64
+
+
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def one_run(
+    *, streams: int, requests: int, engine: str, ttft_ms: float = TTFT_MS, itl_ms: float = ITL_MS
+) -> dict[str, Any]:
+    """One measured level; returns the figures of one table row."""
+    os.environ.setdefault("AWS_ACCESS_KEY_ID", "benchmark")
+    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "benchmark")
+    load = os.getloadavg()[0]
+    server_cpu = _children_cpu()
+    with ServerProcess(Behaviour(ttft_ms=ttft_ms, itl_ms=itl_ms, output_tokens=TOKENS, format="lmi")) as server:
+        client = make_client("sagemaker-runtime", pool=streams, region="us-east-1", endpoint_url=server.url)
+        prompts = synthetic_prompts(64, input_tokens=Lengths(32), output_tokens=Lengths(TOKENS))
+        options = LoadOptions(prompts=prompts, concurrency=(streams,), requests=requests, warmup=streams)
+        test = LoadTest(resolve_target(endpoint="bench", profile=None), options, client=client, engine=engine)
+        cpu = time.process_time()
+        [level] = test.run()
+        cpu = time.process_time() - cpu
+    server_cpu = _children_cpu() - server_cpu
+    tokens = (requests + streams) * TOKENS
+    return {
+        "engine": test.engine,
+        "streams": streams,
+        "requests": level["requests"],
+        "errors": level["errors"],
+        "ttft_overhead_ms": round(level["ttft_ms"]["p50"] - ttft_ms, 2),
+        "itl_p50_ms": level["itl_ms"]["p50"],
+        "tokens_per_s": level["output_tokens_per_s"],
+        "client_cpu_us_per_token": round(cpu / tokens * 1e6, 1),
+        "server_cpu_us_per_token": round(server_cpu / tokens * 1e6, 1),
+        "load_avg_1m": round(load, 1),
+    }
+
+
+_KEYS = ("ttft_overhead_ms", "itl_p50_ms", "tokens_per_s", "client_cpu_us_per_token", "server_cpu_us_per_token")
+
+
+def summarize(runs: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Median, min and max of each figure over runs."""
+    return {
+        key: {
+            "median": round(statistics.median(r[key] for r in runs), 2),
+            "min": min(r[key] for r in runs),
+            "max": max(r[key] for r in runs),
+        }
+        for key in _KEYS
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.loadtest", description=__doc__)
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--streams", type=int, default=256)
+    p.add_argument("--requests", type=int, default=512, help="measured requests per run (default 512)")
+    p.add_argument("--engine", default="async,threads")
+    args = p.parse_args(argv)
+    print(f"cores {os.cpu_count()}, python {sys.version.split()[0]}; server: {TTFT_MS:g} ms TTFT, {ITL_MS:g} ms ITL")
+    header = (
+        "engine",
+        "run",
+        "load",
+        "TTFT over ms",
+        "ITL p50 ms",
+        "tok/s",
+        "client us/tok",
+        "server us/tok",
+        "errors",
+    )
+    print("  ".join(f"{h:>13}" for h in header))
+    for engine in args.engine.split(","):
+        runs = []
+        for n in range(args.runs):
+            r = one_run(streams=args.streams, requests=args.requests, engine=engine)
+            runs.append(r)
+            cells = (r["engine"], n + 1, r["load_avg_1m"], *(r[k] for k in _KEYS), r["errors"])
+            print("  ".join(f"{c!s:>13}" for c in cells), flush=True)
+        s = summarize(runs)
+        for stat in ("median", "min", "max"):
+            cells = (engine, stat, "", *(s[k][stat] for k in _KEYS), "")
+            print("  ".join(f"{c!s:>13}" for c in cells))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,141 @@
+"""What the cost controls watch, so they share an account safely (pure decisions; no aws_cdk).
+
+Rules (sources and tests in ``docs/aws-rules.md``):
+
+* **Anomaly monitor.** An account may hold one DIMENSIONAL monitor per dimension, and many accounts already
+  have the default ``SERVICE`` one, so creating another fails ("Limit exceeded on dimensional spend monitor
+  creation"). The platform therefore creates a CUSTOM monitor whose ``MonitorSpecification`` selects its own
+  spend (tag :data:`PLATFORM_TAG` = platform name), or subscribes to an existing monitor the config names.
+* **Budget.** A budget without a filter counts the whole account's spend, and its deny action would then freeze
+  this platform's endpoints for another team's spend. The budget filters on :data:`PLATFORM_TAG` (scope
+  ``platform``, the default) unless the config asks for the whole account (scope ``account``).
+* **Activation.** Cost Explorer, budgets and monitors see a user tag only once it is an active cost allocation
+  tag, so :data:`PLATFORM_TAG` joins the keys the cost stack activates whenever a filter uses it.
+* **Deny roles.** ``IamActionDefinition.Roles`` takes role *names*, resolved in the account that holds the budget
+  action: a role ARN of another account would freeze a same-named role of the deploy account, or nothing. Every
+  deny role must be in the deploy account (``account``, or one account when the templates are
+  environment-agnostic).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from inference_constructs.config.schema import PlatformConfig
+from inference_constructs.cost.capacity_tags import PLATFORM_TAG
+
+_ACCOUNT_OF_ARN = re.compile(r"^arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:(\d{12}):")
+
+
+def account_of(arn: str) -> str | None:
+    """The 12-digit account id of ``arn``, or None when it has none (or is not an ARN)."""
+    match = _ACCOUNT_OF_ARN.match(arn)
+    return match.group(1) if match else None
+
+
+def platform_expression(platform: str) -> dict[str, Any]:
+    """A Cost Explorer / Budgets ``Expression`` selecting the spend tagged ``inference:platform = platform``
+    (``Tags`` with ``Key``, ``Values``, ``MatchOptions``; the key is the tag key itself, without ``user:``)."""
+    return {"Tags": {"Key": PLATFORM_TAG, "MatchOptions": ["EQUALS"], "Values": [platform]}}
+
+
+@dataclass(frozen=True)
+class CostPlan:
+    """What the cost stack builds, decided from the ``cost:`` block.
+
+    Attributes
+    ----------
+    activation_keys:
+        Tag keys the stack activates: the config's ``activate_cost_allocation_tags``, then :data:`PLATFORM_TAG`
+        when a budget or monitor filters on it.
+    budget_filter:
+        The budget's ``FilterExpression``; None counts the whole account (scope ``account``) or there is no budget.
+    monitor:
+        ``custom`` (a CUSTOM monitor on ``monitor_specification``), ``existing`` (subscribe to
+        ``existing_monitor_arn``) or None (no anomaly monitoring).
+    deny_account:
+        The account every deny role is in (the one the cost stack must be deployed to), or None without roles.
+    """
+
+    activation_keys: tuple[str, ...] = ()
+    budget_filter: dict[str, Any] | None = None
+    monitor: str | None = None
+    monitor_specification: dict[str, Any] | None = None
+    existing_monitor_arn: str | None = None
+    deny_account: str | None = None
+    warnings: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``cost`` section of the plan document."""
+        return {
+            "activate_cost_allocation_tags": list(self.activation_keys),
+            "budget_filter": self.budget_filter,
+            "anomaly_monitor": self.monitor,
+            "anomaly_monitor_specification": self.monitor_specification,
+            "existing_monitor_arn": self.existing_monitor_arn,
+            "deny_roles_account": self.deny_account,
+        }
+
+
+def decide_cost(config: PlatformConfig) -> tuple[CostPlan, list[str]]:
+    """The cost plan of ``config`` and every problem with it (``<key path>: <what>; <fix>``)."""
+    cost = config.cost
+    problems: list[str] = []
+    warnings: list[str] = []
+    budget = cost.budget
+    monitor = cost.anomaly_monitor
+    has_budget = budget.monthly_limit_usd is not None
+    budget_filter = platform_expression(config.name) if has_budget and budget.scope == "platform" else None
+
+    kind: str | None = None
+    specification: dict[str, Any] | None = None
+    if monitor.notify_email:
+        kind = "existing" if monitor.existing_monitor_arn else "custom"
+        specification = platform_expression(config.name) if kind == "custom" else None
+    if monitor.existing_monitor_arn:
+        monitor_account = account_of(monitor.existing_monitor_arn)
+        if config.account and monitor_account and monitor_account != config.account:
+            problems.append(
+                f"cost.anomaly_monitor.existing_monitor_arn: the monitor is in account {monitor_account}, not the "
+                f"deploy account {config.account}; a subscription can only use monitors of its own account"
+            )
+
+    deny_account = _deny_account(config, problems, warnings)
+    keys = list(dict.fromkeys(cost.activate_cost_allocation_tags))
+    if (budget_filter or specification) and PLATFORM_TAG not in keys:
+        keys.append(PLATFORM_TAG)
+    scoped = [what for what, on in (("budget", budget_filter), ("anomaly monitor", specification)) if on]
+    if scoped:
+        warnings.append(
+            f"cost: the {' and '.join(scoped)} count only spend tagged {PLATFORM_TAG}={config.name}, and only "
+            f"once {PLATFORM_TAG} is an active cost allocation tag (the cost stack activates it; up to 24 hours "
+            "after first use; in a member account only the management account can activate it)"
+        )
+    plan = CostPlan(
+        activation_keys=tuple(keys),
+        budget_filter=budget_filter,
+        monitor=kind,
+        monitor_specification=specification,
+        existing_monitor_arn=monitor.existing_monitor_arn if kind == "existing" else None,
+        deny_account=deny_account,
+        warnings=tuple(warnings),
+    )
+    return plan, problems
+
+
+def _deny_account(config: PlatformConfig, problems: list[str], warnings: list[str]) -> str | None:
+    """The account of the deny roles. That every role is in the deploy account (or, without ``account``, in one
+    account) is a config rule (``aws_limits.ARNS["deny_role_arns"]``), checked before any decision; here
+    the plan only names the account when the templates are environment-agnostic."""
+    roles = config.cost.budget.deny_role_arns
+    if not roles:
+        return None
+    expected = config.account or account_of(roles[0])
+    if not config.account and expected:
+        warnings.append(
+            f"cost.budget.deny_role_arns: the roles are in account {expected}; deploy the cost stack there "
+            f"(set account: {expected} to have the plan check it)"
+        )
+    return expected

@@ -1,0 +1,344 @@
+"""Command line of the load test: ``loadtest``, ``recommend-job`` and ``results`` subcommands.
+
+``python -m inference_constructs`` registers them with :func:`add_commands` and dispatches to
+:func:`run_command`. Nothing here imports boto3 or matplotlib until a command needs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+from pathlib import Path
+from typing import Any
+
+from inference_constructs.errors import InferenceConfigError
+
+EXIT_CONFIG_ERROR = 2
+EXIT_INTERRUPTED = 130
+COMMANDS = ("loadtest", "recommend-job", "results")
+
+
+def _aws_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("AWS (boto3's standard configuration applies: AWS_PROFILE, AWS_ENDPOINT_URL_*, ...)")
+    g.add_argument("--region", help="default: the configured region")
+    g.add_argument("--aws-profile", help="named profile of the shared config; default: the configured one")
+    g.add_argument("--endpoint-url", help="service endpoint URL, e.g. a local test server; default: the AWS one")
+
+
+def add_commands(sub: Any) -> None:  # noqa: PLR0915 - one statement per command-line option
+    """Register ``loadtest``, ``recommend-job`` and ``results`` on an argparse subparsers object."""
+    lt = sub.add_parser(
+        "loadtest",
+        help="measure TTFT, inter-token latency, throughput and cost per token of a deployed endpoint or profile",
+        description="Load-test a SageMaker endpoint or a Bedrock profile. Needs a target (--endpoint or "
+        "--profile) and a bound (--requests or --duration); prints the estimated request count first.",
+    )
+    target = lt.add_mutually_exclusive_group()
+    target.add_argument("--endpoint", help="SageMaker endpoint name, or a plan endpoint name with --plan")
+    target.add_argument("--profile", help="Bedrock inference profile ID or ARN, or a plan profile name with --plan")
+    lt.add_argument("--plan", help="cdk.out/inference-plan.json or a config .yaml: format, price, scaling target")
+    lt.add_argument("--format", choices=("auto", "tgi", "lmi", "openai"), default="auto")
+    lt.add_argument(
+        "--api", choices=("auto", "stream", "invoke", "async"), default="auto", help="SageMaker call; default: plan"
+    )
+    lt.add_argument("--async-input", help="async endpoints: s3://bucket/prefix/ for the request bodies")
+    lt.add_argument("--async-poll", type=float, default=1.0, help="async endpoints: seconds between output polls")
+    lt.add_argument("--concurrency", help="fixed-concurrency levels, e.g. 1,2,4,8 (default: 1 without --rate)")
+    lt.add_argument("--rate", help="open-loop Poisson levels in requests/s, e.g. 0.5,2")
+    lt.add_argument("--requests", type=int, help="measured requests per level")
+    lt.add_argument("--duration", type=float, help="seconds per level")
+    lt.add_argument("--warmup", type=int, default=0, help="requests per level excluded from statistics (default 0)")
+    lt.add_argument("--input-tokens", default="128", help="MEAN or MEAN:STDDEV of synthetic prompts (default 128)")
+    lt.add_argument("--output-tokens", default="128", help="MEAN or MEAN:STDDEV max output tokens (default 128)")
+    lt.add_argument("--prompts", help="JSONL file: {'prompt': ..., 'max_tokens': ...} a line")
+    lt.add_argument("--seed", type=int, default=0)
+    lt.add_argument("--payload", help="InvokeEndpoint/async: send this file's bytes as every request (e.g. CSV)")
+    lt.add_argument("--content-type", default="application/json", help="ContentType with --payload")
+    lt.add_argument("--slo-ttft-ms", type=float, help="p90 time-to-first-token objective")
+    lt.add_argument("--slo-itl-ms", type=float, help="p90 inter-token latency objective")
+    lt.add_argument("--instances", type=int, help="instances in service during the test (default: plan capacity.min)")
+    lt.add_argument("--price-per-hour", type=float, help="USD per instance hour (default: the plan's price)")
+    lt.add_argument("--max-attempts", type=int, default=4, help="botocore attempts per request (default 4)")
+    lt.add_argument("--max-in-flight", type=int, default=256, help="open loop: requests in flight at most")
+    lt.add_argument(
+        "--engine",
+        choices=("auto", "async", "threads"),
+        default="auto",
+        help="auto: asyncio above 64 concurrent streams",
+    )
+    lt.add_argument("--json", action="store_true", help="print the JSON report instead of the table")
+    lt.add_argument("--out", help="also write the JSON report to this file")
+    lt.add_argument("--markdown", help="write a Markdown report to this file")
+    lt.add_argument("--chart", help="write a PNG chart (needs matplotlib) to this file")
+    lt.add_argument("--no-progress", action="store_true", help="no progress bar (default: one on a terminal)")
+    _aws_options(lt)
+
+    rj = sub.add_parser(
+        "recommend-job",
+        help="write (or --submit) a SageMaker Inference Recommender job that confirms a plan endpoint's host",
+    )
+    rj.add_argument("--plan", required=True, help="config .yaml (full shortlist) or cdk.out/inference-plan.json")
+    rj.add_argument("--endpoint", required=True, help="plan endpoint name")
+    rj.add_argument("--role-arn", required=True, help="IAM role Inference Recommender assumes")
+    rj.add_argument("--payload-s3-uri", required=True, help="s3://bucket/key.tar.gz for the sample payload")
+    rj.add_argument("--model-name", help="the deployed SageMaker model; default with --submit: looked up")
+    rj.add_argument("--job-name", help="default: <endpoint>-<UTC time>")
+    rj.add_argument("--slo-ttft-ms", type=float, default=1000.0)
+    rj.add_argument("--slo-itl-ms", type=float, default=100.0)
+    rj.add_argument("--max-tokens", type=int, default=128, help="output tokens the sample payload asks for")
+    rj.add_argument("--max-invocations", type=int, default=300, help="stopping condition: requests per minute")
+    rj.add_argument("--out", help="write the request JSON here (default: stdout)")
+    rj.add_argument("--payload-out", help="write the sample payload .tar.gz here")
+    rj.add_argument("--submit", action="store_true", help="upload the payload and create the job through boto3")
+    _aws_options(rj)
+
+    rs = sub.add_parser("results", help="read a finished Inference Recommender job into a report")
+    rs.add_argument("job_name")
+    rs.add_argument("--json", action="store_true")
+    _aws_options(rs)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run a command registered by :func:`add_commands`; a user mistake prints one message and exits 2."""
+    try:
+        if args.command == "loadtest":
+            return _loadtest(args)
+        if args.command == "recommend-job":
+            return _recommend_job(args)
+        return _results(args)
+    except InferenceConfigError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_CONFIG_ERROR
+
+
+def _numbers(text: str | None, option: str, kind: type[float] | type[int]) -> tuple[Any, ...]:
+    if not text:
+        return ()
+    try:
+        values = tuple(kind(v) for v in text.split(","))
+    except ValueError:
+        values = ()
+    if not values or any(v <= 0 for v in values):
+        raise InferenceConfigError(f"{option}: {text!r} is not allowed; use positive numbers separated by commas")
+    return values
+
+
+def _read_payload(path: str | None) -> bytes | None:
+    if path is None:
+        return None
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise InferenceConfigError(f"--payload: cannot read {path}: {exc.strerror}") from None
+
+
+def _client_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    return {"region": args.region, "endpoint_url": args.endpoint_url, "aws_profile": args.aws_profile}
+
+
+def _control_client(service: str, args: argparse.Namespace) -> Any:
+    """A control-plane client (bedrock, sagemaker, s3) from the standard configuration."""
+    from inference_constructs.loadtest.runner import make_client
+
+    return make_client(service, pool=1, **_client_kwargs(args))
+
+
+def _resolve_profile_arn(args: argparse.Namespace, name: str) -> str:
+    bedrock = _control_client("bedrock", args)
+    for page in bedrock.get_paginator("list_inference_profiles").paginate(typeEquals="APPLICATION"):
+        for summary in page.get("inferenceProfileSummaries", ()):
+            if summary.get("inferenceProfileName") == name:
+                return str(summary["inferenceProfileArn"])
+    raise InferenceConfigError(f"--profile: no application inference profile named {name!r} in this account/region")
+
+
+def _loadtest(args: argparse.Namespace) -> int:  # noqa: C901, PLR0912, PLR0915 - one branch per option
+    from inference_constructs.loadtest import report as rep
+    from inference_constructs.loadtest.formats import StreamFormat
+    from inference_constructs.loadtest.prompts import Lengths, jsonl_prompts, synthetic_prompts
+    from inference_constructs.loadtest.runner import LoadOptions, LoadTest, ProgressBar, make_client
+    from inference_constructs.loadtest.stats import Slo, knee
+    from inference_constructs.loadtest.target import Api, load_plan, resolve_target
+
+    if not args.endpoint and not args.profile:
+        raise InferenceConfigError("loadtest: no target; use --endpoint NAME or --profile ID_OR_ARN")
+    if args.requests is None and args.duration is None:
+        raise InferenceConfigError("loadtest: no bound; use --requests N (per level) and/or --duration SECONDS")
+    if (args.requests is not None and args.requests < 1) or (args.duration is not None and args.duration <= 0):
+        raise InferenceConfigError("--requests/--duration: must be positive")
+    concurrency = _numbers(args.concurrency, "--concurrency", int)
+    rates = _numbers(args.rate, "--rate", float)
+    if not concurrency and not rates:
+        concurrency = (1,)
+    plan = load_plan(args.plan) if args.plan else None
+    target = resolve_target(
+        endpoint=args.endpoint,
+        profile=args.profile,
+        plan=plan,
+        fmt=StreamFormat(args.format),
+        stream={"auto": None, "stream": True, "invoke": False, "async": None}[args.api],
+        asynchronous=args.api == "async",
+        instances=args.instances,
+        price_per_hour_usd=args.price_per_hour,
+    )
+    if target.api is Api.ASYNC and not args.async_input:
+        raise InferenceConfigError(
+            f"--async-input: {target.identifier} is an async endpoint; name an s3://bucket/prefix/ for the inputs"
+        )
+    if target.profile_name:
+        from dataclasses import replace
+
+        target = replace(target, identifier=_resolve_profile_arn(args, target.profile_name), profile_name=None)
+    out_tokens = Lengths.parse(args.output_tokens, option="--output-tokens")
+    if args.prompts:
+        prompts = jsonl_prompts(args.prompts, output_tokens=out_tokens, seed=args.seed)
+    else:
+        count = max(64, (args.requests or 0) + args.warmup)
+        in_tokens = Lengths.parse(args.input_tokens, option="--input-tokens")
+        prompts = synthetic_prompts(count, input_tokens=in_tokens, output_tokens=out_tokens, seed=args.seed)
+    options = LoadOptions(
+        prompts=prompts,
+        concurrency=concurrency,
+        rates_rps=rates,
+        requests=args.requests,
+        duration_s=args.duration,
+        warmup=args.warmup,
+        max_in_flight=args.max_in_flight,
+        seed=args.seed,
+        payload=_read_payload(args.payload),
+        content_type=args.content_type,
+    )
+    if options.payload is not None and target.api in (Api.STREAM, Api.CONVERSE_STREAM):
+        raise InferenceConfigError("--payload: only for InvokeEndpoint or async endpoints; use --api invoke")
+    estimate = options.estimated_requests()
+    levels_text = f"{len(options.levels())} level(s)"
+    if estimate is not None:
+        bound = f"at most {estimate} requests ({levels_text} x ({args.requests} + {args.warmup} warm-up))"
+        if args.duration:
+            bound += f", each level stopping after {args.duration:g} s"
+    else:
+        bound = f"{levels_text} x {args.duration:g} s (the request count depends on the latency)"
+    print(f"loadtest: {target.api.value} {target.identifier}: {bound}", file=sys.stderr)
+    service = "bedrock-runtime" if target.api is Api.CONVERSE_STREAM else "sagemaker-runtime"
+    pool = max([*concurrency, args.max_in_flight if rates else 1])
+    client = make_client(service, pool=pool, max_attempts=args.max_attempts, **_client_kwargs(args))
+    slo = Slo(ttft_ms=args.slo_ttft_ms, itl_ms=args.slo_itl_ms)
+    show = not args.no_progress and sys.stderr.isatty()
+    progress = ProgressBar(sys.stderr) if show else None
+    test = LoadTest(
+        target,
+        options,
+        client=client,
+        slo=slo,
+        progress=progress,
+        engine=args.engine,
+        s3=_control_client("s3", args) if target.api is Api.ASYNC else None,
+        async_input_s3_uri=args.async_input,
+        async_poll_s=args.async_poll,
+    )
+    levels = test.run()
+    notes = [rep.TIMING_NOTE, rep.TOKEN_COUNT_NOTE]
+    if target.pricing.usd_per_hour is None:
+        notes.append(f"no cost per token: {target.pricing.source or 'no price'} (use --price-per-hour)")
+    if target.api is Api.INVOKE:
+        notes.append("InvokeEndpoint returns the whole response at once: TTFT equals e2e and there is no ITL")
+    if target.api is Api.ASYNC:
+        notes.append(
+            f"async: e2e runs from InvokeEndpointAsync to the output object appearing in S3, polled every "
+            f"{args.async_poll:g} s (its resolution), queueing included; TTFT equals e2e, no ITL"
+        )
+    report: dict[str, Any] = {
+        "target": target.to_dict(),
+        "detected_format": test.detected_format.value if test.detected_format else None,
+        "slo": slo.to_dict(),
+        "levels": levels,
+        "knee": knee(
+            levels,
+            slo=slo,
+            instances=target.pricing.instances,
+            scaling_target=target.scaling_target,
+            target_key=target.target_key,
+        ),
+        "interrupted": test.interrupted,
+        "notes": notes,
+    }
+    chart = None
+    if args.chart:
+        chart = str(rep.chart(report, args.chart))
+    if args.markdown:
+        link = None if chart is None else Path(chart).name
+        Path(args.markdown).write_text(rep.markdown(report, chart=link))
+    if args.out:
+        Path(args.out).write_text(rep.to_json(report))
+    sys.stdout.write(rep.to_json(report) if args.json else rep.table(report))
+    return EXIT_INTERRUPTED if test.interrupted else 0
+
+
+def _recommend_job(args: argparse.Namespace) -> int:
+    from inference_constructs.loadtest import recommender
+    from inference_constructs.loadtest.formats import StreamFormat, format_for_image
+    from inference_constructs.loadtest.target import load_plan, plan_endpoint
+
+    plan = load_plan(args.plan)
+    _, entry = plan_endpoint(plan, args.endpoint)
+    name = str(entry.get("name"))
+    if Path(args.plan).suffix in (".yaml", ".yml"):
+        candidates = recommender.shortlist(args.plan, name)
+    else:
+        candidates = [str(entry["instance_type"])]
+        print(
+            "recommend-job: the plan document names only the chosen host; pass the config .yaml for the shortlist",
+            file=sys.stderr,
+        )
+    endpoint_name = f"{plan.get('name')}-{name}"
+    sagemaker = None
+    model_name = args.model_name
+    if args.submit:
+        sagemaker = _control_client("sagemaker", args)
+        model_name = model_name or recommender.resolve_model_name(sagemaker, endpoint_name)
+    if not model_name:
+        raise InferenceConfigError(
+            "--model-name: required without --submit (the model has a generated name; with --submit it is looked "
+            "up from the endpoint)"
+        )
+    fmt = format_for_image((entry.get("container") or {}).get("image")) or StreamFormat.AUTO
+    payload = recommender.sample_payload_archive(
+        fmt, prompt="Summarize the benefits of load testing.", max_tokens=args.max_tokens
+    )
+    job_name = args.job_name or f"{endpoint_name}-{dt.datetime.now(dt.UTC):%Y%m%d%H%M%S}"[-63:].lstrip("-")
+    request = recommender.build_job(
+        plan=plan,
+        endpoint=name,
+        job_name=job_name,
+        role_arn=args.role_arn,
+        model_name=model_name,
+        sample_payload_url=args.payload_s3_uri,
+        instance_types=candidates,
+        slo_ttft_ms=args.slo_ttft_ms,
+        slo_itl_ms=args.slo_itl_ms,
+        max_tokens=args.max_tokens,
+        max_invocations_per_minute=args.max_invocations,
+    )
+    if args.payload_out:
+        Path(args.payload_out).write_bytes(payload)
+    text = recommender.to_json(request)
+    if args.out:
+        Path(args.out).write_text(text)
+    if args.submit:
+        s3 = _control_client("s3", args)
+        arn = recommender.submit(request, sagemaker=sagemaker, s3=s3, payload=payload)
+        print(f"created {arn}; read it with: python -m inference_constructs results {job_name}")
+    elif not args.out:
+        sys.stdout.write(text)
+    return 0
+
+
+def _results(args: argparse.Namespace) -> int:
+    from inference_constructs.loadtest import recommender
+
+    sagemaker = _control_client("sagemaker", args)
+    job = sagemaker.describe_inference_recommendations_job(JobName=args.job_name)
+    report = recommender.results_report(job)
+    sys.stdout.write(recommender.to_json(report) if args.json else recommender.results_table(report))
+    return 0
