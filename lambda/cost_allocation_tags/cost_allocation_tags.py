@@ -190,7 +190,7 @@ def _statuses(client: Any, keys: Sequence[str], sleep: Callable[[float], None], 
     return found
 
 
-def activate(  # noqa: C901, PLR0912, PLR0915 - the activation protocol: page, activate, retry throttles
+def activate(
     client: Any,
     tag_keys: Sequence[str],
     *,
