@@ -321,7 +321,10 @@ PROPERTY_MAP: dict[tuple[str, str], Source] = {
     ),
     # ------------------------------------------------------------------------------------------ Alarms
     (ALARM, "AlarmDescription"): Plan("the alarm's reason", _a("description")),
-    (ALARM, "AlarmActions"): Wiring("the wake-up step policy (Ref); rollback alarms have none"),
+    (ALARM, "AlarmActions"): Wiring(
+        "the wake-up step policy (Ref), or the platform's alarm topic (Ref) on rollback alarms"
+    ),
+    (ALARM, "OKActions"): Wiring("the platform's alarm topic (Ref), set by the hosting stack on rollback alarms"),
     (ALARM, "Namespace"): Plan("namespace", _a("namespace")),
     (ALARM, "MetricName"): Plan("metric", _a("metric")),
     (ALARM, "Statistic"): Plan("statistic", _a("statistic")),
