@@ -39,7 +39,6 @@ from inference_constructs.hosting.decisions import (
     VpcOptions,
     plan_endpoint,
 )
-from inference_constructs.isolation import IsolationDecision, decide_isolation
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK, EndpointFootprint, shard
 from inference_constructs.regions import (
     RegionRequirement,
@@ -80,17 +79,6 @@ def model_spec(endpoint: Endpoint) -> ModelSpec:
     )
 
 
-def network_isolation(endpoint: Endpoint) -> IsolationDecision:
-    """Whether the endpoint's container runs without network access, and why (the config's value, or the
-    library's default: on when the model needs no internet)."""
-    return decide_isolation(
-        kind=endpoint.type,
-        source=endpoint.model.source,
-        serving=endpoint.serving,
-        configured=endpoint.network_isolation,
-    )
-
-
 def _env_value(value: str | int | float | bool) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
@@ -125,7 +113,7 @@ def endpoint_request(endpoint: Endpoint) -> EndpointRequest:
         multi_model=MultiModelOptions(e.multi_model.model_data_prefix, e.multi_model.cache) if e.multi_model else None,
         kms_key_arn=e.kms_key_arn,
         vpc=VpcOptions(tuple(e.vpc.subnet_ids), tuple(e.vpc.security_group_ids)) if e.vpc.subnet_ids else None,
-        network_isolation=network_isolation(e).enabled,
+        network_isolation=e.network_isolation,
         data_capture=(
             DataCaptureOptions(sampling_percent=e.data_capture.sampling_percent, s3_uri=e.data_capture.s3_uri)
             if e.data_capture.sampling_percent
@@ -339,7 +327,7 @@ class EndpointDecisions:
         }
         entry["hosting"] = _hosting_json(h)
         entry["scaling"] = self.scaling.to_dict()
-        entry["network_isolation"] = network_isolation(cfg).to_json()
+        entry["network_isolation"] = {"enabled": h.network_isolation, "reason": h.network_isolation_reason}
         entry["deployment"] = h.update_policy.to_dict()
         # Null unless real-time with capacity.min 0, and unless serverless.
         entry["inference_component"] = asdict(h.inference_component) if h.inference_component else None

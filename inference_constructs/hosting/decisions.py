@@ -60,6 +60,7 @@ from inference_constructs.hosting.request import (
     ServerlessOptions,
     VpcOptions,
 )
+from inference_constructs.isolation import decide_isolation
 from inference_constructs.scaling.decisions import uses_inference_component
 from inference_constructs.sizing import HostDecision, choose_host
 from inference_constructs.spec import (
@@ -411,6 +412,9 @@ def plan_endpoint(
         p99_model_latency_ms=latency,
         inference_component=component is not None,
     )
+    isolation = decide_isolation(
+        kind=req.kind, source=req.model.source, serving=req.serving, configured=req.network_isolation
+    )
     return EndpointPlan(
         kind=req.kind,
         serving=req.serving,
@@ -434,7 +438,8 @@ def plan_endpoint(
         max_concurrent_invocations_per_instance=max_invocations,
         multi_model=req.multi_model,
         vpc=req.vpc,
-        network_isolation=req.network_isolation,
+        network_isolation=isolation.enabled,
+        network_isolation_reason=isolation.reason,
         data_capture=req.data_capture,
         deployment=req.deployment,
         rollback_p99_model_latency_ms=latency,

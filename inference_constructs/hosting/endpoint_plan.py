@@ -138,6 +138,8 @@ class EndpointPlan:
     """How an update rolls out and rolls back (blue/green or rolling, time budgets, rollback alarms)."""
     inference_component: InferenceComponentPlan | None = None
     """Set for a real-time endpoint with ``capacity.min: 0``: the model is hosted through an inference component."""
+    network_isolation_reason: str = ""
+    """Why ``network_isolation`` is on or off (the config's value, or the library's default)."""
 
     @property
     def uses_inference_component(self) -> bool:

@@ -67,7 +67,9 @@ class RealtimeEndpoint(InferenceEndpoint):
     vpc:
         Subnets and security groups. Default: no VPC (SageMaker's managed network).
     network_isolation:
-        Block the container's network. Default: off (the container may need to download the model).
+        Block the container's network. Default: on when the model needs no internet (weights from S3, or a
+        multi-model prefix: SageMaker downloads them before the container starts); off for Hugging Face downloads,
+        serverless endpoints and custom images. The reason is ``plan.network_isolation_reason``.
     data_capture:
         Capture requests/responses to S3 with a sampling percent. Default: off.
     deployment:
@@ -95,7 +97,7 @@ class RealtimeEndpoint(InferenceEndpoint):
         async_inference: AsyncOptions | None = None,
         kms_key: kms.IKey | None = None,
         vpc: VpcOptions | None = None,
-        network_isolation: bool = False,
+        network_isolation: bool | None = None,
         data_capture: DataCaptureOptions | None = None,
         deployment: DeploymentOptions | None = None,
         quantization: str | None = None,
@@ -289,7 +291,7 @@ class MultiModelEndpoint(InferenceEndpoint):
         capacity: Capacity | None = None,
         kms_key: kms.IKey | None = None,
         vpc: VpcOptions | None = None,
-        network_isolation: bool = False,
+        network_isolation: bool | None = None,
         data_capture: DataCaptureOptions | None = None,
         deployment: DeploymentOptions | None = None,
         environment: Mapping[str, str] | None = None,

@@ -180,7 +180,8 @@ class EndpointRequest:
     multi_model: MultiModelOptions | None = None
     kms_key_arn: str | None = None
     vpc: VpcOptions | None = None
-    network_isolation: bool = False
+    network_isolation: bool | None = None
+    """Block the container's network. None: on when the model needs no internet (see ``isolation.decide_isolation``)."""
     data_capture: DataCaptureOptions | None = None
     deployment: DeploymentOptions = field(default_factory=DeploymentOptions)
     quantization: str | None = None

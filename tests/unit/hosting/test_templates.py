@@ -421,3 +421,34 @@ def test_scaling_hook_attributes(built: tuple[Stack, dict[str, InferenceEndpoint
     endpoint = endpoints["gpu_llm"]
     assert endpoint.scalable_resource_id == f"endpoint/{endpoint.endpoint_name}/variant/AllTraffic"
     assert (endpoint.gpu_count, endpoint.kind.value, endpoint.capacity.min) == (1, "realtime", 1)
+
+
+def test_network_isolation_defaults_from_where_the_weights_come_from() -> None:
+    # GIVEN two endpoints built from Python without network_isolation: weights in S3, weights from the hub
+    from aws_cdk import App
+
+    from inference_constructs.hosting import RealtimeEndpoint
+    from inference_constructs.spec import ModelSourceKind, ModelSpec, Serving
+
+    stack = Stack(App(), "Isolation")
+    s3 = RealtimeEndpoint(
+        stack,
+        "S3",
+        model=ModelSpec(source=ModelSourceKind.S3, s3_uri="s3://models-bucket/churn/model.tar.gz"),
+        serving=Serving.SKLEARN,
+    )
+    hub = RealtimeEndpoint(
+        stack,
+        "Hub",
+        model=ModelSpec(id="Qwen/Qwen2.5-1.5B-Instruct", parameters_billion=1.5),
+        serving=Serving.VLLM,
+    )
+    # WHEN synthesized THEN only the S3 model's container runs without network access, with the reason in the plan
+    models = Template.from_stack(stack).find_resources("AWS::SageMaker::Model")
+    isolated = sorted(lid for lid, m in models.items() if m["Properties"].get("EnableNetworkIsolation"))
+    assert len(models) == 2
+    assert len(isolated) == 1
+    assert isolated[0].startswith("S3")
+    assert s3.plan.network_isolation and s3.plan.network_isolation_reason.startswith("on: the model comes from S3")
+    assert not hub.plan.network_isolation
+    assert hub.plan.network_isolation_reason.startswith("off: the container downloads the model")
