@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from inference_constructs._coerce import enum_prop
+
 
 class Accelerator(StrEnum):
     """Kind of device an endpoint's host uses."""
@@ -210,7 +212,8 @@ class ModelSpec:
     Parameters
     ----------
     source:
-        ``huggingface`` (the container downloads ``id``) or ``s3`` (weights at ``s3_uri``).
+        ``huggingface`` (the container downloads ``id``) or ``s3`` (weights at ``s3_uri``); a member or
+        its string value.
     id:
         Hugging Face model id, or a label for S3 models.
     s3_uri:
@@ -220,7 +223,7 @@ class ModelSpec:
         otherwise, so the host must be given explicitly for accelerated serving (classical models
         are sized from host memory alone).
     dtype:
-        Served weight type. Default: bf16.
+        Served weight type (a member or its string value, e.g. ``"fp8"``). Default: bf16.
     max_context_tokens:
         Prompt + output tokens per sequence. Default: 4096.
     max_concurrent_sequences:
@@ -243,3 +246,8 @@ class ModelSpec:
     max_concurrent_sequences: int = 8
     architecture: ModelArchitecture | None = None
     neuron_compiled: bool = False
+
+    def __post_init__(self) -> None:
+        # Python callers may write the YAML's strings (source="s3", dtype="fp8"); the decisions see members.
+        object.__setattr__(self, "source", enum_prop("model.source", self.source, ModelSourceKind))
+        object.__setattr__(self, "dtype", enum_prop("model.dtype", self.dtype, DType))

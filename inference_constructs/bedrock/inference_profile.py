@@ -17,6 +17,7 @@ from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
+from inference_constructs._coerce import enum_prop
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.bedrock.guardrail import GuardrailReference
 from inference_constructs.bedrock.guardrails import guarded_invoke_statements
@@ -70,7 +71,7 @@ class ApplicationInferenceProfile(Construct):
         ``Description``: 1-200 characters, ``^([0-9a-zA-Z:.][ _-]?)+$``; changing it replaces the
         profile. Default: the profile has no description.
     residency:
-        ``Residency.SINGLE_REGION`` rejects sources whose requests may leave the deploy Region
+        ``Residency.SINGLE_REGION`` (or ``"single-region"``) rejects sources whose requests may leave the deploy Region
         (cross-Region and global profiles). Default: ``Residency.ANY``, cross-Region allowed.
     invoke_role_arns:
         IAM roles (same account as the stack) given the :meth:`invoke_policy_statements` through one
@@ -98,11 +99,12 @@ class ApplicationInferenceProfile(Construct):
         model: str | ModelSource,
         tags: Mapping[str, str] | None = None,
         description: str | None = None,
-        residency: Residency = Residency.ANY,
+        residency: Residency | str = Residency.ANY,
         invoke_role_arns: Sequence[str] = (),
         guardrail: GuardrailReference | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
+        residency = enum_prop("residency", residency, Residency)
         problems = check_name(name) + check_tags(tags) + check_description(description)
         model_problems = [] if isinstance(model, ModelSource) else check_model(model)
         problems += model_problems

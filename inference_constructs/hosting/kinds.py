@@ -11,6 +11,8 @@ from aws_cdk import Duration
 from aws_cdk import aws_kms as kms
 from constructs import Construct
 
+from inference_constructs import _coerce
+from inference_constructs._coerce import CapacityLike
 from inference_constructs.catalog import Catalog
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.hosting.decisions import (
@@ -35,6 +37,10 @@ __all__ = ["MultiModelEndpoint", "RealtimeEndpoint", "ServerlessEndpoint", "endp
 
 def _model_spec(model: ModelSpec | None) -> ModelSpec:
     return model if model is not None else ModelSpec()
+
+
+def _prop(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
 
 
 class RealtimeEndpoint(InferenceEndpoint):
@@ -89,11 +95,11 @@ class RealtimeEndpoint(InferenceEndpoint):
         construct_id: str,
         *,
         model: ModelSpec,
-        serving: Serving = Serving.LMI,
+        serving: Serving | str = Serving.LMI,
         image: str | None = None,
-        accelerator: AcceleratorChoice = AcceleratorChoice.AUTO,
+        accelerator: AcceleratorChoice | str = AcceleratorChoice.AUTO,
         instance_type: str | None = None,
-        capacity: Capacity | None = None,
+        capacity: Capacity | CapacityLike | None = None,
         async_inference: AsyncOptions | None = None,
         kms_key: kms.IKey | None = None,
         vpc: VpcOptions | None = None,
@@ -110,11 +116,11 @@ class RealtimeEndpoint(InferenceEndpoint):
         request = EndpointRequest(
             kind=EndpointKind.ASYNC if async_inference is not None else EndpointKind.REALTIME,
             model=model,
-            serving=serving,
+            serving=_coerce.enum_prop(_prop(path, "serving"), serving, Serving),
             image=image,
-            accelerator=accelerator,
+            accelerator=_coerce.enum_prop(_prop(path, "accelerator"), accelerator, AcceleratorChoice),
             instance_type=instance_type,
-            capacity=capacity or Capacity(),
+            capacity=_coerce.capacity(_prop(path, "capacity"), capacity) or Capacity(),
             async_inference=async_inference,
             vpc=vpc,
             network_isolation=network_isolation,
@@ -163,7 +169,7 @@ class ServerlessEndpoint(InferenceEndpoint):
         construct_id: str,
         *,
         model: ModelSpec,
-        serving: Serving = Serving.SKLEARN,
+        serving: Serving | str = Serving.SKLEARN,
         image: str | None = None,
         memory_size_in_mb: int | None = None,
         max_concurrency: int = 20,
@@ -178,7 +184,7 @@ class ServerlessEndpoint(InferenceEndpoint):
         request = EndpointRequest(
             kind=EndpointKind.SERVERLESS,
             model=model,
-            serving=serving,
+            serving=_coerce.enum_prop(_prop(path, "serving"), serving, Serving),
             image=image,
             serverless=ServerlessOptions(memory_size_in_mb, max_concurrency, provisioned_concurrency),
             deployment=deployment or DeploymentOptions(),
@@ -282,13 +288,13 @@ class MultiModelEndpoint(InferenceEndpoint):
         construct_id: str,
         *,
         model_data_prefix: str,
-        serving: Serving = Serving.XGBOOST,
+        serving: Serving | str = Serving.XGBOOST,
         model: ModelSpec | None = None,
         cache: bool = True,
         image: str | None = None,
-        accelerator: AcceleratorChoice = AcceleratorChoice.AUTO,
+        accelerator: AcceleratorChoice | str = AcceleratorChoice.AUTO,
         instance_type: str | None = None,
-        capacity: Capacity | None = None,
+        capacity: Capacity | CapacityLike | None = None,
         kms_key: kms.IKey | None = None,
         vpc: VpcOptions | None = None,
         network_isolation: bool | None = None,
@@ -303,11 +309,11 @@ class MultiModelEndpoint(InferenceEndpoint):
         request = EndpointRequest(
             kind=EndpointKind.MULTI_MODEL,
             model=_model_spec(model),
-            serving=serving,
+            serving=_coerce.enum_prop(_prop(path, "serving"), serving, Serving),
             image=image,
-            accelerator=accelerator,
+            accelerator=_coerce.enum_prop(_prop(path, "accelerator"), accelerator, AcceleratorChoice),
             instance_type=instance_type,
-            capacity=capacity or Capacity(),
+            capacity=_coerce.capacity(_prop(path, "capacity"), capacity) or Capacity(),
             multi_model=MultiModelOptions(model_data_prefix, cache),
             vpc=vpc,
             network_isolation=network_isolation,

@@ -20,6 +20,7 @@ from aws_cdk import aws_cloudwatch as cloudwatch
 from constructs import Construct, IValidation
 
 from inference_constructs import _tokens
+from inference_constructs._coerce import enum_prop
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
 from inference_constructs.observability.metric_definitions import Dimension
@@ -113,15 +114,17 @@ class EndpointAutoScaling(CapacityScaling):
         endpoint_name: str,
         max_capacity: int,
         variant_name: str = DEFAULT_VARIANT_NAME,
-        kind: EndpointKind = EndpointKind.REALTIME,
+        kind: EndpointKind | str = EndpointKind.REALTIME,
         min_capacity: int = 1,
         gpu_count: int = 0,
         burstable: bool = False,
         instance_type: str | None = None,
-        serving: Serving | None = None,
+        serving: Serving | str | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         self._path = self.node.path
+        kind = enum_prop(f"{self._path}.kind", kind, EndpointKind)
+        serving = None if serving is None else enum_prop(f"{self._path}.serving", serving, Serving)
         problems = ProblemCollector()
         if kind is EndpointKind.SERVERLESS:
             problems.add(
