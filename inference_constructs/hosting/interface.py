@@ -6,14 +6,36 @@ Code that invokes, grants on or watches an endpoint (alarms, dashboards, an API 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol, TypedDict, Unpack, runtime_checkable
 
 if TYPE_CHECKING:
     from aws_cdk import Duration
     from aws_cdk import aws_cloudwatch as cloudwatch
     from aws_cdk import aws_iam as iam
 
-__all__ = ["IInferenceEndpoint"]
+__all__ = ["IInferenceEndpoint", "MetricOptions"]
+
+
+class MetricOptions(TypedDict, total=False):
+    """The aws-cdk ``cloudwatch.MetricOptions``, as keyword arguments of every ``metric*`` method.
+
+    Each is passed to ``cloudwatch.Metric`` and overrides the method's default (a ``dimensions_map``
+    replaces the endpoint's dimensions, as in aws-cdk).
+    """
+
+    account: str | None
+    color: str | None
+    dimensions_map: Mapping[str, str] | None
+    id: str | None
+    label: str | None
+    period: Duration | None
+    region: str | None
+    stack_account: str | None
+    stack_region: str | None
+    statistic: str | None
+    unit: cloudwatch.Unit | None
+    visible: bool | None
 
 
 @runtime_checkable
@@ -48,10 +70,8 @@ class IInferenceEndpoint(Protocol):
         metric_name: str,
         *,
         namespace: str = ...,
-        statistic: str = ...,
-        period: Duration | None = ...,
-        unit: cloudwatch.Unit | None = ...,
         variant_dimension: bool = ...,
+        **options: Unpack[MetricOptions],
     ) -> cloudwatch.Metric:
-        """Any metric of the endpoint."""
+        """Any metric of the endpoint; ``options`` are the aws-cdk ``MetricOptions``."""
         ...

@@ -8,13 +8,13 @@ Invocation metrics live in ``AWS/SageMaker`` per ``EndpointName`` + ``VariantNam
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Unpack, cast
 
-from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
 
 from inference_constructs import _tokens
 from inference_constructs.errors import InferenceConfigError
+from inference_constructs.hosting.interface import MetricOptions
 from inference_constructs.observability.metric_definitions import (
     COMPONENT_DIMENSIONS,
     ENDPOINT_INSTANCE_NAMESPACE,
@@ -27,7 +27,14 @@ if TYPE_CHECKING:
     from inference_constructs.hosting.decisions import Capacity
     from inference_constructs.scaling.inference_component import ModelInferenceComponent
 
-__all__ = ["EndpointMetrics"]
+__all__ = ["EndpointMetrics", "MetricOptions"]
+
+
+def _with_defaults(options: MetricOptions, **defaults: Unpack[MetricOptions]) -> MetricOptions:
+    """``defaults`` overridden by every option the caller gave (an option given as ``None`` keeps the default)."""
+    merged: dict[str, object] = dict(defaults)
+    merged.update((k, v) for k, v in options.items() if v is not None)
+    return cast("MetricOptions", merged)
 
 
 class EndpointMetrics:
@@ -49,26 +56,36 @@ class EndpointMetrics:
         metric_name: str,
         *,
         namespace: str = SAGEMAKER_NAMESPACE,
-        statistic: str = "Average",
-        period: Duration | None = None,
-        unit: cloudwatch.Unit | None = None,
         variant_dimension: bool = True,
+        **options: Unpack[MetricOptions],
     ) -> cloudwatch.Metric:
-        """Any SageMaker metric of this endpoint. Default: average over 1 minute, ``EndpointName`` +
-        ``VariantName`` dimensions (``variant_dimension=False`` for the async backlog metrics).
+        """Any SageMaker metric of this endpoint.
 
         On an endpoint hosted through an inference component (real-time ``capacity.min: 0``), invocation
         metrics (``AWS/SageMaker``) are published per component: they get the ``InferenceComponentName``
         dimension instead.
+
+        Parameters
+        ----------
+        metric_name:
+            The CloudWatch metric name.
+        namespace:
+            Default: ``AWS/SageMaker``.
+        variant_dimension:
+            Add ``VariantName`` to ``EndpointName`` (``False`` for the async backlog metrics). Default: yes.
+        **options:
+            The aws-cdk ``MetricOptions`` (``period``, ``statistic``, ``label``, ``unit``, ``color``,
+            ``account``, ``region``, ``dimensions_map``, ...), passed to ``cloudwatch.Metric``; a
+            ``dimensions_map`` replaces the endpoint's dimensions, as in aws-cdk. Default: average over
+            1 minute on this endpoint's dimensions.
         """
-        return cloudwatch.Metric(
-            namespace=namespace,
-            metric_name=metric_name,
+        chosen = _with_defaults(
+            options,
+            statistic="Average",
+            period=_tokens.minutes(1),
             dimensions_map=self._metric_dimensions(namespace, variant_dimension=variant_dimension),
-            statistic=statistic,
-            period=period or _tokens.minutes(1),
-            unit=unit,
         )
+        return cloudwatch.Metric(namespace=namespace, metric_name=metric_name, **chosen)
 
     def _metric_dimensions(
         self, namespace: str = SAGEMAKER_NAMESPACE, *, variant_dimension: bool = True
@@ -83,112 +100,149 @@ class EndpointMetrics:
             variant_dimension=variant_dimension,
         )
 
-    def metric_invocations(self) -> cloudwatch.Metric:
+    def metric_invocations(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """``Invocations`` (count), sum over 1 minute. Not published by async endpoints."""
-        return self.metric("Invocations", statistic="Sum")
+        return self.metric("Invocations", **_with_defaults(options, statistic="Sum"))
 
-    def metric_invocations_per_instance(self) -> cloudwatch.Metric:
+    def metric_invocations_per_instance(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """``InvocationsPerInstance`` (count), sum over 1 minute."""
-        return self.metric("InvocationsPerInstance", statistic="Sum")
+        return self.metric("InvocationsPerInstance", **_with_defaults(options, statistic="Sum"))
 
-    def metric_model_latency(self, statistic: str = "p99") -> cloudwatch.Metric:
+    def metric_model_latency(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """``ModelLatency`` in microseconds, p99 over 1 minute."""
-        return self.metric("ModelLatency", statistic=statistic, unit=cloudwatch.Unit.MICROSECONDS)
-
-    def metric_overhead_latency(self) -> cloudwatch.Metric:
-        """``OverheadLatency`` in microseconds, average over 1 minute (percentiles are not published)."""
-        return self.metric("OverheadLatency", unit=cloudwatch.Unit.MICROSECONDS)
-
-    def metric_invocation_4xx_errors(self) -> cloudwatch.Metric:
-        """``Invocation4XXErrors``, average over 1 minute (each request emits 1 or 0: the error rate)."""
-        return self.metric("Invocation4XXErrors")
-
-    def metric_invocation_5xx_errors(self) -> cloudwatch.Metric:
-        """``Invocation5XXErrors``, average over 1 minute (the 5XX error rate, 0..1)."""
-        return self.metric("Invocation5XXErrors")
-
-    def metric_invocation_model_errors(self) -> cloudwatch.Metric:
-        """``InvocationModelErrors``, sum over 1 minute."""
-        return self.metric("InvocationModelErrors", statistic="Sum")
-
-    def metric_concurrent_requests_per_model(self) -> cloudwatch.Metric:
-        """``ConcurrentRequestsPerModel`` (high resolution, every 10 s), maximum over 1 minute."""
-        return self.metric("ConcurrentRequestsPerModel", statistic="Maximum")
-
-    def metric_model_setup_time(self) -> cloudwatch.Metric:
-        """``ModelSetupTime`` (serverless cold start) in microseconds, average over 1 minute."""
-        return self.metric("ModelSetupTime", unit=cloudwatch.Unit.MICROSECONDS)
-
-    def metric_cpu_utilization(self) -> cloudwatch.Metric:
-        """``CPUUtilization`` percent, average over 1 minute; sums cores, so 0..100 x vCPUs."""
-        return self.metric("CPUUtilization", namespace=ENDPOINT_INSTANCE_NAMESPACE, unit=cloudwatch.Unit.PERCENT)
-
-    def metric_memory_utilization(self) -> cloudwatch.Metric:
-        """``MemoryUtilization`` (host RAM, not GPU memory) percent, average over 1 minute."""
-        return self.metric("MemoryUtilization", namespace=ENDPOINT_INSTANCE_NAMESPACE, unit=cloudwatch.Unit.PERCENT)
-
-    def metric_disk_utilization(self) -> cloudwatch.Metric:
-        """``DiskUtilization`` percent, average over 1 minute."""
-        return self.metric("DiskUtilization", namespace=ENDPOINT_INSTANCE_NAMESPACE, unit=cloudwatch.Unit.PERCENT)
-
-    def metric_gpu_utilization(self) -> cloudwatch.Metric:
-        """``GPUUtilization`` percent, average over 1 minute; 0..100 x :attr:`gpu_count`."""
-        return self.metric("GPUUtilization", namespace=ENDPOINT_INSTANCE_NAMESPACE, unit=cloudwatch.Unit.PERCENT)
-
-    def metric_gpu_memory_utilization(self) -> cloudwatch.Metric:
-        """``GPUMemoryUtilization`` percent, average over 1 minute; 0..100 x :attr:`gpu_count`."""
-        return self.metric("GPUMemoryUtilization", namespace=ENDPOINT_INSTANCE_NAMESPACE, unit=cloudwatch.Unit.PERCENT)
-
-    def metric_approximate_backlog_size(self) -> cloudwatch.Metric:
-        """Async: ``ApproximateBacklogSize`` (count), average over 1 minute, ``EndpointName`` only."""
-        return self.metric("ApproximateBacklogSize", variant_dimension=False, unit=cloudwatch.Unit.COUNT)
-
-    def metric_approximate_backlog_size_per_instance(self) -> cloudwatch.Metric:
-        """Async: ``ApproximateBacklogSizePerInstance`` (count), average over 1 minute, ``EndpointName`` only."""
-        return self.metric("ApproximateBacklogSizePerInstance", variant_dimension=False, unit=cloudwatch.Unit.COUNT)
-
-    def metric_approximate_age_of_oldest_request(self) -> cloudwatch.Metric:
-        """Async: ``ApproximateAgeOfOldestRequest`` in seconds, maximum over 1 minute, ``EndpointName`` only."""
         return self.metric(
-            "ApproximateAgeOfOldestRequest", statistic="Maximum", variant_dimension=False, unit=cloudwatch.Unit.SECONDS
+            "ModelLatency", **_with_defaults(options, statistic="p99", unit=cloudwatch.Unit.MICROSECONDS)
         )
 
-    def metric_has_backlog_without_capacity(self) -> cloudwatch.Metric:
+    def metric_overhead_latency(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
+        """``OverheadLatency`` in microseconds, average over 1 minute (percentiles are not published)."""
+        return self.metric("OverheadLatency", **_with_defaults(options, unit=cloudwatch.Unit.MICROSECONDS))
+
+    def metric_invocation_4xx_errors(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
+        """``Invocation4XXErrors``, average over 1 minute (each request emits 1 or 0: the error rate)."""
+        return self.metric("Invocation4XXErrors", **options)
+
+    def metric_invocation_5xx_errors(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
+        """``Invocation5XXErrors``, average over 1 minute (the 5XX error rate, 0..1)."""
+        return self.metric("Invocation5XXErrors", **options)
+
+    def metric_invocation_model_errors(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
+        """``InvocationModelErrors``, sum over 1 minute."""
+        return self.metric("InvocationModelErrors", **_with_defaults(options, statistic="Sum"))
+
+    def metric_concurrent_requests_per_model(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
+        """``ConcurrentRequestsPerModel`` (high resolution, every 10 s), maximum over 1 minute."""
+        return self.metric("ConcurrentRequestsPerModel", **_with_defaults(options, statistic="Maximum"))
+
+    def metric_model_setup_time(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
+        """``ModelSetupTime`` (serverless cold start) in microseconds, average over 1 minute."""
+        return self.metric("ModelSetupTime", **_with_defaults(options, unit=cloudwatch.Unit.MICROSECONDS))
+
+    def metric_cpu_utilization(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
+        """``CPUUtilization`` percent, average over 1 minute; sums cores, so 0..100 x vCPUs."""
+        return self.metric(
+            "CPUUtilization",
+            namespace=ENDPOINT_INSTANCE_NAMESPACE,
+            **_with_defaults(options, unit=cloudwatch.Unit.PERCENT),
+        )
+
+    def metric_memory_utilization(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
+        """``MemoryUtilization`` (host RAM, not GPU memory) percent, average over 1 minute."""
+        return self.metric(
+            "MemoryUtilization",
+            namespace=ENDPOINT_INSTANCE_NAMESPACE,
+            **_with_defaults(options, unit=cloudwatch.Unit.PERCENT),
+        )
+
+    def metric_disk_utilization(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
+        """``DiskUtilization`` percent, average over 1 minute."""
+        return self.metric(
+            "DiskUtilization",
+            namespace=ENDPOINT_INSTANCE_NAMESPACE,
+            **_with_defaults(options, unit=cloudwatch.Unit.PERCENT),
+        )
+
+    def metric_gpu_utilization(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
+        """``GPUUtilization`` percent, average over 1 minute; 0..100 x :attr:`gpu_count`."""
+        return self.metric(
+            "GPUUtilization",
+            namespace=ENDPOINT_INSTANCE_NAMESPACE,
+            **_with_defaults(options, unit=cloudwatch.Unit.PERCENT),
+        )
+
+    def metric_gpu_memory_utilization(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
+        """``GPUMemoryUtilization`` percent, average over 1 minute; 0..100 x :attr:`gpu_count`."""
+        return self.metric(
+            "GPUMemoryUtilization",
+            namespace=ENDPOINT_INSTANCE_NAMESPACE,
+            **_with_defaults(options, unit=cloudwatch.Unit.PERCENT),
+        )
+
+    def metric_approximate_backlog_size(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
+        """Async: ``ApproximateBacklogSize`` (count), average over 1 minute, ``EndpointName`` only."""
+        return self.metric(
+            "ApproximateBacklogSize", variant_dimension=False, **_with_defaults(options, unit=cloudwatch.Unit.COUNT)
+        )
+
+    def metric_approximate_backlog_size_per_instance(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
+        """Async: ``ApproximateBacklogSizePerInstance`` (count), average over 1 minute, ``EndpointName`` only."""
+        return self.metric(
+            "ApproximateBacklogSizePerInstance",
+            variant_dimension=False,
+            **_with_defaults(options, unit=cloudwatch.Unit.COUNT),
+        )
+
+    def metric_approximate_age_of_oldest_request(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
+        """Async: ``ApproximateAgeOfOldestRequest`` in seconds, maximum over 1 minute, ``EndpointName`` only."""
+        return self.metric(
+            "ApproximateAgeOfOldestRequest",
+            variant_dimension=False,
+            **_with_defaults(options, statistic="Maximum", unit=cloudwatch.Unit.SECONDS),
+        )
+
+    def metric_has_backlog_without_capacity(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Async: ``HasBacklogWithoutCapacity`` (1 when requests wait and no instance runs), average over
         1 minute, ``EndpointName`` only. Drives scale-out from zero."""
-        return self.metric("HasBacklogWithoutCapacity", variant_dimension=False, unit=cloudwatch.Unit.COUNT)
+        return self.metric(
+            "HasBacklogWithoutCapacity", variant_dimension=False, **_with_defaults(options, unit=cloudwatch.Unit.COUNT)
+        )
 
-    def metric_invocations_per_copy(self) -> cloudwatch.Metric:
+    def metric_invocations_per_copy(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Inference component: ``InvocationsPerCopy`` (count), sum over 1 minute, ``InferenceComponentName``."""
-        return self._component_metric("InvocationsPerCopy", "Sum", cloudwatch.Unit.COUNT)
+        return self._component_metric("InvocationsPerCopy", "Sum", cloudwatch.Unit.COUNT, options)
 
-    def metric_concurrent_requests_per_copy(self) -> cloudwatch.Metric:
+    def metric_concurrent_requests_per_copy(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Inference component: ``ConcurrentRequestsPerCopy`` (high resolution), maximum over 1 minute."""
-        return self._component_metric("ConcurrentRequestsPerCopy", "Maximum", None)
+        return self._component_metric("ConcurrentRequestsPerCopy", "Maximum", None, options)
 
-    def metric_no_capacity_invocation_failures(self) -> cloudwatch.Metric:
+    def metric_no_capacity_invocation_failures(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Inference component: ``NoCapacityInvocationFailures`` (requests that found no copy), sum over 1 minute.
 
         Non-zero after idle at zero copies, until the first instance is in service; it drives the wake-up alarm.
         """
-        return self._component_metric("NoCapacityInvocationFailures", "Sum", cloudwatch.Unit.COUNT)
+        return self._component_metric("NoCapacityInvocationFailures", "Sum", cloudwatch.Unit.COUNT, options)
 
-    def metric_gpu_utilization_normalized(self) -> cloudwatch.Metric:
+    def metric_gpu_utilization_normalized(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Inference component: ``GPUUtilizationNormalized`` per copy (0..100 of its reserved GPUs), average over
         1 minute, namespace ``/aws/sagemaker/InferenceComponents``."""
         return self._component_metric(
-            "GPUUtilizationNormalized", "Average", cloudwatch.Unit.PERCENT, INFERENCE_COMPONENT_NAMESPACE
+            "GPUUtilizationNormalized", "Average", cloudwatch.Unit.PERCENT, options, INFERENCE_COMPONENT_NAMESPACE
         )
 
-    def metric_gpu_memory_utilization_normalized(self) -> cloudwatch.Metric:
+    def metric_gpu_memory_utilization_normalized(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Inference component: ``GPUMemoryUtilizationNormalized`` per copy (0..100), average over 1 minute,
         namespace ``/aws/sagemaker/InferenceComponents``."""
         return self._component_metric(
-            "GPUMemoryUtilizationNormalized", "Average", cloudwatch.Unit.PERCENT, INFERENCE_COMPONENT_NAMESPACE
+            "GPUMemoryUtilizationNormalized", "Average", cloudwatch.Unit.PERCENT, options, INFERENCE_COMPONENT_NAMESPACE
         )
 
     def _component_metric(
-        self, metric_name: str, statistic: str, unit: cloudwatch.Unit | None, namespace: str = SAGEMAKER_NAMESPACE
+        self,
+        metric_name: str,
+        statistic: str,
+        unit: cloudwatch.Unit | None,
+        options: MetricOptions,
+        namespace: str = SAGEMAKER_NAMESPACE,
     ) -> cloudwatch.Metric:
         if self.inference_component is None:
             raise InferenceConfigError(
@@ -196,11 +250,11 @@ class EndpointMetrics:
                 f"so {metric_name} is never published; use the per-instance metrics, or capacity min 0 on a "
                 "realtime endpoint"
             )
-        return cloudwatch.Metric(
-            namespace=namespace,
-            metric_name=metric_name,
+        chosen = _with_defaults(
+            options,
             dimensions_map={COMPONENT_DIMENSIONS[0].value: self.inference_component.inference_component_name},
             statistic=statistic,
             period=_tokens.minutes(1),
             unit=unit,
         )
+        return cloudwatch.Metric(namespace=namespace, metric_name=metric_name, **chosen)
