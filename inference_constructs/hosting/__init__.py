@@ -25,10 +25,11 @@ from inference_constructs.hosting.decisions import (
     startup_timeouts,
 )
 from inference_constructs.hosting.deployment import DeploymentPlan, RollbackAlarmPlan
-from inference_constructs.hosting.interface import IInferenceEndpoint
+from inference_constructs.hosting.interface import IInferenceEndpoint, MetricOptions
 
 if TYPE_CHECKING:
     from inference_constructs.hosting.endpoint import InferenceEndpoint
+    from inference_constructs.hosting.imported import ImportedEndpoint
     from inference_constructs.hosting.kinds import (
         MultiModelEndpoint,
         RealtimeEndpoint,
@@ -41,6 +42,7 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "InferenceEndpoint": "inference_constructs.hosting.endpoint",
+        "ImportedEndpoint": "inference_constructs.hosting.imported",
         **dict.fromkeys(
             ("MultiModelEndpoint", "RealtimeEndpoint", "ServerlessEndpoint", "endpoint_from_request"),
             "inference_constructs.hosting.kinds",
@@ -59,8 +61,10 @@ __all__ = [
     "EndpointPlan",
     "EndpointRequest",
     "IInferenceEndpoint",
+    "ImportedEndpoint",
     "InferenceComponentPlan",
     "InferenceEndpoint",
+    "MetricOptions",
     "ModelData",
     "ModelDataKind",
     "MultiModelEndpoint",

@@ -26,12 +26,14 @@ from inference_constructs.compliance import acknowledge_all
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.hosting import properties
 from inference_constructs.hosting.decisions import (
+    DEFAULT_VARIANT_NAME,
     Capacity,
     EndpointPlan,
     EndpointRequest,
     InferenceComponentPlan,
     plan_endpoint,
 )
+from inference_constructs.hosting.imported import ImportedEndpoint, invoke_actions
 from inference_constructs.hosting.metrics import EndpointMetrics
 from inference_constructs.hosting.outputs import async_output, data_capture
 from inference_constructs.hosting.role import ExecutionStatements, execution_image
@@ -507,11 +509,58 @@ class InferenceEndpoint(EndpointMetrics, Resource):
         (the caller also needs to write its input object where the execution role can read it,
         :attr:`async_input_s3_prefix`).
         """
-        if self.kind is EndpointKind.ASYNC:
-            actions = ["sagemaker:InvokeEndpointAsync"]
-        else:
-            actions = ["sagemaker:InvokeEndpoint", "sagemaker:InvokeEndpointWithResponseStream"]
-        return iam.Grant.add_to_principal(grantee=grantee, actions=actions, resource_arns=[self.endpoint_arn])
+        return iam.Grant.add_to_principal(
+            grantee=grantee, actions=invoke_actions(self.kind), resource_arns=[self.endpoint_arn]
+        )
+
+    # ------------------------------------------------------------------------------------------ importers
+
+    @staticmethod
+    def from_endpoint_name(
+        scope: Construct,
+        construct_id: str,
+        endpoint_name: str,
+        *,
+        variant_name: str = DEFAULT_VARIANT_NAME,
+        kind: EndpointKind | str = EndpointKind.REALTIME,
+    ) -> ImportedEndpoint:
+        """An existing endpoint by name, as an :class:`IInferenceEndpoint` (grants and metrics; nothing is created).
+
+        Parameters
+        ----------
+        scope, construct_id:
+            Where the reference goes.
+        endpoint_name:
+            The endpoint's name (case as deployed: the metric dimensions use it as is; the ARN lower-cases it).
+        variant_name:
+            The production variant the metrics are dimensioned on. Default: ``AllTraffic``.
+        kind:
+            ``async`` makes :meth:`grant_invoke` grant ``InvokeEndpointAsync``. Default: ``realtime``
+            (``InvokeEndpoint`` and ``InvokeEndpointWithResponseStream``).
+        """
+        return ImportedEndpoint.from_name(scope, construct_id, endpoint_name, variant_name=variant_name, kind=kind)
+
+    @staticmethod
+    def from_endpoint_arn(
+        scope: Construct,
+        construct_id: str,
+        endpoint_arn: str,
+        *,
+        variant_name: str = DEFAULT_VARIANT_NAME,
+        kind: EndpointKind | str = EndpointKind.REALTIME,
+    ) -> ImportedEndpoint:
+        """An existing endpoint by ARN (``arn:<partition>:sagemaker:<region>:<account>:endpoint/<name>``).
+
+        The name is taken from the ARN, where SageMaker writes it in lower case: for an endpoint whose name has
+        capitals, the metrics (dimensioned on the exact name) need :meth:`from_endpoint_name`. Other parameters
+        as for :meth:`from_endpoint_name`.
+
+        Raises
+        ------
+        InferenceConfigError
+            ``endpoint_arn`` is not a SageMaker endpoint ARN.
+        """
+        return ImportedEndpoint.from_arn(scope, construct_id, endpoint_arn, variant_name=variant_name, kind=kind)
 
 
 def _replace_kms(request: EndpointRequest, arn: str) -> EndpointRequest:

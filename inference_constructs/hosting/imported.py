@@ -1,0 +1,124 @@
+"""An endpoint deployed elsewhere, behind :class:`~inference_constructs.hosting.interface.IInferenceEndpoint`.
+
+``InferenceEndpoint.from_endpoint_name`` / ``from_endpoint_arn`` return one, so code written against the interface
+(grants, alarms, dashboards) works the same on an endpoint another team or stack deployed.
+"""
+
+from __future__ import annotations
+
+from aws_cdk import Arn, ArnFormat, Resource, Stack
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_iam as iam
+from constructs import Construct
+
+from inference_constructs._coerce import enum_prop
+from inference_constructs._tokens import is_unresolved
+from inference_constructs.errors import InferenceConfigError
+from inference_constructs.hosting.decisions import DEFAULT_VARIANT_NAME
+from inference_constructs.hosting.interface import MetricOptions
+from inference_constructs.hosting.metrics import EndpointMetrics
+from inference_constructs.spec import EndpointKind
+
+__all__ = ["ImportedEndpoint", "invoke_actions"]
+
+
+def invoke_actions(kind: EndpointKind) -> list[str]:
+    """The IAM actions that invoke an endpoint of ``kind``: ``InvokeEndpointAsync`` for async endpoints,
+    ``InvokeEndpoint`` and ``InvokeEndpointWithResponseStream`` for the others."""
+    if kind is EndpointKind.ASYNC:
+        return ["sagemaker:InvokeEndpointAsync"]
+    return ["sagemaker:InvokeEndpoint", "sagemaker:InvokeEndpointWithResponseStream"]
+
+
+class ImportedEndpoint(EndpointMetrics, Resource):
+    """An existing SageMaker endpoint: its names and ARN, invoke grants and ``metric_*`` (no resource is created).
+
+    Build one with ``InferenceEndpoint.from_endpoint_name`` or ``InferenceEndpoint.from_endpoint_arn``.
+    The per-copy (inference component) metrics are not offered: use :meth:`metric` with
+    ``dimensions_map={"InferenceComponentName": ...}``.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        endpoint_name: str,
+        endpoint_arn: str,
+        variant_name: str,
+        kind: EndpointKind,
+    ) -> None:
+        super().__init__(scope, construct_id, environment_from_arn=endpoint_arn)
+        self.endpoint_name: str = endpoint_name
+        self.endpoint_arn: str = endpoint_arn
+        self.variant_name: str = variant_name
+        self.kind: EndpointKind = kind
+        self.inference_component = None
+
+    @classmethod
+    def from_name(
+        cls,
+        scope: Construct,
+        construct_id: str,
+        endpoint_name: str,
+        *,
+        variant_name: str = DEFAULT_VARIANT_NAME,
+        kind: EndpointKind | str = EndpointKind.REALTIME,
+    ) -> ImportedEndpoint:
+        """See ``InferenceEndpoint.from_endpoint_name``."""
+        # SageMaker lower-cases endpoint names in ARNs; a token name is used as is.
+        arn_name = endpoint_name if is_unresolved(endpoint_name) else endpoint_name.lower()
+        arn = Stack.of(scope).format_arn(service="sagemaker", resource="endpoint", resource_name=arn_name)
+        return cls(
+            scope,
+            construct_id,
+            endpoint_name=endpoint_name,
+            endpoint_arn=arn,
+            variant_name=variant_name,
+            kind=enum_prop("kind", kind, EndpointKind),
+        )
+
+    @classmethod
+    def from_arn(
+        cls,
+        scope: Construct,
+        construct_id: str,
+        endpoint_arn: str,
+        *,
+        variant_name: str = DEFAULT_VARIANT_NAME,
+        kind: EndpointKind | str = EndpointKind.REALTIME,
+    ) -> ImportedEndpoint:
+        """See ``InferenceEndpoint.from_endpoint_arn``."""
+        parts = Arn.split(endpoint_arn, ArnFormat.SLASH_RESOURCE_NAME)
+        if not is_unresolved(endpoint_arn) and (parts.service != "sagemaker" or parts.resource != "endpoint"):
+            raise InferenceConfigError(
+                f"endpoint_arn: {endpoint_arn!r} is not a SageMaker endpoint ARN; "
+                "use arn:<partition>:sagemaker:<region>:<account>:endpoint/<name>"
+            )
+        return cls(
+            scope,
+            construct_id,
+            endpoint_name=parts.resource_name or "",
+            endpoint_arn=endpoint_arn,
+            variant_name=variant_name,
+            kind=enum_prop("kind", kind, EndpointKind),
+        )
+
+    def grant_invoke(self, grantee: iam.IGrantable) -> iam.Grant:
+        """Permit ``grantee`` to invoke the endpoint (``InvokeEndpointAsync`` when imported with kind ``async``)."""
+        return iam.Grant.add_to_principal(
+            grantee=grantee, actions=invoke_actions(self.kind), resource_arns=[self.endpoint_arn]
+        )
+
+    def _component_metric(
+        self,
+        metric_name: str,
+        statistic: str,
+        unit: cloudwatch.Unit | None,
+        options: MetricOptions,
+        namespace: str = "",
+    ) -> cloudwatch.Metric:
+        raise InferenceConfigError(
+            f"{self.node.path}: an imported endpoint does not know its inference component, so {metric_name} "
+            "cannot be dimensioned; use metric(name, dimensions_map={'InferenceComponentName': ...})"
+        )
