@@ -1,0 +1,149 @@
+"""Optimized inference stacks on AWS as CDK constructs: the public constructs and value types in one place.
+
+``from inference_constructs import RealtimeEndpoint, ModelSpec, Capacity, InferenceConfigError`` works for every
+name in ``__all__``. Names resolve on first use, so importing the package (and ``python -m inference_constructs
+plan``) never loads aws_cdk; a construct's module loads it when the construct is first named.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from inference_constructs._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from inference_constructs._coerce import (
+        InferencePropTypeError,
+    )
+    from inference_constructs.bedrock import (
+        ApplicationInferenceProfile,
+        Guardrail,
+        IntelligentPromptRouter,
+        ModelInvocationLogging,
+        Residency,
+    )
+    from inference_constructs.cost import (
+        BudgetGuardrail,
+        CostAnomalyMonitor,
+    )
+    from inference_constructs.errors import (
+        InferenceConfigError,
+        Problem,
+    )
+    from inference_constructs.hosting import (
+        AsyncOptions,
+        Capacity,
+        DataCaptureOptions,
+        DeploymentOptions,
+        DeploymentStrategy,
+        IInferenceEndpoint,
+        ImportedEndpoint,
+        InferenceEndpoint,
+        MetricOptions,
+        MultiModelEndpoint,
+        RealtimeEndpoint,
+        ServerlessEndpoint,
+        VpcOptions,
+    )
+    from inference_constructs.observability import (
+        InferenceAlarms,
+        InferenceDashboard,
+        MonitoredEndpoint,
+        MonitoredProfile,
+    )
+    from inference_constructs.scaling import (
+        EndpointAutoScaling,
+        InferenceComponentScaling,
+        ServerlessProvisionedConcurrencyScaling,
+    )
+    from inference_constructs.spec import (
+        AcceleratorChoice,
+        DType,
+        EndpointKind,
+        ModelArchitecture,
+        ModelSourceKind,
+        ModelSpec,
+        Serving,
+    )
+
+_EXPORTS: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "AsyncOptions",
+            "Capacity",
+            "DataCaptureOptions",
+            "DeploymentOptions",
+            "DeploymentStrategy",
+            "IInferenceEndpoint",
+            "ImportedEndpoint",
+            "InferenceEndpoint",
+            "MetricOptions",
+            "MultiModelEndpoint",
+            "RealtimeEndpoint",
+            "ServerlessEndpoint",
+            "VpcOptions",
+        ),
+        "inference_constructs.hosting",
+    ),
+    **dict.fromkeys(
+        ("AcceleratorChoice", "DType", "EndpointKind", "ModelArchitecture", "ModelSourceKind", "ModelSpec", "Serving"),
+        "inference_constructs.spec",
+    ),
+    **dict.fromkeys(("InferenceConfigError", "Problem"), "inference_constructs.errors"),
+    **dict.fromkeys(("InferencePropTypeError",), "inference_constructs._coerce"),
+    **dict.fromkeys(
+        ("ApplicationInferenceProfile", "Guardrail", "IntelligentPromptRouter", "ModelInvocationLogging", "Residency"),
+        "inference_constructs.bedrock",
+    ),
+    **dict.fromkeys(
+        ("EndpointAutoScaling", "InferenceComponentScaling", "ServerlessProvisionedConcurrencyScaling"),
+        "inference_constructs.scaling",
+    ),
+    **dict.fromkeys(
+        ("InferenceAlarms", "InferenceDashboard", "MonitoredEndpoint", "MonitoredProfile"),
+        "inference_constructs.observability",
+    ),
+    **dict.fromkeys(("BudgetGuardrail", "CostAnomalyMonitor"), "inference_constructs.cost"),
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+__all__ = [
+    "AcceleratorChoice",
+    "ApplicationInferenceProfile",
+    "AsyncOptions",
+    "BudgetGuardrail",
+    "Capacity",
+    "CostAnomalyMonitor",
+    "DType",
+    "DataCaptureOptions",
+    "DeploymentOptions",
+    "DeploymentStrategy",
+    "EndpointAutoScaling",
+    "EndpointKind",
+    "Guardrail",
+    "IInferenceEndpoint",
+    "ImportedEndpoint",
+    "InferenceAlarms",
+    "InferenceComponentScaling",
+    "InferenceConfigError",
+    "InferenceDashboard",
+    "InferenceEndpoint",
+    "InferencePropTypeError",
+    "IntelligentPromptRouter",
+    "MetricOptions",
+    "ModelArchitecture",
+    "ModelInvocationLogging",
+    "ModelSourceKind",
+    "ModelSpec",
+    "MonitoredEndpoint",
+    "MonitoredProfile",
+    "MultiModelEndpoint",
+    "Problem",
+    "RealtimeEndpoint",
+    "Residency",
+    "ServerlessEndpoint",
+    "ServerlessProvisionedConcurrencyScaling",
+    "Serving",
+    "VpcOptions",
+]

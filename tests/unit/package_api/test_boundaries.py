@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[3]
 #: Modules that decide (or describe decisions) and must import without aws_cdk: the plan command, the config
 #: loader and the template validator run without it, and the constructs only translate what these decide.
 DECISION_MODULES = [
+    "inference_constructs",
     "inference_constructs.plan",
     "inference_constructs.sizing",
     "inference_constructs.spec",
