@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 import jsii
-from aws_cdk import Names, Resource, Stack
+from aws_cdk import Arn, ArnFormat, Names, Resource, Stack
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
@@ -21,9 +21,10 @@ from aws_cdk import aws_sagemaker as sagemaker
 from aws_cdk import aws_sns as sns
 from constructs import Construct, IValidation
 
+from inference_constructs._tokens import is_unresolved
 from inference_constructs.catalog import Catalog
 from inference_constructs.compliance import acknowledge_all
-from inference_constructs.errors import ProblemCollector
+from inference_constructs.errors import InferenceConfigError, ProblemCollector
 from inference_constructs.hosting import properties
 from inference_constructs.hosting.decisions import (
     DEFAULT_VARIANT_NAME,
@@ -538,7 +539,12 @@ class InferenceEndpoint(EndpointMetrics, Resource):
             ``async`` makes :meth:`grant_invoke` grant ``InvokeEndpointAsync``. Default: ``realtime``
             (``InvokeEndpoint`` and ``InvokeEndpointWithResponseStream``).
         """
-        return ImportedEndpoint.from_name(scope, construct_id, endpoint_name, variant_name=variant_name, kind=kind)
+        # SageMaker lower-cases endpoint names in ARNs; a token name is used as is.
+        arn_name = endpoint_name if is_unresolved(endpoint_name) else endpoint_name.lower()
+        arn = Stack.of(scope).format_arn(service="sagemaker", resource="endpoint", resource_name=arn_name)
+        return ImportedEndpoint(
+            scope, construct_id, endpoint_name=endpoint_name, endpoint_arn=arn, variant_name=variant_name, kind=kind
+        )
 
     @staticmethod
     def from_endpoint_arn(
@@ -560,7 +566,16 @@ class InferenceEndpoint(EndpointMetrics, Resource):
         InferenceConfigError
             ``endpoint_arn`` is not a SageMaker endpoint ARN.
         """
-        return ImportedEndpoint.from_arn(scope, construct_id, endpoint_arn, variant_name=variant_name, kind=kind)
+        parts = Arn.split(endpoint_arn, ArnFormat.SLASH_RESOURCE_NAME)
+        if not is_unresolved(endpoint_arn) and (parts.service != "sagemaker" or parts.resource != "endpoint"):
+            raise InferenceConfigError(
+                f"endpoint_arn: {endpoint_arn!r} is not a SageMaker endpoint ARN; "
+                "use arn:<partition>:sagemaker:<region>:<account>:endpoint/<name>"
+            )
+        name = parts.resource_name or ""
+        return ImportedEndpoint(
+            scope, construct_id, endpoint_name=name, endpoint_arn=endpoint_arn, variant_name=variant_name, kind=kind
+        )
 
 
 def _replace_kms(request: EndpointRequest, arn: str) -> EndpointRequest:

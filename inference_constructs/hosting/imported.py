@@ -6,13 +6,12 @@
 
 from __future__ import annotations
 
-from aws_cdk import Arn, ArnFormat, Resource, Stack
+from aws_cdk import Resource
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from inference_constructs._coerce import enum_prop
-from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting.decisions import DEFAULT_VARIANT_NAME
 from inference_constructs.hosting.interface import MetricOptions
@@ -45,64 +44,15 @@ class ImportedEndpoint(EndpointMetrics, Resource):
         *,
         endpoint_name: str,
         endpoint_arn: str,
-        variant_name: str,
-        kind: EndpointKind,
+        variant_name: str = DEFAULT_VARIANT_NAME,
+        kind: EndpointKind | str = EndpointKind.REALTIME,
     ) -> None:
         super().__init__(scope, construct_id, environment_from_arn=endpoint_arn)
         self.endpoint_name: str = endpoint_name
         self.endpoint_arn: str = endpoint_arn
         self.variant_name: str = variant_name
-        self.kind: EndpointKind = kind
+        self.kind: EndpointKind = enum_prop("kind", kind, EndpointKind)
         self.inference_component = None
-
-    @classmethod
-    def from_name(
-        cls,
-        scope: Construct,
-        construct_id: str,
-        endpoint_name: str,
-        *,
-        variant_name: str = DEFAULT_VARIANT_NAME,
-        kind: EndpointKind | str = EndpointKind.REALTIME,
-    ) -> ImportedEndpoint:
-        """See ``InferenceEndpoint.from_endpoint_name``."""
-        # SageMaker lower-cases endpoint names in ARNs; a token name is used as is.
-        arn_name = endpoint_name if is_unresolved(endpoint_name) else endpoint_name.lower()
-        arn = Stack.of(scope).format_arn(service="sagemaker", resource="endpoint", resource_name=arn_name)
-        return cls(
-            scope,
-            construct_id,
-            endpoint_name=endpoint_name,
-            endpoint_arn=arn,
-            variant_name=variant_name,
-            kind=enum_prop("kind", kind, EndpointKind),
-        )
-
-    @classmethod
-    def from_arn(
-        cls,
-        scope: Construct,
-        construct_id: str,
-        endpoint_arn: str,
-        *,
-        variant_name: str = DEFAULT_VARIANT_NAME,
-        kind: EndpointKind | str = EndpointKind.REALTIME,
-    ) -> ImportedEndpoint:
-        """See ``InferenceEndpoint.from_endpoint_arn``."""
-        parts = Arn.split(endpoint_arn, ArnFormat.SLASH_RESOURCE_NAME)
-        if not is_unresolved(endpoint_arn) and (parts.service != "sagemaker" or parts.resource != "endpoint"):
-            raise InferenceConfigError(
-                f"endpoint_arn: {endpoint_arn!r} is not a SageMaker endpoint ARN; "
-                "use arn:<partition>:sagemaker:<region>:<account>:endpoint/<name>"
-            )
-        return cls(
-            scope,
-            construct_id,
-            endpoint_name=parts.resource_name or "",
-            endpoint_arn=endpoint_arn,
-            variant_name=variant_name,
-            kind=enum_prop("kind", kind, EndpointKind),
-        )
 
     def grant_invoke(self, grantee: iam.IGrantable) -> iam.Grant:
         """Permit ``grantee`` to invoke the endpoint (``InvokeEndpointAsync`` when imported with kind ``async``)."""
