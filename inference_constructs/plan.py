@@ -558,6 +558,9 @@ def decide_endpoint(index: int, endpoint: Endpoint, catalog: Catalog) -> Endpoin
         instance_type=hosting.instance_type,
         inference_component=hosting.uses_inference_component,
     )
+    if scaling.owns_variant_instance_count:
+        # Application Auto Scaling owns the instance count: an update keeps it (see hosting.deployment).
+        hosting = replace(hosting, update_policy=replace(hosting.update_policy, retain_all_variant_properties=True))
     return EndpointDecisions(
         index=index,
         config=endpoint,
