@@ -17,7 +17,9 @@ from inference_constructs.errors import InferenceConfigError, Problem
 if TYPE_CHECKING:
     from inference_constructs.hosting.request import Capacity
 
-__all__ = ["CapacityLike", "InferencePropTypeError", "capacity", "enum_prop"]
+__all__ = ["CapacityLike", "InferencePropTypeError", "capacity", "enum_prop", "typed_prop"]
+
+_T = TypeVar("_T")
 
 _E = TypeVar("_E", bound=StrEnum)
 
@@ -54,6 +56,13 @@ def enum_prop(prop: str, value: _E | str, enum: type[_E]) -> _E:
             problem = Problem(prop, f"{value!r} is not allowed", f"use one of {allowed}", "choice")
             raise InferenceConfigError([problem]) from None
     raise _type_error(prop, value, f"a {enum.__name__} or one of {allowed}")
+
+
+def typed_prop(prop: str, value: _T, cls: type[_T]) -> _T:
+    """``value`` itself when it is a ``cls``; otherwise an :class:`InferencePropTypeError` naming ``cls``."""
+    if not isinstance(value, cls):
+        raise _type_error(prop, value, f"a {cls.__name__}")
+    return value
 
 
 def _count(prop: str, value: object) -> int:

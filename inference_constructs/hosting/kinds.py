@@ -35,8 +35,8 @@ from inference_constructs.spec import AcceleratorChoice, EndpointKind, ModelSpec
 __all__ = ["MultiModelEndpoint", "RealtimeEndpoint", "ServerlessEndpoint", "endpoint_from_request"]
 
 
-def _model_spec(model: ModelSpec | None) -> ModelSpec:
-    return model if model is not None else ModelSpec()
+def _model_spec(model: ModelSpec | None, path: str) -> ModelSpec:
+    return ModelSpec() if model is None else _coerce.typed_prop(_prop(path, "model"), model, ModelSpec)
 
 
 def _prop(path: str, name: str) -> str:
@@ -115,7 +115,7 @@ class RealtimeEndpoint(InferenceEndpoint):
     ) -> None:
         request = EndpointRequest(
             kind=EndpointKind.ASYNC if async_inference is not None else EndpointKind.REALTIME,
-            model=model,
+            model=_coerce.typed_prop(_prop(path, "model"), model, ModelSpec),
             serving=_coerce.enum_prop(_prop(path, "serving"), serving, Serving),
             image=image,
             accelerator=_coerce.enum_prop(_prop(path, "accelerator"), accelerator, AcceleratorChoice),
@@ -183,7 +183,7 @@ class ServerlessEndpoint(InferenceEndpoint):
     ) -> None:
         request = EndpointRequest(
             kind=EndpointKind.SERVERLESS,
-            model=model,
+            model=_coerce.typed_prop(_prop(path, "model"), model, ModelSpec),
             serving=_coerce.enum_prop(_prop(path, "serving"), serving, Serving),
             image=image,
             serverless=ServerlessOptions(memory_size_in_mb, max_concurrency, provisioned_concurrency),
@@ -308,7 +308,7 @@ class MultiModelEndpoint(InferenceEndpoint):
     ) -> None:
         request = EndpointRequest(
             kind=EndpointKind.MULTI_MODEL,
-            model=_model_spec(model),
+            model=_model_spec(model, path),
             serving=_coerce.enum_prop(_prop(path, "serving"), serving, Serving),
             image=image,
             accelerator=_coerce.enum_prop(_prop(path, "accelerator"), accelerator, AcceleratorChoice),

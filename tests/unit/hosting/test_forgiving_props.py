@@ -111,6 +111,13 @@ def test_string_and_tuple_props_build_the_same_template_as_typed_ones(typed: Any
             "'lmi'",
         ),
         (lambda s: ModelSpec(dtype="fp9"), InferenceConfigError, "model.dtype", "'bf16'"),
+        (lambda s: RealtimeEndpoint(s, "E", model={"id": "x"}), InferencePropTypeError, "model", "ModelSpec"),
+        (
+            lambda s: MultiModelEndpoint(s, "E", model_data_prefix=PREFIX, model="x"),
+            InferencePropTypeError,
+            "model",
+            "ModelSpec",
+        ),
         (
             lambda s: EndpointAutoScaling(s, "A", endpoint_name="e", max_capacity=2, kind="stream"),
             InferenceConfigError,
@@ -134,6 +141,8 @@ def test_string_and_tuple_props_build_the_same_template_as_typed_ones(typed: Any
         "capacity-int",
         "path-prefix",
         "dtype-unknown",
+        "model-dict",
+        "multi-model-model-str",
         "scaling-kind",
         "profile-residency",
     ],
