@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from inference_constructs.loadtest import eventstream
+from inference_constructs.loadtest.timing import TimedStreamReader, start_timed_server
 
 HOST = "127.0.0.1"
 """The only address the server binds: it is a test double, never a network service."""
@@ -176,7 +177,7 @@ class _Handler:
     def __init__(self, server: LocalServer) -> None:
         self.server = server
 
-    async def connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def connection(self, reader: TimedStreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             while True:
                 line = await reader.readline()
@@ -191,7 +192,7 @@ class _Handler:
                     name, _, value = h.decode("latin-1").partition(":")
                     headers[name.strip().lower()] = value.strip()
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
-                arrived = asyncio.get_running_loop().time()
+                arrived = reader.arrival()  # when its last byte reached the process, on the loop's clock
                 await self.request(method, path, body, arrived, writer)
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
             pass  # client went away, or the server is stopping
@@ -402,7 +403,7 @@ class LocalServer:
         def run() -> None:
             asyncio.set_event_loop(loop)
             self._server = loop.run_until_complete(
-                asyncio.start_server(_Handler(self).connection, HOST, self.port, backlog=1024)
+                start_timed_server(_Handler(self).connection, HOST, self.port, backlog=1024)
             )
             self.port = self._server.sockets[0].getsockname()[1]
             ready.set()
@@ -479,7 +480,7 @@ class ServerProcess:
 
 async def _serve_forever(behaviour: Behaviour, port: int, *, until_stdin_closes: bool) -> None:
     server = LocalServer(behaviour)
-    srv = await asyncio.start_server(_Handler(server).connection, HOST, port, backlog=4096)
+    srv = await start_timed_server(_Handler(server).connection, HOST, port, backlog=4096)
     print(f"listening on {HOST}:{srv.sockets[0].getsockname()[1]}", flush=True)
     async with srv:
         if until_stdin_closes:  # a parent process holds the pipe: the server never outlives it
