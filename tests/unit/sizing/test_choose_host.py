@@ -340,3 +340,25 @@ def test_choice_uses_the_given_catalog_prices():
     decision = choose_host(_model(8), serving=Serving.VLLM, catalog=catalog)
     # THEN the choice follows that catalog's prices
     assert decision.instance.family == "g6e" and decision.price_per_hour_usd == 0.5
+
+
+@pytest.mark.parametrize(("neuron_compiled", "accepted"), [(True, True), (False, False)])
+def test_host_ram_rule_applies_only_where_neuron_compiles_on_the_host(neuron_compiled: bool, accepted: bool) -> None:
+    # GIVEN Llama 3 8B fp16 at 4096 tokens x 8 sequences pinned to ml.inf2.xlarge (16 GiB host RAM), the shape
+    # of the pre-compiled Neuron artifacts published for that instance
+    model = ModelSpec(
+        id="meta-llama/Meta-Llama-3-8B",
+        dtype=DType.FP16,
+        max_context_tokens=4096,
+        max_concurrent_sequences=8,
+        neuron_compiled=neuron_compiled,
+    )
+    # WHEN the host is checked
+    if accepted:
+        # THEN with pre-compiled artifacts only the loading reserve applies: the host fits on its 2 NeuronCores
+        host = choose_host(model, serving=Serving.NEURON, instance_type="ml.inf2.xlarge")
+        assert (host.instance.name, host.tensor_parallel_degree) == ("ml.inf2.xlarge", 2)
+    else:
+        # THEN compiling on the host needs twice the weights in RAM, which 16 GiB cannot hold
+        with pytest.raises(InferenceConfigError, match=r"model.instance_type: ml.inf2.xlarge cannot load the model"):
+            choose_host(model, serving=Serving.NEURON, instance_type="ml.inf2.xlarge")
