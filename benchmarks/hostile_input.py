@@ -45,6 +45,10 @@ def alias_bomb() -> str:
 
 
 def _endpoint(i: int, *, full: bool) -> str:
+    return _endpoint_body(i, full=full) + f"    stack: {i // 25 + 1}\n"  # 25 a stack stays under the resource limit
+
+
+def _endpoint_body(i: int, *, full: bool) -> str:
     kind = i % 4
     schedule = (
         "    scaling:\n      schedule:\n"
@@ -63,7 +67,7 @@ def _endpoint(i: int, *, full: bool) -> str:
         )
     body = (
         f"  - name: e{i}\n    type: {'realtime' if kind == 0 else 'async'}\n    serving: lmi\n"
-        "    model:\n      source: huggingface\n      id: meta-llama/Llama-3.1-8B-Instruct\n"
+        "    model:\n      source: huggingface\n      id: NousResearch/Meta-Llama-3.1-8B-Instruct\n"
         "      parameters_billion: 8\n      dtype: bf16\n      max_context_tokens: 8192\n"
         "      max_concurrent_sequences: 16\n      architecture: {layers: 32, kv_heads: 8, head_dim: 128}\n"
         f"    capacity: {{min: {1 if kind == 0 else 0}, max: 4}}\n"

@@ -140,12 +140,18 @@ def endpoint(i: int) -> dict[str, Any]:
     }
 
 
+ENDPOINTS_PER_STACK = 25
+"""Endpoints the generated platforms place in each hosting stack (``stack: i // 25 + 1``)."""
+
+
 def platform_config(n: int, *, name: str = "bench") -> dict[str, Any]:
     """A platform config with ``n`` generated endpoints (no Bedrock profiles, default cost settings)."""
     return {
         "name": name,
         "tags": {"team": "bench", "cost-center": "0000"},
-        "endpoints": [endpoint(i) for i in range(n)],
+        # Hosting stacks are chosen by the config (``stack:``), never by config order: 25 endpoints a stack keeps
+        # every stack under the resource limit for this mix.
+        "endpoints": [{**endpoint(i), "stack": i // ENDPOINTS_PER_STACK + 1} for i in range(n)],
     }
 
 

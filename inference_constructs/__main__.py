@@ -1,4 +1,5 @@
-"""Command line: ``python -m inference_constructs plan CONFIG [--json]``, and ``loadtest``, ``recommend-job``
+"""Command line: ``python -m inference_constructs plan CONFIG [--json]``, ``diff OLD NEW`` (see
+:mod:`inference_constructs.diff`), and ``loadtest``, ``recommend-job``
 and ``results`` (see :mod:`inference_constructs.loadtest.cli`).
 
 Prints the plan (a table, or with ``--json`` the JSON document) without synthesizing and without
@@ -27,12 +28,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     plan_cmd = sub.add_parser("plan", help="print the decisions for a platform config without synthesizing")
     plan_cmd.add_argument("config", help="path to the platform YAML file")
     plan_cmd.add_argument("--json", action="store_true", help="print the plan document as JSON")
+    from inference_constructs import diff
     from inference_constructs.loadtest.cli import COMMANDS, add_commands, run_command
 
     add_commands(sub)
+    diff.add_command(sub)
     args = parser.parse_args(argv)
     if args.command in COMMANDS:
         return run_command(args)
+    if args.command == "diff":
+        return diff.run(args, sys.stdout, sys.stderr)
 
     from inference_constructs.config import load_config
     from inference_constructs.plan import plan_platform

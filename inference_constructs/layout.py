@@ -1,9 +1,13 @@
 """Which stack each endpoint goes to (pure: no aws_cdk).
 
-CloudFormation allows 500 resources per stack. Endpoints are packed in config order into hosting
-stacks of at most :data:`MAX_RESOURCES_PER_STACK` estimated resources, so appending endpoints to the
-config never moves existing ones (moving an endpoint between stacks would replace it). Reordering or
-inserting endpoints in the middle can move the ones after it: append instead.
+CloudFormation allows 500 resources per stack ("CloudFormation quotas", Resources: 500 per stack,
+https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/cloudformation-limits.html). Moving an endpoint to
+another stack deletes it in one and creates it in the other (a replacement, and a name clash while both exist), so
+an endpoint's stack depends only on its own ``stack:`` key: hosting stack ``stack`` (1-based) when given, otherwise
+hosting stack 1. Adding, removing, reordering or growing other endpoints never moves it. :func:`assign_stacks`
+fails (in ``plan``, before CloudFormation would) when a stack's estimated resources exceed
+:data:`MAX_RESOURCES_PER_STACK`, naming its endpoints and asking for ``stack:`` on some of them.
+:func:`shard` (packing in order) remains for callers that size stacks once and never update them.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from inference_constructs.errors import ProblemCollector
 from inference_constructs.spec import EndpointKind
 
 #: Resources one hosting stack may hold (CloudFormation's limit is 500; the rest is headroom).
@@ -64,3 +69,57 @@ def shard(footprints: Sequence[EndpointFootprint], *, max_resources: int = MAX_R
         shards[-1].append(index)
         used += n
     return [s for s in shards if s]
+
+
+DEFAULT_STACK = 1
+"""The hosting stack of an endpoint without a ``stack:`` key."""
+
+
+def assign_stacks(
+    footprints: Sequence[EndpointFootprint],
+    stacks: Sequence[int | None],
+    paths: Sequence[str],
+    *,
+    max_resources: int = MAX_RESOURCES_PER_STACK,
+) -> tuple[list[int], list[str]]:
+    """The hosting stack number (1-based) of each endpoint, and the problems of stacks over ``max_resources``.
+
+    Parameters
+    ----------
+    footprints:
+        What decides each endpoint's resource count.
+    stacks:
+        Each endpoint's ``stack:`` key. Default (``None``): :data:`DEFAULT_STACK`.
+    paths:
+        Each endpoint's key path (``endpoints[i]``), for the problems.
+    max_resources:
+        Estimated resources one stack may hold, its shared resources included.
+
+    Returns
+    -------
+    tuple[list[int], list[str]]
+        The stack number per endpoint (independent of every other endpoint), and one problem per stack whose
+        endpoints' estimated resources exceed ``max_resources``.
+    """
+    numbers = [DEFAULT_STACK if s is None else s for s in stacks]
+    used: dict[int, int] = {}
+    members: dict[int, list[int]] = {}
+    for index, (footprint, number) in enumerate(zip(footprints, numbers, strict=True)):
+        used[number] = used.get(number, SHARED_RESOURCES_PER_STACK) + estimated_resources(footprint)
+        members.setdefault(number, []).append(index)
+    problems = ProblemCollector()
+    for number in sorted(used):
+        if used[number] <= max_resources:
+            continue
+        unset = [paths[i] for i in members[number] if stacks[i] is None]
+        held = ", ".join(paths[i] for i in members[number])
+        problems.add(
+            paths[members[number][-1]] + ".stack",
+            f"hosting stack {number} would hold about {used[number]} resources ({held}), "
+            f"over the {max_resources} allowed (CloudFormation's limit is 500)",
+            f"set stack: {number + 1} (or another number) on some of "
+            + (", ".join(unset) if unset else "these endpoints")
+            + "; an endpoint's stack never changes unless its stack: key does, and changing it replaces the endpoint",
+            code="range",
+        )
+    return numbers, list(problems.problems)

@@ -39,7 +39,7 @@ from inference_constructs.hosting.decisions import (
     VpcOptions,
     plan_endpoint,
 )
-from inference_constructs.layout import MAX_RESOURCES_PER_STACK, EndpointFootprint, shard
+from inference_constructs.layout import MAX_RESOURCES_PER_STACK, EndpointFootprint, assign_stacks
 from inference_constructs.regions import (
     RegionRequirement,
     load_resource_regions,
@@ -558,6 +558,9 @@ def decide_endpoint(index: int, endpoint: Endpoint, catalog: Catalog) -> Endpoin
         instance_type=hosting.instance_type,
         inference_component=hosting.uses_inference_component,
     )
+    if scaling.owns_variant_instance_count:
+        # Application Auto Scaling owns the instance count: an update keeps it (see hosting.deployment).
+        hosting = replace(hosting, update_policy=replace(hosting.update_policy, retain_all_variant_properties=True))
     return EndpointDecisions(
         index=index,
         config=endpoint,
@@ -616,13 +619,19 @@ def plan_platform(
     problems.extend(cost_problems)
     gpu_endpoints = sum(1 for e in endpoints if e.hosting.gpu_count > 0 and e.kind is not EndpointKind.SERVERLESS)
     problems.extend(dashboard_problems(config, gpu_endpoints))
-    for number, indexes in enumerate(shard([e.footprint for e in endpoints], max_resources=max_resources_per_stack)):
-        for i in indexes:
-            endpoints[i] = replace(
-                endpoints[i],
-                stack=hosting_stack_name(config.name, number + 1),
-                endpoint_name=f"{config.name}-{endpoints[i].name}",
-            )
+    numbers, stack_problems = assign_stacks(
+        [e.footprint for e in endpoints],
+        [e.config.stack for e in endpoints],
+        [e.path for e in endpoints],
+        max_resources=max_resources_per_stack,
+    )
+    problems.extend(stack_problems)
+    for i, number in enumerate(numbers):
+        endpoints[i] = replace(
+            endpoints[i],
+            stack=hosting_stack_name(config.name, number),
+            endpoint_name=f"{config.name}-{endpoints[i].name}",
+        )
     requirements = region_requirements(config, endpoints)
     if config.region:
         problems.extend(region_problems(config.region, requirements))

@@ -158,6 +158,7 @@ class Endpoint(_Model):
     data_capture: DataCapture = Field(default_factory=DataCapture)
     deployment: Deployment = Field(default_factory=Deployment)
     environment: dict[str, str | int | float | bool] = Field(default_factory=dict, max_length=100)
+    stack: int | None = Field(default=None, ge=1)  # null: hosting stack 1; the stack never moves unless this changes
 
 
 class GuardrailContentFilter(_Model):

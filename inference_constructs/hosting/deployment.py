@@ -11,6 +11,14 @@ https://docs.aws.amazon.com/sagemaker/latest/dg/deployment-guardrails.html):
   start-up health check, every traffic step's wait, the old fleet's termination wait and 900 s of margin.
 - An all-at-once shift ends without a baking period (termination wait 0).
 - A rolling update replaces 5..50 % of the copies per step (``MaximumBatchSize`` as ``CAPACITY_PERCENT``).
+- An endpoint update applies the new endpoint config's ``InitialInstanceCount`` unless
+  ``RetainAllVariantProperties`` is true (SageMaker ``UpdateEndpoint``, "RetainAllVariantProperties ... The default
+  is false", https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_UpdateEndpoint.html; the retained
+  ``VariantProperty`` types are ``DesiredInstanceCount`` and ``DesiredWeight``,
+  https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_VariantProperty.html). Where Application Auto
+  Scaling owns the variant's instance count, the plan retains it, so an image, environment or tag change does not
+  reset a scaled-out fleet to ``capacity.min``. ``RetainDeploymentConfig`` (reuse the previous
+  ``DeploymentConfig``) does not apply: every variant-hosted endpoint states its ``DeploymentConfig``.
 """
 
 from __future__ import annotations
@@ -122,6 +130,10 @@ class DeploymentPlan:
         applies and the endpoint has no ``DeploymentConfig``.
     rollback_alarms:
         The alarms that roll an update back; empty when rollback on alarms is off.
+    retain_all_variant_properties:
+        ``RetainAllVariantProperties`` of the endpoint: True when Application Auto Scaling owns the variant's
+        instance count, so an update keeps the current count instead of the config's initial one.
+        Default: False (the update applies the endpoint config's counts).
     """
 
     strategy: DeploymentStrategy
@@ -135,6 +147,7 @@ class DeploymentPlan:
     rolling_maximum_execution_timeout_seconds: int
     inference_component: bool
     rollback_alarms: tuple[RollbackAlarmPlan, ...]
+    retain_all_variant_properties: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able form for the plan document."""
@@ -150,6 +163,7 @@ class DeploymentPlan:
             "rolling_maximum_execution_timeout_seconds": self.rolling_maximum_execution_timeout_seconds,
             "inference_component": self.inference_component,
             "rollback_alarms": [a.to_dict() for a in self.rollback_alarms],
+            "retain_all_variant_properties": self.retain_all_variant_properties,
         }
 
 

@@ -199,6 +199,7 @@ class InferenceEndpoint(EndpointMetrics, Resource):
             deployment_config=(
                 properties.deployment_config(plan, self.rollback_alarms) if component_plan is None else None
             ),
+            retain_all_variant_properties=True if plan.update_policy.retain_all_variant_properties else None,
         )
         self.endpoint_arn: str = stack.format_arn(
             service="sagemaker", resource="endpoint", resource_name=self.endpoint_name.lower()
@@ -333,6 +334,7 @@ class InferenceEndpoint(EndpointMetrics, Resource):
             instance_type=self.instance_type,
             serving=self.plan.serving,
         )
+        self._retain_variant_properties()
         return self._attach(scaling)
 
     def auto_scale_from_plan(self, plan: ScalingPlan) -> Construct | None:
@@ -376,6 +378,8 @@ class InferenceEndpoint(EndpointMetrics, Resource):
                     self, "Scaling", endpoint_name=self.endpoint_name, plan=plan, variant_name=self.variant_name
                 )
             )
+        if plan.owns_variant_instance_count:
+            self._retain_variant_properties()
         return self._attach(
             EndpointAutoScaling.from_plan(
                 self, "Scaling", endpoint_name=self.endpoint_name, plan=plan, variant_name=self.variant_name
@@ -385,6 +389,11 @@ class InferenceEndpoint(EndpointMetrics, Resource):
     def _key(self, name: str) -> str:
         """``<path>.<name>``; without a config path, the construct path names the endpoint."""
         return f"{self._path or self.node.path}.{name}"
+
+    def _retain_variant_properties(self) -> None:
+        """Application Auto Scaling now owns the variant's instance count: updates keep it (the rule and its source
+        are in :mod:`inference_constructs.hosting.deployment`)."""
+        self.resource.retain_all_variant_properties = True
 
     def _check_not_scaled(self, problems: ProblemCollector) -> None:
         if self.scaling is not None:

@@ -249,6 +249,12 @@ class ScalingPlan:
         """True when the endpoint must be hosted through an inference component (real-time scale to zero)."""
         return self.dimension is ScalableDimension.INFERENCE_COMPONENT_COPIES
 
+    @property
+    def owns_variant_instance_count(self) -> bool:
+        """True when a scalable target on the variant's ``DesiredInstanceCount`` exists (the endpoint then retains
+        its variant properties across updates)."""
+        return self.enabled and self.dimension is ScalableDimension.VARIANT_INSTANCES
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able form for the plan document."""
         return {

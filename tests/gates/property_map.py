@@ -227,6 +227,9 @@ PROPERTY_MAP: dict[tuple[str, str], Source] = {
     (ENDPOINT, "DeploymentConfig.BlueGreenUpdatePolicy.TrafficRoutingConfiguration.LinearStepSize.Value"): Plan(
         "deployment.linear_step_percent", _d("linear_step_percent")
     ),
+    (ENDPOINT, "RetainAllVariantProperties"): Plan(
+        "deployment.retain_all_variant_properties (left off when false)", _d("retain_all_variant_properties")
+    ),
     (ENDPOINT, "Tags"): TAGS,
     # ------------------------------------------------------------------------------------------ InferenceComponent
     (COMPONENT, "EndpointName"): Plan("endpoint_name", lambda c: c.endpoint["endpoint_name"]),

@@ -155,7 +155,7 @@ def test_fails_on_a_limit_that_cannot_hold_shared_resources() -> None:
 
 
 def test_estimate_bounds_real_counts_when_sharded_tightly(tmp_path: Path) -> None:
-    # GIVEN nine endpoints of every kind and a limit of 60 resources per stack
+    # GIVEN nine endpoints of every kind placed three per stack and a limit of 60 resources per stack
     endpoint_kinds = [
         {"type": "realtime", "serving": "sklearn", "capacity": {"min": 1, "max": 3}},
         {"type": "async", "serving": "sklearn", "capacity": {"min": 0, "max": 2}},
@@ -166,6 +166,7 @@ def test_estimate_bounds_real_counts_when_sharded_tightly(tmp_path: Path) -> Non
             "name": f"ep{i}",
             "model": {"source": "s3", "s3_uri": f"s3://acme-models/m{i}.tar.gz"},
             **endpoint_kinds[i % 3],
+            "stack": i // 3 + 1,
         }
         for i in range(9)
     ]
