@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 from inference_constructs.loadtest.formats import LineStreamDecoder, StreamFormat, bedrock_observation, request_body
 from inference_constructs.loadtest.prompts import Prompt
 from inference_constructs.loadtest.stats import RequestResult
+from inference_constructs.loadtest.timing import TimedStreamReader, open_timed_connection
 
 _FRESH_HEADERS = frozenset(
     {"authorization", "x-amz-date", "x-amz-security-token", "x-amz-content-sha256", "content-length"}
@@ -73,23 +74,23 @@ class _Connections:
         self.host = parts.hostname or ""
         self.port = parts.port or (443 if self.https else 80)
         self.netloc = parts.netloc
-        self._idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+        self._idle: list[tuple[TimedStreamReader, asyncio.StreamWriter]] = []
         self._ssl: ssl.SSLContext | None = None
         if self.https:
             from botocore.httpsession import get_cert_path
 
             self._ssl = ssl.create_default_context(cafile=get_cert_path(True))
 
-    async def get(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    async def get(self) -> tuple[TimedStreamReader, asyncio.StreamWriter]:
         while self._idle:
             reader, writer = self._idle.pop()
             if not writer.is_closing() and not reader.at_eof():
                 return reader, writer
-        return await asyncio.open_connection(
-            self.host, self.port, ssl=self._ssl, server_hostname=self.host if self.https else None, limit=1 << 20
+        return await open_timed_connection(
+            self.host, self.port, ssl_context=self._ssl, server_hostname=self.host if self.https else None
         )
 
-    def put(self, conn: tuple[asyncio.StreamReader, asyncio.StreamWriter]) -> None:
+    def put(self, conn: tuple[TimedStreamReader, asyncio.StreamWriter]) -> None:
         self._idle.append(conn)
 
     def close(self) -> None:
@@ -310,7 +311,9 @@ class AsyncEngine:
             retries += 1
             attempt += 1
 
-    async def _stream(self, reader: asyncio.StreamReader, headers: dict[str, str], start: float) -> RequestResult:
+    async def _stream(self, reader: TimedStreamReader, headers: dict[str, str], start: float) -> RequestResult:
+        """Each event is timed by when its bytes reached the process (:mod:`~inference_constructs.loadtest.timing`),
+        not by when this task got to parse them behind the other streams."""
         from botocore.eventstream import EventStreamBuffer
 
         from inference_constructs.loadtest.runner import _Stream
@@ -321,8 +324,8 @@ class AsyncEngine:
         bedrock = self.operation == "ConverseStream"
         async for chunk in _chunks(reader):
             buffer.add_data(chunk)
+            now = reader.arrival()
             for message in buffer:
-                now = time.perf_counter()
                 h: dict[str, Any] = message.headers  # type: ignore[assignment]  # the stubs say int
                 if h.get(":message-type") != "event":
                     state.error = state.error or str(h.get(":exception-type") or h.get(":error-code") or "error")

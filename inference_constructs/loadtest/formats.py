@@ -87,9 +87,10 @@ class LineStreamDecoder:
 
     def feed(self, data: bytes) -> Observation:
         """Decode every complete line in ``data`` plus what earlier calls left over."""
+        *lines, self._buffer = (self._buffer + data).split(b"\n")
+        if len(lines) == 1:  # the common case: one line per event
+            return self._line(lines[0])
         obs = Observation()
-        buffer = self._buffer + data
-        *lines, self._buffer = buffer.split(b"\n")
         for raw in lines:
             obs.merge(self._line(raw))
         return obs

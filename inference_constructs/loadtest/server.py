@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from inference_constructs.loadtest import eventstream
+from inference_constructs.loadtest.timing import TimedStreamReader, start_timed_server
 
 HOST = "127.0.0.1"
 """The only address the server binds: it is a test double, never a network service."""
@@ -172,11 +173,34 @@ def _chunk(data: bytes, size: int = 0) -> bytes:
     return b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in pieces)
 
 
+_FRAME_CACHE: dict[tuple[Any, ...], tuple[bytes, ...]] = {}
+_FRAME_CACHE_SIZE = 256
+
+
+def _payload_frames(b: Behaviour, n: int) -> tuple[bytes, ...]:
+    """The HTTP body pieces of an ``n``-token response stream, one per content chunk: PayloadPart event
+    stream frames in HTTP chunks. The same for every request of the same length, so they are encoded once:
+    the server's CPU per token then goes to timing and writing, as a real endpoint's front end would."""
+    key = (b.format, b.split_bytes, b.http_chunk_bytes, b.tokens_per_chunk, b.error_after, b.error_kind, n)
+    frames = _FRAME_CACHE.get(key)
+    if frames is None:
+        per_chunk = b.tokens_per_chunk if b.format.startswith("openai") else 1
+        out = []
+        for data in _token_lines(b, n, -(-n // per_chunk)):
+            step = b.split_bytes or max(1, len(data))
+            parts = [data[start : start + step] for start in range(0, len(data), step)]
+            out.append(b"".join(_chunk(eventstream.payload_part(p), b.http_chunk_bytes) for p in parts))
+        if len(_FRAME_CACHE) >= _FRAME_CACHE_SIZE:
+            _FRAME_CACHE.clear()
+        frames = _FRAME_CACHE[key] = tuple(out)
+    return frames
+
+
 class _Handler:
     def __init__(self, server: LocalServer) -> None:
         self.server = server
 
-    async def connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def connection(self, reader: TimedStreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             while True:
                 line = await reader.readline()
@@ -191,7 +215,7 @@ class _Handler:
                     name, _, value = h.decode("latin-1").partition(":")
                     headers[name.strip().lower()] = value.strip()
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
-                arrived = asyncio.get_running_loop().time()
+                arrived = reader.arrival()  # when its last byte reached the process, on the loop's clock
                 await self.request(method, path, body, arrived, writer)
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
             pass  # client went away, or the server is stopping
@@ -278,17 +302,13 @@ class _Handler:
                 f"X-Amzn-Invoked-Production-Variant: AllTraffic\r\nX-Amzn-SageMaker-Content-Type: {content_type}\r\n"
             )
         )
-        per_chunk = b.tokens_per_chunk if b.format.startswith("openai") else 1
-        chunks = -(-n // per_chunk)
+        frames = _payload_frames(b, n)
         ttft, itl = b.ttft_ms / 1000, b.itl_ms / 1000
-        for i, data in enumerate(_token_lines(b, n, chunks)):
+        for i, data in enumerate(frames):
             await self._at(arrived + ttft + i * itl)
-            if b.split_bytes:
-                for start in range(0, len(data), b.split_bytes):
-                    w.write(_chunk(eventstream.payload_part(data[start : start + b.split_bytes]), b.http_chunk_bytes))
-            else:
-                w.write(_chunk(eventstream.payload_part(data), b.http_chunk_bytes))
+            w.write(data)
             await w.drain()
+        chunks = len(frames)
         if b.error_after is not None and b.error_after < chunks and b.error_kind == "event":
             await self._at(arrived + ttft + b.error_after * itl)
             body = {"Message": "injected model stream error", "ErrorCode": "ModelStreamError"}
@@ -402,7 +422,7 @@ class LocalServer:
         def run() -> None:
             asyncio.set_event_loop(loop)
             self._server = loop.run_until_complete(
-                asyncio.start_server(_Handler(self).connection, HOST, self.port, backlog=1024)
+                start_timed_server(_Handler(self).connection, HOST, self.port, backlog=1024)
             )
             self.port = self._server.sockets[0].getsockname()[1]
             ready.set()
@@ -479,7 +499,7 @@ class ServerProcess:
 
 async def _serve_forever(behaviour: Behaviour, port: int, *, until_stdin_closes: bool) -> None:
     server = LocalServer(behaviour)
-    srv = await asyncio.start_server(_Handler(server).connection, HOST, port, backlog=4096)
+    srv = await start_timed_server(_Handler(server).connection, HOST, port, backlog=4096)
     print(f"listening on {HOST}:{srv.sockets[0].getsockname()[1]}", flush=True)
     async with srv:
         if until_stdin_closes:  # a parent process holds the pipe: the server never outlives it

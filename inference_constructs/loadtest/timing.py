@@ -1,0 +1,80 @@
+"""When bytes reached the process: arrival times kept by the stream reader, not by the task that parses them.
+
+With hundreds of streams on one event loop, the loop reads every readable socket in one pass and only then
+runs the tasks that parse what was read. A task that takes its timestamp after parsing measures the loop's
+queue as well as the network: the 200th stream of a burst is stamped after the 199 before it were parsed.
+:class:`TimedStreamReader` stamps each piece of data as the transport hands it over (``data_received``,
+right after ``recv``), and :meth:`TimedStreamReader.arrival` gives the time the last byte consumed so far
+arrived. Both sides use it: the client for time to first token and between tokens, the local server for
+"the request arrived", from which it counts its injected delays.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import ssl
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from typing import SupportsIndex
+
+STREAM_LIMIT = 1 << 20
+"""Buffer limit of a reader (bytes) before the transport is paused."""
+
+
+class TimedStreamReader(asyncio.StreamReader):
+    """An :class:`asyncio.StreamReader` that remembers when each piece of data arrived.
+
+    Parameters
+    ----------
+    clock
+        The clock of the arrival times. Default: ``time.perf_counter``.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.perf_counter, limit: int = STREAM_LIMIT) -> None:
+        super().__init__(limit=limit)
+        self._clock = clock
+        self._fed = 0
+        self._times: collections.deque[tuple[int, float]] = collections.deque()
+
+    def feed_data(self, data: Iterable[SupportsIndex]) -> None:
+        if data:
+            self._fed += len(data)  # type: ignore[arg-type]  # the transport hands over bytes
+            self._times.append((self._fed, self._clock()))
+        super().feed_data(data)
+
+    def arrival(self) -> float:
+        """When the last byte read so far reached the process (now if nothing was read yet)."""
+        consumed = self._fed - len(self._buffer)  # type: ignore[attr-defined]  # the reader's own buffer
+        times = self._times
+        while len(times) > 1 and times[0][0] < consumed:
+            times.popleft()  # data read entirely: no later byte arrived with it
+        if times and times[0][0] >= consumed > 0:
+            return times[0][1]
+        return self._clock()
+
+
+async def open_timed_connection(
+    host: str, port: int, *, ssl_context: ssl.SSLContext | None = None, server_hostname: str | None = None
+) -> tuple[TimedStreamReader, asyncio.StreamWriter]:
+    """:func:`asyncio.open_connection` with a :class:`TimedStreamReader`."""
+    loop = asyncio.get_running_loop()
+    reader = TimedStreamReader()
+    protocol = asyncio.StreamReaderProtocol(reader, loop=loop)
+    transport, _ = await loop.create_connection(
+        lambda: protocol, host, port, ssl=ssl_context, server_hostname=server_hostname
+    )
+    return reader, asyncio.StreamWriter(transport, protocol, reader, loop)
+
+
+Handler = Callable[[TimedStreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+async def start_timed_server(handler: Handler, host: str, port: int, *, backlog: int) -> asyncio.base_events.Server:
+    """:func:`asyncio.start_server` whose readers are :class:`TimedStreamReader` on the loop's clock."""
+    loop = asyncio.get_running_loop()
+
+    def factory() -> asyncio.StreamReaderProtocol:
+        return asyncio.StreamReaderProtocol(TimedStreamReader(loop.time), handler, loop=loop)  # type: ignore[arg-type]
+
+    return await loop.create_server(factory, host, port, backlog=backlog)
