@@ -16,7 +16,7 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from inference_constructs._assets import lambda_asset_path
+from inference_constructs._handler import handler_function
 from inference_constructs._kms import deny_grants_statement
 from inference_constructs.bedrock.logging_spec import (
     LARGE_DATA_PREFIX,
@@ -29,7 +29,6 @@ from inference_constructs.bedrock.logging_spec import (
 from inference_constructs.bedrock.model_source import raise_if_problems
 from inference_constructs.compliance import acknowledge, acknowledge_all
 
-_ASSET_EXCLUDES = ["__pycache__", "*.pyc"]
 _ACTIONS = (
     "bedrock:GetModelInvocationLoggingConfiguration",
     "bedrock:PutModelInvocationLoggingConfiguration",
@@ -280,21 +279,15 @@ class ModelInvocationLogging(Construct):
             statements=statements,
             roles=[role],
         )
-        function = lambda_.Function(
+        function = handler_function(
             self,
             "Function",
-            runtime=lambda_.Runtime.PYTHON_3_14,
-            handler="bedrock_invocation_logging.handler",
-            code=lambda_.Code.from_asset(lambda_asset_path("bedrock_invocation_logging"), exclude=_ASSET_EXCLUDES),
+            asset="bedrock_invocation_logging",
             timeout=Duration.minutes(2),
-            memory_size=128,
             role=role,
             log_group=function_logs,
             description="Writes, restores or deletes the Bedrock model invocation logging configuration",
         )
-        cfn_function = function.node.default_child
-        assert isinstance(cfn_function, lambda_.CfnFunction)
-        cfn_function.add_deletion_override("DependsOn")  # implied by the GetAtt on the role (cfn-lint W3005)
         log_group_id = Stack.of(self).get_logical_id(function_logs.node.default_child)  # type: ignore[arg-type]
         acknowledge_all(
             self.function_policy,

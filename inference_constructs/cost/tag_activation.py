@@ -11,18 +11,15 @@ from aws_cdk import aws_events as events
 from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
-from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from inference_constructs._assets import lambda_asset_path
+from inference_constructs._handler import handler_function
 from inference_constructs._kms import log_group_key
 from inference_constructs.compliance import acknowledge
 from inference_constructs.cost.capacity_tags import validate_cost_tags
 from inference_constructs.errors import ProblemCollector
-
-_ASSET_EXCLUDES = ["__pycache__", "*.pyc"]
 
 #: Namespace and metric the function writes (embedded metric format) after every run; the handler's own
 #: constants (``lambda/cost_allocation_tags``) must match, which the handler tests check.
@@ -143,22 +140,15 @@ class CostAllocationTagActivation(Construct):
                 ),
             ],
         )
-        self.function = lambda_.Function(
+        self.function = handler_function(
             self,
             "Function",
-            runtime=lambda_.Runtime.PYTHON_3_14,
-            handler="cost_allocation_tags.handler",
-            code=lambda_.Code.from_asset(lambda_asset_path("cost_allocation_tags"), exclude=_ASSET_EXCLUDES),
+            asset="cost_allocation_tags",
             timeout=FUNCTION_TIMEOUT,
-            memory_size=128,
             role=role,
             log_group=self.log_group,
             description="Activates cost allocation tags; retried on a schedule until every key is active",
         )
-        # lambda.Function adds DependsOn its role, which the GetAtt on the role already implies (cfn-lint W3005)
-        cfn_function = self.function.node.default_child
-        assert isinstance(cfn_function, lambda_.CfnFunction)
-        cfn_function.add_deletion_override("DependsOn")
         self.resource = CustomResource(
             self,
             "Resource",

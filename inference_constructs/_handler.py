@@ -1,0 +1,46 @@
+"""The Lambda function behind the library's custom resources (private): one shape for every handler."""
+
+from __future__ import annotations
+
+from aws_cdk import Duration
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from constructs import Construct
+
+from inference_constructs._assets import lambda_asset_path
+
+_ASSET_EXCLUDES = ["__pycache__", "*.pyc"]
+
+
+def handler_function(
+    scope: Construct,
+    construct_id: str,
+    *,
+    asset: str,
+    timeout: Duration,
+    role: iam.IRole,
+    log_group: logs.ILogGroup,
+    description: str,
+) -> lambda_.Function:
+    """A Python 3.14, 128 MB function running ``<asset>.handler`` from the Lambda asset folder ``asset``.
+
+    ``lambda.Function`` adds a ``DependsOn`` on its role, which the ``GetAtt`` on the role already implies
+    (cfn-lint W3005): it is removed.
+    """
+    function = lambda_.Function(
+        scope,
+        construct_id,
+        runtime=lambda_.Runtime.PYTHON_3_14,
+        handler=f"{asset}.handler",
+        code=lambda_.Code.from_asset(lambda_asset_path(asset), exclude=_ASSET_EXCLUDES),
+        timeout=timeout,
+        memory_size=128,
+        role=role,
+        log_group=log_group,
+        description=description,
+    )
+    cfn_function = function.node.default_child
+    assert isinstance(cfn_function, lambda_.CfnFunction)
+    cfn_function.add_deletion_override("DependsOn")
+    return function
