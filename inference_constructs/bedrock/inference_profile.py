@@ -18,6 +18,7 @@ from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from inference_constructs._coerce import enum_prop
+from inference_constructs._grants import add_statement_managed, grant_managed
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.bedrock.guardrail import GuardrailReference
 from inference_constructs.bedrock.guardrails import guarded_invoke_statements
@@ -190,26 +191,25 @@ class ApplicationInferenceProfile(Construct):
         return [iam.PolicyStatement.from_json(d) for d in documents]
 
     def _grant(self, grantee: iam.IGrantable, groups: list[list[str]]) -> iam.Grant:
-        """Invoke on each group of ARNs; with a guardrail, conditioned on it, plus one Deny and ApplyGuardrail."""
+        """Invoke on each group of ARNs; with a guardrail, conditioned on it, plus one Deny and ApplyGuardrail.
+
+        On a role, user or group this app creates the statements go into one customer-managed policy per profile
+        (id ``Grants<profile id>`` under the identity), not its inline default policy (NIST 800-53 and HIPAA
+        ``IAMNoInlinePolicy``); other principals get ``iam.Grant.add_to_principal``'s behaviour."""
         if self.guardrail is None:
-            grants = [
-                iam.Grant.add_to_principal(grantee=grantee, actions=list(INVOKE_ACTIONS), resource_arns=group)
-                for group in groups
-            ]
+            grants = [grant_managed(self, grantee, actions=INVOKE_ACTIONS, resource_arns=group) for group in groups]
         else:
             *allows, deny, apply = guarded_invoke_statements(
                 groups, guardrail_identifier=self.guardrail.identifier, guardrail_arn=self.guardrail.arn
             )
             grants = [
-                iam.Grant.add_to_principal(
-                    grantee=grantee, actions=a["Action"], resource_arns=a["Resource"], conditions=a["Condition"]
+                grant_managed(
+                    self, grantee, actions=a["Action"], resource_arns=a["Resource"], conditions=a["Condition"]
                 )
                 for a in allows
             ]
-            grantee.grant_principal.add_to_principal_policy(iam.PolicyStatement.from_json(deny))
-            grants.append(
-                iam.Grant.add_to_principal(grantee=grantee, actions=apply["Action"], resource_arns=apply["Resource"])
-            )
+            add_statement_managed(self, grantee, iam.PolicyStatement.from_json(deny))
+            grants.append(grant_managed(self, grantee, actions=apply["Action"], resource_arns=apply["Resource"]))
         grant = grants[0]
         for other in grants[1:]:
             grant = grant.combine(other)

@@ -21,6 +21,7 @@ from aws_cdk import aws_sagemaker as sagemaker
 from aws_cdk import aws_sns as sns
 from constructs import Construct, IValidation
 
+from inference_constructs._grants import grant_managed
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.catalog import Catalog
 from inference_constructs.compliance import acknowledge_all
@@ -518,10 +519,14 @@ class InferenceEndpoint(EndpointMetrics, Resource):
         ``sagemaker:InvokeEndpointWithResponseStream``. Async endpoints: ``sagemaker:InvokeEndpointAsync``
         (the caller also needs to write its input object where the execution role can read it,
         :attr:`async_input_s3_prefix`).
+
+        A role, user or group this app creates (a Lambda function's role too) gets the statement in a
+        customer-managed policy attached to it (one per endpoint, id ``Grants<endpoint id>`` under the identity), not
+        in its inline default policy, which NIST 800-53 and HIPAA flag (``IAMNoInlinePolicy``). Any other principal
+        gets what ``iam.Grant.add_to_principal`` gives it (an imported role: import it with ``mutable=False`` and
+        grant in its own stack).
         """
-        return iam.Grant.add_to_principal(
-            grantee=grantee, actions=invoke_actions(self.kind), resource_arns=[self.endpoint_arn]
-        )
+        return grant_managed(self, grantee, actions=invoke_actions(self.kind), resource_arns=[self.endpoint_arn])
 
     # ------------------------------------------------------------------------------------------ importers
 

@@ -12,6 +12,7 @@ from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from inference_constructs._coerce import enum_prop
+from inference_constructs._grants import grant_managed
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting.decisions import DEFAULT_VARIANT_NAME
 from inference_constructs.hosting.interface import MetricOptions
@@ -55,10 +56,9 @@ class ImportedEndpoint(EndpointMetrics, Resource):
         self.inference_component = None
 
     def grant_invoke(self, grantee: iam.IGrantable) -> iam.Grant:
-        """Permit ``grantee`` to invoke the endpoint (``InvokeEndpointAsync`` when imported with kind ``async``)."""
-        return iam.Grant.add_to_principal(
-            grantee=grantee, actions=invoke_actions(self.kind), resource_arns=[self.endpoint_arn]
-        )
+        """Permit ``grantee`` to invoke the endpoint (``InvokeEndpointAsync`` when imported with kind ``async``), in a
+        managed policy on an identity this app creates, as :meth:`InferenceEndpoint.grant_invoke` does."""
+        return grant_managed(self, grantee, actions=invoke_actions(self.kind), resource_arns=[self.endpoint_arn])
 
     def _component_metric(
         self,

@@ -26,9 +26,12 @@ from inference_constructs.errors import InferenceConfigError, ProblemCollector
 from inference_constructs.observability import metric_definitions, metrics
 from inference_constructs.observability.alarm_resources import AlarmMath, AlarmMetric, add_alarm, add_anomaly_alarm
 from inference_constructs.observability.targets import (
+    EndpointLike,
     MonitoredEndpoint,
-    MonitoredProfile,
+    ProfileLike,
     key,
+    monitored_endpoints,
+    monitored_profiles,
     validate_endpoints,
     validate_profiles,
 )
@@ -63,9 +66,11 @@ class InferenceAlarms(Construct):
     scope, construct_id:
         Where the alarms are created.
     endpoints:
-        Endpoints to alarm on. Default: no endpoint alarms.
+        Endpoints to alarm on: endpoint constructs (built or imported, any ``IInferenceEndpoint``) or
+        :class:`MonitoredEndpoint` values. Default: no endpoint alarms.
     profiles:
-        Bedrock application inference profiles to alarm on. Default: no profile alarms.
+        Bedrock application inference profiles to alarm on (``ApplicationInferenceProfile`` constructs or
+        :class:`MonitoredProfile` values). Default: no profile alarms.
     anomaly_std_devs:
         Width of the anomaly-detection band in standard deviations (``ANOMALY_DETECTION_BAND(m, n)``); wider means
         fewer alarms. Default: 2, the CloudWatch default.
@@ -97,8 +102,8 @@ class InferenceAlarms(Construct):
         scope: Construct,
         construct_id: str,
         *,
-        endpoints: Sequence[MonitoredEndpoint] = (),
-        profiles: Sequence[MonitoredProfile] = (),
+        endpoints: Sequence[EndpointLike] = (),
+        profiles: Sequence[ProfileLike] = (),
         anomaly_std_devs: float = 2.0,
         alarm_email: str | None = None,
         error_rate_percent: float = 5.0,
@@ -108,6 +113,7 @@ class InferenceAlarms(Construct):
         topic: sns.ITopic | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
+        endpoints, profiles = monitored_endpoints(endpoints), monitored_profiles(profiles)
         problems = check_alarm_settings(
             anomaly_std_devs=anomaly_std_devs,
             alarm_email=alarm_email,

@@ -16,9 +16,13 @@ from constructs import Construct
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.observability import metric_definitions, metrics
 from inference_constructs.observability.targets import (
+    EndpointLike,
     MonitoredEndpoint,
     MonitoredProfile,
+    ProfileLike,
     key,
+    monitored_endpoints,
+    monitored_profiles,
     validate_account_ids,
     validate_endpoints,
     validate_profiles,
@@ -66,10 +70,12 @@ class InferenceDashboard(Construct):
     scope, construct_id:
         Where the dashboard is created.
     endpoints:
-        Endpoints the app knows; each with GPUs gets a per-GPU widget. Default: only the fleet graphs, which still
-        show every endpoint in the account and Region.
+        Endpoints the app knows: endpoint constructs (built or imported, any ``IInferenceEndpoint``) or
+        :class:`MonitoredEndpoint` values; each with GPUs gets a per-GPU widget. Default: only the fleet graphs,
+        which still show every endpoint in the account and Region.
     profiles:
-        Bedrock application inference profiles the app knows; each gets a widget. Default: only the fleet graphs.
+        Bedrock application inference profiles the app knows (``ApplicationInferenceProfile`` constructs or
+        :class:`MonitoredProfile` values); each gets a widget. Default: only the fleet graphs.
     source_account_ids:
         For a dashboard deployed in a CloudWatch cross-account observability **monitoring account**: every SEARCH
         gets ``:aws.AccountId = ("111..." OR "222...")`` so the fleet graphs cover exactly these source accounts,
@@ -95,14 +101,15 @@ class InferenceDashboard(Construct):
         scope: Construct,
         construct_id: str,
         *,
-        endpoints: Sequence[MonitoredEndpoint] = (),
-        profiles: Sequence[MonitoredProfile] = (),
+        endpoints: Sequence[EndpointLike] = (),
+        profiles: Sequence[ProfileLike] = (),
         source_account_ids: Sequence[str] = (),
         dashboard_name: str | None = None,
         region: str | None = None,
         period: Duration = metrics.DEFAULT_PERIOD,
     ) -> None:
         super().__init__(scope, construct_id)
+        endpoints, profiles = monitored_endpoints(endpoints), monitored_profiles(profiles)
         check_dashboard_inputs(
             endpoints=endpoints, profiles=profiles, source_account_ids=source_account_ids
         ).raise_if_any()

@@ -1,7 +1,10 @@
 """What the dashboard and alarms watch: small value objects, independent of the hosting and Bedrock constructs.
 
-The hosting and Bedrock constructs (or the app) convert their own objects into these, so observability does not
-depend on how an endpoint or a profile was built.
+:meth:`MonitoredEndpoint.of` and :meth:`MonitoredProfile.of` read them off an endpoint construct (built or imported:
+any :class:`~inference_constructs.hosting.interface.IInferenceEndpoint`) or an application inference profile, and
+``InferenceDashboard`` / ``InferenceAlarms`` take those constructs directly; the app's config layer builds these
+values from the plan. Observability reads only the attributes, so it does not depend on how the endpoint or
+profile was built (and this module never imports aws_cdk).
 """
 
 from __future__ import annotations
@@ -9,12 +12,41 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
 
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.spec import EndpointKind
 
+if TYPE_CHECKING:
+    from inference_constructs.bedrock.model_source import ModelSource
+    from inference_constructs.hosting.interface import IInferenceEndpoint
+
 _ACCOUNT_ID = re.compile(r"^\d{12}$")
+
+
+@runtime_checkable
+class _InferenceProfile(Protocol):
+    """What :meth:`MonitoredProfile.of` reads from an ``ApplicationInferenceProfile``."""
+
+    @property
+    def profile_name(self) -> str: ...
+
+    @property
+    def profile_id(self) -> str: ...
+
+    @property
+    def model_source(self) -> ModelSource: ...
+
+
+def _foreign_account(resource: object) -> str | None:
+    """The literal account of a CDK resource imported from another account (``env.account`` of an ARN importer)
+    when it differs from its stack's, else None (metrics are then read from the account the stack deploys to)."""
+    env, stack = getattr(resource, "env", None), getattr(resource, "stack", None)
+    account = getattr(env, "account", None)
+    if not isinstance(account, str) or not _ACCOUNT_ID.match(account):
+        return None
+    return None if account == getattr(stack, "account", None) else account
 
 
 def key(path: str, name: str) -> str:
@@ -62,6 +94,37 @@ class MonitoredEndpoint:
     account_id: str | None = None
     inference_component_name: str | None = None
 
+    @classmethod
+    def of(
+        cls, endpoint: IInferenceEndpoint | MonitoredEndpoint, *, account_id: str | None = None
+    ) -> MonitoredEndpoint:
+        """What the dashboard and alarms need to know of an endpoint construct, built or imported.
+
+        From a built endpoint (``RealtimeEndpoint``, ...): its name, variant, kind, GPU count, instance type and
+        inference component. From an ``ImportedEndpoint``: its name, variant and kind (no GPU widgets: the host is
+        not known), and the ARN's account when it is not the stack's. A ``MonitoredEndpoint`` is returned as is.
+
+        Parameters
+        ----------
+        endpoint:
+            Any :class:`~inference_constructs.hosting.interface.IInferenceEndpoint`.
+        account_id:
+            Account that hosts the endpoint. Default: the account of an endpoint imported by ARN from another
+            account, else none (the dashboard's own account).
+        """
+        if isinstance(endpoint, MonitoredEndpoint):
+            return endpoint
+        component = getattr(endpoint, "inference_component", None)
+        return cls(
+            name=endpoint.endpoint_name,
+            variant_name=endpoint.variant_name,
+            kind=getattr(endpoint, "kind", EndpointKind.REALTIME),
+            gpu_count=getattr(endpoint, "gpu_count", 0),
+            instance_type=getattr(endpoint, "instance_type", None),
+            account_id=account_id or _foreign_account(endpoint),
+            inference_component_name=getattr(component, "inference_component_name", None),
+        )
+
 
 @dataclass(frozen=True)
 class MonitoredProfile:
@@ -85,6 +148,38 @@ class MonitoredProfile:
     profile_id: str
     model: str = ""
     account_id: str | None = None
+
+    @classmethod
+    def of(cls, profile: _InferenceProfile | MonitoredProfile, *, name: str | None = None) -> MonitoredProfile:
+        """What the dashboard and alarms need to know of an ``ApplicationInferenceProfile`` construct: its id
+        (the ``ModelId`` dimension), its name and the model it copies. A ``MonitoredProfile`` is returned as is.
+
+        Parameters
+        ----------
+        profile:
+            The profile construct.
+        name:
+            Title in widgets and alarm ids. Default: the profile's ``InferenceProfileName``.
+        """
+        if isinstance(profile, MonitoredProfile):
+            return profile
+        return cls(name=name or profile.profile_name, profile_id=profile.profile_id, model=profile.model_source.value)
+
+
+#: What ``InferenceDashboard`` and ``InferenceAlarms`` take as an endpoint: a construct or its description.
+EndpointLike: TypeAlias = "IInferenceEndpoint | MonitoredEndpoint"
+#: What ``InferenceDashboard`` and ``InferenceAlarms`` take as a profile: a construct or its description.
+ProfileLike: TypeAlias = "_InferenceProfile | MonitoredProfile"
+
+
+def monitored_endpoints(endpoints: Sequence[EndpointLike]) -> list[MonitoredEndpoint]:
+    """Each of ``endpoints`` as a :class:`MonitoredEndpoint` (:meth:`MonitoredEndpoint.of`)."""
+    return [MonitoredEndpoint.of(e) for e in endpoints]
+
+
+def monitored_profiles(profiles: Sequence[ProfileLike]) -> list[MonitoredProfile]:
+    """Each of ``profiles`` as a :class:`MonitoredProfile` (:meth:`MonitoredProfile.of`)."""
+    return [MonitoredProfile.of(p) for p in profiles]
 
 
 def validate_endpoints(endpoints: Sequence[MonitoredEndpoint], *, path: str = "endpoints") -> list[str]:

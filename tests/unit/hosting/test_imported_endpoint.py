@@ -28,7 +28,9 @@ def _wire(stack: Stack, endpoint: IInferenceEndpoint) -> dict[str, Any]:
 
 
 def _policy_statement(template: dict[str, Any]) -> dict[str, Any]:
-    (policy,) = [r for r in template["Resources"].values() if r["Type"] == "AWS::IAM::Policy"]
+    # The grant is one managed policy on the caller's role, never an inline policy (IAMNoInlinePolicy).
+    assert not [r for r in template["Resources"].values() if r["Type"] == "AWS::IAM::Policy"]
+    (policy,) = [r for r in template["Resources"].values() if r["Type"] == "AWS::IAM::ManagedPolicy"]
     (statement,) = policy["Properties"]["PolicyDocument"]["Statement"]
     return statement  # type: ignore[no-any-return]
 
