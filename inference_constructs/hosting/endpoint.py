@@ -10,11 +10,14 @@ translates them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import TypeVar
 
 import jsii
 from aws_cdk import Arn, ArnFormat, Names, Resource, Stack
 from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_sagemaker as sagemaker
@@ -37,6 +40,7 @@ from inference_constructs.hosting.decisions import (
 )
 from inference_constructs.hosting.imported import ImportedEndpoint, invoke_actions
 from inference_constructs.hosting.metrics import EndpointMetrics
+from inference_constructs.hosting.network import VpcLike, owned_role, resolve_vpc
 from inference_constructs.hosting.outputs import async_output, data_capture
 from inference_constructs.hosting.role import ExecutionStatements, execution_image
 from inference_constructs.hosting.rollback import rollback_alarms
@@ -103,6 +107,15 @@ class InferenceEndpoint(EndpointMetrics, Resource):
     plan:
         The decisions for ``request``, already made by :func:`plan_endpoint` (the platform plan makes them
         before any construct exists). Default: planned here from ``request``, ``host`` and ``catalog``.
+    vpc, vpc_subnets, security_groups:
+        An ``ec2.IVpc`` for the model's network interfaces, the subnets to use in it, and their security groups
+        (``request.vpc`` is replaced by their ids). Default: ``request.vpc``; with a VPC, its private subnets and
+        one new security group ``SecurityGroup`` (no inbound rule, all outbound); see :attr:`connections`.
+    role:
+        Execution role to use instead of creating one. A role created in this app gets the execution policy
+        ``ExecutionPolicy`` attached; an imported role is left as it is (the library does not change a role it
+        does not own): attach :attr:`policy` (its statements are ``policy.document``) where the role is managed.
+        Default: a new role ``ExecutionRole`` that SageMaker assumes, with ``ExecutionPolicy`` attached.
     """
 
     def __init__(
@@ -117,10 +130,18 @@ class InferenceEndpoint(EndpointMetrics, Resource):
         endpoint_name: str | None = None,
         path: str = "",
         plan: EndpointPlan | None = None,
+        vpc: VpcLike | None = None,
+        vpc_subnets: ec2.SubnetSelection | None = None,
+        security_groups: Sequence[ec2.ISecurityGroup] | None = None,
+        role: iam.IRole | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
-        if kms_key is not None and request.kms_key_arn is None:
-            request = _replace_kms(request, kms_key.key_arn)
+        vpc_options, self._security_groups = resolve_vpc(self, vpc, vpc_subnets, security_groups, path=path)
+        request = replace(
+            request,
+            kms_key_arn=request.kms_key_arn or (kms_key.key_arn if kms_key is not None else None),
+            vpc=vpc_options if vpc is not None else request.vpc,
+        )
         self.plan: EndpointPlan = plan or plan_endpoint(request, host=host, catalog=catalog, path=path)
         """The decisions this endpoint was built from (host, image, environment, timeouts, reasons)."""
         self.kind: EndpointKind = self.plan.kind
@@ -131,12 +152,8 @@ class InferenceEndpoint(EndpointMetrics, Resource):
         stack = Stack.of(self)
         RegionRules.of(stack).require(type_requirement(HOSTING_TYPES, "sagemaker hosting", [path or self.node.path]))
 
-        self.role = iam.Role(
-            self,
-            "ExecutionRole",
-            assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"),
-            description="SageMaker execution role of one inference endpoint (least privilege)",
-        )
+        self.role: iam.IRole = role or _execution_role(self)
+        """The execution role SageMaker assumes (the ``role`` prop, or ``ExecutionRole``)."""
         self.async_output_s3_uri: str | None = None
         """Where async results are written (``s3://...``); None unless the endpoint is async."""
         self.async_input_s3_prefix: str | None = None
@@ -190,7 +207,9 @@ class InferenceEndpoint(EndpointMetrics, Resource):
         """The inference component hosting the model (real-time ``capacity.min: 0`` only), id ``InferenceComponent``."""
         self.rollback_alarms: list[cloudwatch.CfnAlarm] = []
         """The 5XX-rate and p99-latency alarms SageMaker's deployment auto-rollback watches (ids
-        ``Rollback5xxAlarm``, ``RollbackLatencyAlarm``); empty when rollback on alarms is off."""
+        ``Rollback5xxAlarm``, ``RollbackLatencyAlarm``); empty when rollback on alarms is off.
+        ``inference_constructs.observability.alarm_of(alarm)`` is one as a ``cloudwatch.IAlarm``
+        (``add_alarm_action(SnsAction(topic))``, composite alarm rules)."""
         if component_plan is None:
             self.rollback_alarms = rollback_alarms(self, plan, tuple(self._metric_dimensions().items()))
 
@@ -256,11 +275,17 @@ class InferenceEndpoint(EndpointMetrics, Resource):
             "ExecutionPolicy",
             description="What the endpoint's container and SageMaker need: image pull, model data read, logs, metrics",
             statements=statements.statements,
-            roles=[self.role],
+            roles=[owned] if (owned := owned_role(self.role)) is not None else None,
         )
         return image, async_config, capture_config
 
     # ------------------------------------------------------------------------------------------ facts
+
+    @property
+    def connections(self) -> ec2.Connections:
+        """The security groups of the endpoint's network interfaces (``vpc``), for
+        ``endpoint.connections.allow_to(database, ec2.Port.tcp(5432))``; empty without an ``ec2.IVpc``."""
+        return ec2.Connections(security_groups=self._security_groups)
 
     @property
     def instance_type(self) -> str | None:
@@ -592,7 +617,10 @@ class InferenceEndpoint(EndpointMetrics, Resource):
         )
 
 
-def _replace_kms(request: EndpointRequest, arn: str) -> EndpointRequest:
-    from dataclasses import replace
-
-    return replace(request, kms_key_arn=arn)
+def _execution_role(owner: Construct) -> iam.Role:
+    return iam.Role(
+        owner,
+        "ExecutionRole",
+        assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"),
+        description="SageMaker execution role of one inference endpoint (least privilege)",
+    )

@@ -5,9 +5,11 @@ entry point).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from aws_cdk import Duration
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from constructs import Construct
 
@@ -71,7 +73,17 @@ class RealtimeEndpoint(InferenceEndpoint):
     kms_key:
         Customer managed key. Default: AWS managed keys.
     vpc:
-        Subnets and security groups. Default: no VPC (SageMaker's managed network).
+        An ``ec2.IVpc`` (or, as in the config file, ``VpcOptions`` of subnet and security group ids) for the
+        model's network interfaces. Default: no VPC (SageMaker's managed network).
+    vpc_subnets:
+        The subnets of ``vpc`` to use. Default: its private subnets.
+    security_groups:
+        Security groups of the network interfaces (at most 5). Default: with an ``ec2.IVpc``, one new group
+        ``SecurityGroup`` with no inbound rule and all outbound (``endpoint.connections`` opens more).
+    role:
+        Your own execution role (``iam.IRole``). A role created in your app gets the execution policy attached;
+        an imported one is not changed (attach ``endpoint.policy`` where it is managed). Default: a new
+        least-privilege role ``ExecutionRole``.
     network_isolation:
         Block the container's network. Default: on when the model needs no internet (weights from S3, or a
         multi-model prefix: SageMaker downloads them before the container starts); off for Hugging Face downloads,
@@ -102,7 +114,10 @@ class RealtimeEndpoint(InferenceEndpoint):
         capacity: Capacity | CapacityLike | None = None,
         async_inference: AsyncOptions | None = None,
         kms_key: kms.IKey | None = None,
-        vpc: VpcOptions | None = None,
+        vpc: VpcOptions | ec2.IVpc | None = None,
+        vpc_subnets: ec2.SubnetSelection | None = None,
+        security_groups: Sequence[ec2.ISecurityGroup] | None = None,
+        role: iam.IRole | None = None,
         network_isolation: bool | None = None,
         data_capture: DataCaptureOptions | None = None,
         deployment: DeploymentOptions | None = None,
@@ -122,7 +137,7 @@ class RealtimeEndpoint(InferenceEndpoint):
             instance_type=instance_type,
             capacity=_coerce.capacity(_prop(path, "capacity"), capacity) or Capacity(),
             async_inference=async_inference,
-            vpc=vpc,
+            vpc=vpc if isinstance(vpc, VpcOptions) else None,
             network_isolation=network_isolation,
             data_capture=data_capture,
             deployment=deployment or DeploymentOptions(),
@@ -138,6 +153,10 @@ class RealtimeEndpoint(InferenceEndpoint):
             kms_key=kms_key,
             endpoint_name=endpoint_name,
             path=path,
+            vpc=None if isinstance(vpc, VpcOptions) else vpc,
+            vpc_subnets=vpc_subnets,
+            security_groups=security_groups,
+            role=role,
         )
 
 
@@ -158,7 +177,7 @@ class ServerlessEndpoint(InferenceEndpoint):
         1..200 concurrent invocations. Default: 20.
     provisioned_concurrency:
         0..``max_concurrency`` pre-warmed instances. Default: 0 (none).
-    image, kms_key, deployment, environment, endpoint_name, catalog, path:
+    image, kms_key, role, deployment, environment, endpoint_name, catalog, path:
         As for :class:`RealtimeEndpoint` (``kms_key`` encrypts nothing on the endpoint config: serverless
         has no ML storage volume).
     """
@@ -175,6 +194,7 @@ class ServerlessEndpoint(InferenceEndpoint):
         max_concurrency: int = 20,
         provisioned_concurrency: int = 0,
         kms_key: kms.IKey | None = None,
+        role: iam.IRole | None = None,
         deployment: DeploymentOptions | None = None,
         environment: Mapping[str, str] | None = None,
         endpoint_name: str | None = None,
@@ -198,6 +218,7 @@ class ServerlessEndpoint(InferenceEndpoint):
             kms_key=kms_key,
             endpoint_name=endpoint_name,
             path=path,
+            role=role,
         )
 
     def auto_scale_provisioned_concurrency(
@@ -277,8 +298,8 @@ class MultiModelEndpoint(InferenceEndpoint):
         is sized for a small classical model).
     cache:
         Keep loaded models on the instance (``ModelCacheSetting: Enabled``). Default: on.
-    image, accelerator, instance_type, capacity, kms_key, vpc, network_isolation, data_capture,
-    deployment, environment, endpoint_name, host, catalog, path:
+    image, accelerator, instance_type, capacity, kms_key, vpc, vpc_subnets, security_groups, role,
+    network_isolation, data_capture, deployment, environment, endpoint_name, host, catalog, path:
         As for :class:`RealtimeEndpoint`.
     """
 
@@ -296,7 +317,10 @@ class MultiModelEndpoint(InferenceEndpoint):
         instance_type: str | None = None,
         capacity: Capacity | CapacityLike | None = None,
         kms_key: kms.IKey | None = None,
-        vpc: VpcOptions | None = None,
+        vpc: VpcOptions | ec2.IVpc | None = None,
+        vpc_subnets: ec2.SubnetSelection | None = None,
+        security_groups: Sequence[ec2.ISecurityGroup] | None = None,
+        role: iam.IRole | None = None,
         network_isolation: bool | None = None,
         data_capture: DataCaptureOptions | None = None,
         deployment: DeploymentOptions | None = None,
@@ -315,7 +339,7 @@ class MultiModelEndpoint(InferenceEndpoint):
             instance_type=instance_type,
             capacity=_coerce.capacity(_prop(path, "capacity"), capacity) or Capacity(),
             multi_model=MultiModelOptions(model_data_prefix, cache),
-            vpc=vpc,
+            vpc=vpc if isinstance(vpc, VpcOptions) else None,
             network_isolation=network_isolation,
             data_capture=data_capture,
             deployment=deployment or DeploymentOptions(),
@@ -330,6 +354,10 @@ class MultiModelEndpoint(InferenceEndpoint):
             kms_key=kms_key,
             endpoint_name=endpoint_name,
             path=path,
+            vpc=None if isinstance(vpc, VpcOptions) else vpc,
+            vpc_subnets=vpc_subnets,
+            security_groups=security_groups,
+            role=role,
         )
 
 

@@ -15,6 +15,7 @@ from inference_constructs.observability.validate import validate_dashboard_body,
 
 if TYPE_CHECKING:
     from inference_constructs.observability import metrics
+    from inference_constructs.observability.alarm_resources import RenderedAlarm, alarm_of
     from inference_constructs.observability.alarms import InferenceAlarms, check_alarm_settings
     from inference_constructs.observability.dashboard import InferenceDashboard, check_dashboard_inputs
     from inference_constructs.observability.tracing import XRaySamplingRule, check_sampling_rule
@@ -25,6 +26,7 @@ _getattr, __dir__ = lazy_exports(
     __name__,
     {
         **dict.fromkeys(("InferenceAlarms", "check_alarm_settings"), "inference_constructs.observability.alarms"),
+        **dict.fromkeys(("RenderedAlarm", "alarm_of"), "inference_constructs.observability.alarm_resources"),
         **dict.fromkeys(
             ("InferenceDashboard", "check_dashboard_inputs"), "inference_constructs.observability.dashboard"
         ),
@@ -46,7 +48,9 @@ __all__ = [
     "InferenceDashboard",
     "MonitoredEndpoint",
     "MonitoredProfile",
+    "RenderedAlarm",
     "XRaySamplingRule",
+    "alarm_of",
     "check_alarm_settings",
     "check_dashboard_inputs",
     "check_sampling_rule",

@@ -6,9 +6,11 @@ single cost of a synth that the plain-resource baseline does not pay (``docs/ben
 describe an alarm's metric as plain data and emit the ``CfnAlarm`` in one call, with the properties the L2
 alarm renders for the same metric (``tests/unit/observability/test_alarm_rendering.py`` compares the two).
 
-Each ``CfnAlarm`` is the ``Resource`` child of a plain construct named like the L2 alarm was, so construct paths
-and logical ids (which hash the path) are the ones the L2 alarms had: a deployed stack keeps its alarms, and the
-endpoints that name their rollback alarms are not updated.
+Each ``CfnAlarm`` is the ``Resource`` child of a :class:`RenderedAlarm` named like the L2 alarm was, so construct
+paths and logical ids (which hash the path) are the ones the L2 alarms had: a deployed stack keeps its alarms, and
+the endpoints that name their rollback alarms are not updated. ``RenderedAlarm`` is a ``cloudwatch.AlarmBase``
+(an ``IAlarm``): composite alarm rules, ``add_alarm_action(SnsAction(topic))`` and the other aws-cdk alarm uses
+work on it; :func:`alarm_of` returns it for any ``CfnAlarm`` made here.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from typing import Any
 
 from aws_cdk import aws_cloudwatch as cloudwatch
 from constructs import Construct
+
+from inference_constructs.errors import InferenceConfigError
 
 #: Statistics CloudWatch renders as ``Statistic``; everything else (``p99``, ``tm90``, ...) is ``ExtendedStatistic``.
 SIMPLE_STATISTICS = frozenset({"SampleCount", "Average", "Sum", "Minimum", "Maximum"})
@@ -198,6 +202,67 @@ def add_anomaly_alarm(
     )
 
 
+class RenderedAlarm(cloudwatch.AlarmBase):
+    """An alarm rendered straight to its ``CfnAlarm`` (:attr:`resource`, id ``Resource``), usable as a
+    ``cloudwatch.IAlarm``: ``add_alarm_action`` / ``add_ok_action`` / ``add_insufficient_data_action`` append
+    to the ``CfnAlarm``'s action lists, and ``render_alarm_rule`` makes it part of a ``CompositeAlarm``."""
+
+    def __init__(self, scope: Construct, construct_id: str) -> None:
+        super().__init__(scope, construct_id)
+
+    @property
+    def resource(self) -> cloudwatch.CfnAlarm:
+        """The ``AWS::CloudWatch::Alarm``."""
+        child = self.node.default_child
+        assert isinstance(child, cloudwatch.CfnAlarm)
+        return child
+
+    @property
+    def alarm_arn(self) -> str:
+        """ARN of the alarm (``Fn::GetAtt``)."""
+        return self.resource.attr_arn
+
+    @property
+    def alarm_name(self) -> str:
+        """Name of the alarm (``Ref``; CloudFormation generates it)."""
+        return self.resource.ref
+
+    def _arns(self, actions: Sequence[cloudwatch.IAlarmAction]) -> list[str]:
+        return [a.bind(self, self).alarm_action_arn for a in actions]
+
+    def add_alarm_action(self, *actions: cloudwatch.IAlarmAction) -> None:
+        """Notify ``actions`` when the alarm enters ALARM (appended to the alarm's ``AlarmActions``)."""
+        cfn = self.resource
+        cfn.alarm_actions = [*(cfn.alarm_actions or []), *self._arns(actions)]
+
+    def add_ok_action(self, *actions: cloudwatch.IAlarmAction) -> None:
+        """Notify ``actions`` when the alarm returns to OK (appended to ``OKActions``)."""
+        cfn = self.resource
+        cfn.ok_actions = [*(cfn.ok_actions or []), *self._arns(actions)]
+
+    def add_insufficient_data_action(self, *actions: cloudwatch.IAlarmAction) -> None:
+        """Notify ``actions`` on INSUFFICIENT_DATA (appended to ``InsufficientDataActions``)."""
+        cfn = self.resource
+        cfn.insufficient_data_actions = [*(cfn.insufficient_data_actions or []), *self._arns(actions)]
+
+
+def alarm_of(alarm: cloudwatch.CfnAlarm) -> RenderedAlarm:
+    """The :class:`RenderedAlarm` (a ``cloudwatch.IAlarm``) owning ``alarm``, one of the ``CfnAlarm`` s this
+    library renders (an endpoint's ``rollback_alarms``, ``InferenceAlarms.alarms``).
+
+    Raises
+    ------
+    InferenceConfigError
+        ``alarm`` was not made by this library.
+    """
+    owner = alarm.node.scope
+    if not isinstance(owner, RenderedAlarm):
+        raise InferenceConfigError(
+            f"{alarm.node.path}: is not an alarm this library rendered; use cloudwatch.Alarm.from_alarm_arn(...)"
+        )
+    return owner
+
+
 @dataclass(frozen=True)
 class _Common:
     """The settings every alarm shape renders the same way."""
@@ -214,7 +279,7 @@ class _Common:
 def _emit(scope: Construct, construct_id: str, common: _Common, **metric_props: Any) -> cloudwatch.CfnAlarm:
     """The ``CfnAlarm`` (id ``Resource`` under a construct ``construct_id``) of ``common`` and ``metric_props``."""
     return cloudwatch.CfnAlarm(
-        Construct(scope, construct_id),
+        RenderedAlarm(scope, construct_id),
         "Resource",
         alarm_description=common.description,
         comparison_operator=COMPARISON_OPERATORS[common.comparison_operator],

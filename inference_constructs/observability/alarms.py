@@ -171,8 +171,8 @@ class InferenceAlarms(Construct):
         self._stack_account = Stack.of(self).account
 
         self.alarms: dict[str, cloudwatch.CfnAlarm] = {}
-        """Every alarm by construct id (``AWS::CloudWatch::Alarm`` resources; for an ``IAlarm``, e.g. for a
-        composite alarm, use ``cloudwatch.Alarm.from_alarm_arn(scope, id, alarm.attr_arn)``)."""
+        """Every alarm by construct id (``AWS::CloudWatch::Alarm`` resources). ``alarm_of(alarm)`` is the same alarm
+        as a ``cloudwatch.IAlarm`` (``add_alarm_action``, composite alarm rules)."""
         for index, endpoint in enumerate(endpoints):
             self._endpoint_alarms(
                 _endpoint_id(endpoint, index),
