@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from typing import Any, Unpack
 
 from aws_cdk import Acknowledgment as _Acknowledgment
-from aws_cdk import Aws, Duration, Tags, Validations
+from aws_cdk import Aws, Duration, Resource, Tags, Validations
 from aws_cdk import aws_bedrock as bedrock
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_iam as iam
@@ -22,7 +23,7 @@ from inference_constructs._grants import add_statement_managed, grant_managed
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.bedrock.guardrail import GuardrailReference
 from inference_constructs.bedrock.guardrails import guarded_invoke_statements
-from inference_constructs.bedrock.metrics import bedrock_metric, cache_tokens_total
+from inference_constructs.bedrock.metrics import DEFAULT_PERIOD, DIMENSION, NAMESPACE, cache_tokens_total
 from inference_constructs.bedrock.model_source import (
     ModelSource,
     Residency,
@@ -33,6 +34,7 @@ from inference_constructs.bedrock.model_source import (
     check_tags,
     raise_if_problems,
 )
+from inference_constructs.hosting.interface import MetricOptions
 
 INVOKE_ACTIONS = ("bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream")
 """What InvokeModel, InvokeModelWithResponseStream, Converse and ConverseStream are authorized by."""
@@ -42,8 +44,11 @@ INVOKE_ACTIONS = ("bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"
 OWN_TAG_PRIORITY = 200
 
 
-class ApplicationInferenceProfile(Construct):
+class ApplicationInferenceProfile(Resource):
     """A Bedrock application inference profile copying a foundation model or a system profile.
+
+    A CDK ``Resource`` whose default child is the ``AWS::Bedrock::ApplicationInferenceProfile`` (id ``Resource``),
+    so ``apply_removal_policy`` and ``node.default_child`` act on the profile.
 
     The template is region-agnostic: a model *id* becomes a ``CopyFrom`` ARN in the deploy Region
     (``Aws.PARTITION`` / ``Aws.REGION`` / ``Aws.ACCOUNT_ID``); a model *ARN* is used as given.
@@ -251,61 +256,78 @@ class ApplicationInferenceProfile(Construct):
         return grant
 
     # ------------------------------------------------------------------ metrics
-    def metric(self, metric_name: str, *, statistic: str = "Sum", period: Duration | None = None) -> cloudwatch.Metric:
-        """``AWS/Bedrock`` ``metric_name`` for ``ModelId=<profile id>``; Sum over 5 minutes by default."""
-        return bedrock_metric(metric_name, self.profile_id, statistic=statistic, period=period)
+    def metric(self, metric_name: str, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
+        """``AWS/Bedrock`` ``metric_name`` for ``ModelId=<profile id>``; sum over 5 minutes by default.
 
-    def metric_invocations(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+        ``options`` are the aws-cdk ``MetricOptions`` (``period``, ``statistic``, ``label``, ``unit``, ``color``,
+        ``account``, ``region``, ``dimensions_map``, ...) over those defaults; a ``dimensions_map`` replaces the
+        ``ModelId`` dimension, as in aws-cdk.
+        """
+        return self._metric(metric_name, "Sum", options)
+
+    def _metric(self, metric_name: str, statistic: str, options: MetricOptions) -> cloudwatch.Metric:
+        """``metric_name`` with ``statistic``, 5 minutes and the ``ModelId`` dimension, under ``options``."""
+        chosen: dict[str, Any] = {
+            "statistic": statistic,
+            "period": DEFAULT_PERIOD,
+            "dimensions_map": {DIMENSION: self.profile_id},
+        }
+        chosen.update((k, v) for k, v in options.items() if v is not None)
+        return cloudwatch.Metric(namespace=NAMESPACE, metric_name=metric_name, **chosen)
+
+    def _sum(self, metric_name: str, options: MetricOptions) -> cloudwatch.Metric:
+        return self._metric(metric_name, "Sum", options)
+
+    def _average(self, metric_name: str, options: MetricOptions) -> cloudwatch.Metric:
+        return self._metric(metric_name, "Average", options)
+
+    def metric_invocations(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Successful requests (``Invocations``); sum over 5 minutes."""
-        return self.metric("Invocations", period=period)
+        return self._sum("Invocations", options)
 
-    def metric_invocation_latency(
-        self, *, statistic: str = "Average", period: Duration | None = None
-    ) -> cloudwatch.Metric:
+    def metric_invocation_latency(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Time to the last token in ms (``InvocationLatency``); average over 5 minutes (use ``p99`` for tails)."""
-        return self.metric("InvocationLatency", statistic=statistic, period=period)
+        return self._average("InvocationLatency", options)
 
-    def metric_invocation_throttles(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+    def metric_invocation_throttles(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Throttled requests (``InvocationThrottles``, not counted as Invocations or errors); sum over 5 minutes."""
-        return self.metric("InvocationThrottles", period=period)
+        return self._sum("InvocationThrottles", options)
 
-    def metric_invocation_client_errors(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+    def metric_invocation_client_errors(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Requests that failed with a client error (``InvocationClientErrors``); sum over 5 minutes."""
-        return self.metric("InvocationClientErrors", period=period)
+        return self._sum("InvocationClientErrors", options)
 
-    def metric_invocation_server_errors(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+    def metric_invocation_server_errors(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Requests that failed with a server error (``InvocationServerErrors``); sum over 5 minutes."""
-        return self.metric("InvocationServerErrors", period=period)
+        return self._sum("InvocationServerErrors", options)
 
-    def metric_input_token_count(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+    def metric_input_token_count(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Input tokens (``InputTokenCount``); sum over 5 minutes."""
-        return self.metric("InputTokenCount", period=period)
+        return self._sum("InputTokenCount", options)
 
-    def metric_output_token_count(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+    def metric_output_token_count(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Output tokens (``OutputTokenCount``); sum over 5 minutes."""
-        return self.metric("OutputTokenCount", period=period)
+        return self._sum("OutputTokenCount", options)
 
-    def metric_time_to_first_token(
-        self, *, statistic: str = "Average", period: Duration | None = None
-    ) -> cloudwatch.Metric:
+    def metric_time_to_first_token(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Time to first token in ms, streaming APIs only (``TimeToFirstToken``); average over 5 minutes."""
-        return self.metric("TimeToFirstToken", statistic=statistic, period=period)
+        return self._average("TimeToFirstToken", options)
 
-    def metric_cache_read_input_tokens(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+    def metric_cache_read_input_tokens(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Prompt-cache read tokens under the runtime-metrics page name (``CacheReadInputTokens``); sum, 5 min."""
-        return self.metric("CacheReadInputTokens", period=period)
+        return self._sum("CacheReadInputTokens", options)
 
-    def metric_cache_write_input_tokens(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+    def metric_cache_write_input_tokens(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Prompt-cache write tokens, runtime-metrics page name (``CacheWriteInputTokens``); sum, 5 min."""
-        return self.metric("CacheWriteInputTokens", period=period)
+        return self._sum("CacheWriteInputTokens", options)
 
-    def metric_cache_read_input_token_count(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+    def metric_cache_read_input_token_count(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Prompt-cache read tokens under the burndown-page name (``CacheReadInputTokenCount``); sum, 5 min."""
-        return self.metric("CacheReadInputTokenCount", period=period)
+        return self._sum("CacheReadInputTokenCount", options)
 
-    def metric_cache_write_input_token_count(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+    def metric_cache_write_input_token_count(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Prompt-cache write tokens, burndown-page name (``CacheWriteInputTokenCount``); sum, 5 min."""
-        return self.metric("CacheWriteInputTokenCount", period=period)
+        return self._sum("CacheWriteInputTokenCount", options)
 
     def metric_cache_read_input_tokens_total(self, *, period: Duration | None = None) -> cloudwatch.MathExpression:
         """Cache read tokens under either name: ``FILL(a, 0) + FILL(b, 0)``; sum over 5 minutes."""

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["EndpointMetrics", "MetricOptions"]
 
 
-def _with_defaults(options: MetricOptions, **defaults: Unpack[MetricOptions]) -> MetricOptions:
+def with_defaults(options: MetricOptions, **defaults: Unpack[MetricOptions]) -> MetricOptions:
     """``defaults`` overridden by every option the caller gave (an option given as ``None`` keeps the default)."""
     merged: dict[str, object] = dict(defaults)
     merged.update((k, v) for k, v in options.items() if v is not None)
@@ -79,7 +79,7 @@ class EndpointMetrics:
             ``dimensions_map`` replaces the endpoint's dimensions, as in aws-cdk. Default: average over
             1 minute on this endpoint's dimensions.
         """
-        chosen = _with_defaults(
+        chosen = with_defaults(
             options,
             statistic="Average",
             period=_tokens.minutes(1),
@@ -102,21 +102,19 @@ class EndpointMetrics:
 
     def metric_invocations(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """``Invocations`` (count), sum over 1 minute. Not published by async endpoints."""
-        return self.metric("Invocations", **_with_defaults(options, statistic="Sum"))
+        return self.metric("Invocations", **with_defaults(options, statistic="Sum"))
 
     def metric_invocations_per_instance(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """``InvocationsPerInstance`` (count), sum over 1 minute."""
-        return self.metric("InvocationsPerInstance", **_with_defaults(options, statistic="Sum"))
+        return self.metric("InvocationsPerInstance", **with_defaults(options, statistic="Sum"))
 
     def metric_model_latency(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """``ModelLatency`` in microseconds, p99 over 1 minute."""
-        return self.metric(
-            "ModelLatency", **_with_defaults(options, statistic="p99", unit=cloudwatch.Unit.MICROSECONDS)
-        )
+        return self.metric("ModelLatency", **with_defaults(options, statistic="p99", unit=cloudwatch.Unit.MICROSECONDS))
 
     def metric_overhead_latency(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """``OverheadLatency`` in microseconds, average over 1 minute (percentiles are not published)."""
-        return self.metric("OverheadLatency", **_with_defaults(options, unit=cloudwatch.Unit.MICROSECONDS))
+        return self.metric("OverheadLatency", **with_defaults(options, unit=cloudwatch.Unit.MICROSECONDS))
 
     def metric_invocation_4xx_errors(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """``Invocation4XXErrors``, average over 1 minute (each request emits 1 or 0: the error rate)."""
@@ -128,22 +126,22 @@ class EndpointMetrics:
 
     def metric_invocation_model_errors(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """``InvocationModelErrors``, sum over 1 minute."""
-        return self.metric("InvocationModelErrors", **_with_defaults(options, statistic="Sum"))
+        return self.metric("InvocationModelErrors", **with_defaults(options, statistic="Sum"))
 
     def metric_concurrent_requests_per_model(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """``ConcurrentRequestsPerModel`` (high resolution, every 10 s), maximum over 1 minute."""
-        return self.metric("ConcurrentRequestsPerModel", **_with_defaults(options, statistic="Maximum"))
+        return self.metric("ConcurrentRequestsPerModel", **with_defaults(options, statistic="Maximum"))
 
     def metric_model_setup_time(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """``ModelSetupTime`` (serverless cold start) in microseconds, average over 1 minute."""
-        return self.metric("ModelSetupTime", **_with_defaults(options, unit=cloudwatch.Unit.MICROSECONDS))
+        return self.metric("ModelSetupTime", **with_defaults(options, unit=cloudwatch.Unit.MICROSECONDS))
 
     def metric_cpu_utilization(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """``CPUUtilization`` percent, average over 1 minute; sums cores, so 0..100 x vCPUs."""
         return self.metric(
             "CPUUtilization",
             namespace=ENDPOINT_INSTANCE_NAMESPACE,
-            **_with_defaults(options, unit=cloudwatch.Unit.PERCENT),
+            **with_defaults(options, unit=cloudwatch.Unit.PERCENT),
         )
 
     def metric_memory_utilization(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
@@ -151,7 +149,7 @@ class EndpointMetrics:
         return self.metric(
             "MemoryUtilization",
             namespace=ENDPOINT_INSTANCE_NAMESPACE,
-            **_with_defaults(options, unit=cloudwatch.Unit.PERCENT),
+            **with_defaults(options, unit=cloudwatch.Unit.PERCENT),
         )
 
     def metric_disk_utilization(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
@@ -159,7 +157,7 @@ class EndpointMetrics:
         return self.metric(
             "DiskUtilization",
             namespace=ENDPOINT_INSTANCE_NAMESPACE,
-            **_with_defaults(options, unit=cloudwatch.Unit.PERCENT),
+            **with_defaults(options, unit=cloudwatch.Unit.PERCENT),
         )
 
     def metric_gpu_utilization(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
@@ -167,7 +165,7 @@ class EndpointMetrics:
         return self.metric(
             "GPUUtilization",
             namespace=ENDPOINT_INSTANCE_NAMESPACE,
-            **_with_defaults(options, unit=cloudwatch.Unit.PERCENT),
+            **with_defaults(options, unit=cloudwatch.Unit.PERCENT),
         )
 
     def metric_gpu_memory_utilization(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
@@ -175,13 +173,13 @@ class EndpointMetrics:
         return self.metric(
             "GPUMemoryUtilization",
             namespace=ENDPOINT_INSTANCE_NAMESPACE,
-            **_with_defaults(options, unit=cloudwatch.Unit.PERCENT),
+            **with_defaults(options, unit=cloudwatch.Unit.PERCENT),
         )
 
     def metric_approximate_backlog_size(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Async: ``ApproximateBacklogSize`` (count), average over 1 minute, ``EndpointName`` only."""
         return self.metric(
-            "ApproximateBacklogSize", variant_dimension=False, **_with_defaults(options, unit=cloudwatch.Unit.COUNT)
+            "ApproximateBacklogSize", variant_dimension=False, **with_defaults(options, unit=cloudwatch.Unit.COUNT)
         )
 
     def metric_approximate_backlog_size_per_instance(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
@@ -189,7 +187,7 @@ class EndpointMetrics:
         return self.metric(
             "ApproximateBacklogSizePerInstance",
             variant_dimension=False,
-            **_with_defaults(options, unit=cloudwatch.Unit.COUNT),
+            **with_defaults(options, unit=cloudwatch.Unit.COUNT),
         )
 
     def metric_approximate_age_of_oldest_request(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
@@ -197,14 +195,14 @@ class EndpointMetrics:
         return self.metric(
             "ApproximateAgeOfOldestRequest",
             variant_dimension=False,
-            **_with_defaults(options, statistic="Maximum", unit=cloudwatch.Unit.SECONDS),
+            **with_defaults(options, statistic="Maximum", unit=cloudwatch.Unit.SECONDS),
         )
 
     def metric_has_backlog_without_capacity(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Async: ``HasBacklogWithoutCapacity`` (1 when requests wait and no instance runs), average over
         1 minute, ``EndpointName`` only. Drives scale-out from zero."""
         return self.metric(
-            "HasBacklogWithoutCapacity", variant_dimension=False, **_with_defaults(options, unit=cloudwatch.Unit.COUNT)
+            "HasBacklogWithoutCapacity", variant_dimension=False, **with_defaults(options, unit=cloudwatch.Unit.COUNT)
         )
 
     def metric_invocations_per_copy(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
@@ -250,7 +248,7 @@ class EndpointMetrics:
                 f"so {metric_name} is never published; use the per-instance metrics, or capacity min 0 on a "
                 "realtime endpoint"
             )
-        chosen = _with_defaults(
+        chosen = with_defaults(
             options,
             dimensions_map={COMPONENT_DIMENSIONS[0].value: self.inference_component.inference_component_name},
             statistic=statistic,
