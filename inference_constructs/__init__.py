@@ -50,6 +50,8 @@ if TYPE_CHECKING:
         InferenceDashboard,
         MonitoredEndpoint,
         MonitoredProfile,
+        RenderedAlarm,
+        alarm_of,
     )
     from inference_constructs.scaling import (
         EndpointAutoScaling,
@@ -100,7 +102,7 @@ _EXPORTS: dict[str, str] = {
         "inference_constructs.scaling",
     ),
     **dict.fromkeys(
-        ("InferenceAlarms", "InferenceDashboard", "MonitoredEndpoint", "MonitoredProfile"),
+        ("InferenceAlarms", "InferenceDashboard", "MonitoredEndpoint", "MonitoredProfile", "RenderedAlarm", "alarm_of"),
         "inference_constructs.observability",
     ),
     **dict.fromkeys(("BudgetGuardrail", "CostAnomalyMonitor"), "inference_constructs.cost"),
@@ -141,9 +143,11 @@ __all__ = [
     "MultiModelEndpoint",
     "Problem",
     "RealtimeEndpoint",
+    "RenderedAlarm",
     "Residency",
     "ServerlessEndpoint",
     "ServerlessProvisionedConcurrencyScaling",
     "Serving",
     "VpcOptions",
+    "alarm_of",
 ]

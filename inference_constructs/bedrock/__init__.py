@@ -17,37 +17,24 @@ from inference_constructs.bedrock.guardrails import (
     DeniedTopic,
     GuardrailSpec,
     PiiEntity,
-    check_guardrail,
-    guarded_invoke_statements,
 )
 from inference_constructs.bedrock.guidance import (
-    GUIDANCE_AS_OF,
     cache_checkpoint_min_tokens,
     output_burndown_rate,
     token_guidance,
 )
-from inference_constructs.bedrock.logging_spec import InvocationLoggingSpec, check_invocation_logging
+from inference_constructs.bedrock.logging_spec import InvocationLoggingSpec
 from inference_constructs.bedrock.model_source import (
     ModelSource,
     ModelSourceKind,
     Residency,
-    check_description,
-    check_model,
-    check_name,
-    check_profile,
-    check_residency,
-    check_tags,
 )
-from inference_constructs.bedrock.pricing import Latency, Workload, load_prices, token_economics
+from inference_constructs.bedrock.pricing import Latency, Workload, token_economics
 from inference_constructs.bedrock.profiles import (
     ProfileSpec,
-    check_profile_specs,
-    plan_entries,
-    plan_entry,
-    validate_profile_specs,
 )
-from inference_constructs.bedrock.regions import GEOGRAPHIES, TABLE_AS_OF, Geography, geography_for_prefix
-from inference_constructs.bedrock.routing import RouterSpec, check_router_specs, router_plan_entry
+from inference_constructs.bedrock.regions import GEOGRAPHIES, Geography
+from inference_constructs.bedrock.routing import RouterSpec
 
 if TYPE_CHECKING:
     from inference_constructs.bedrock.guardrail import Guardrail, GuardrailReference
@@ -74,9 +61,7 @@ __getattr__, __dir__ = lazy_exports(
 
 __all__ = [
     "GEOGRAPHIES",
-    "GUIDANCE_AS_OF",
     "INVOKE_ACTIONS",
-    "TABLE_AS_OF",
     "ApplicationInferenceProfile",
     "ContentFilter",
     "DeniedTopic",
@@ -98,24 +83,7 @@ __all__ = [
     "bedrock_metric",
     "cache_checkpoint_min_tokens",
     "cache_tokens_total",
-    "check_description",
-    "check_guardrail",
-    "check_invocation_logging",
-    "check_model",
-    "check_name",
-    "check_profile",
-    "check_profile_specs",
-    "check_residency",
-    "check_router_specs",
-    "check_tags",
-    "geography_for_prefix",
-    "guarded_invoke_statements",
-    "load_prices",
     "output_burndown_rate",
-    "plan_entries",
-    "plan_entry",
-    "router_plan_entry",
     "token_economics",
     "token_guidance",
-    "validate_profile_specs",
 ]

@@ -18,7 +18,6 @@ from inference_constructs.cost.capacity_tags import (
     MAX_INSTANCES_TAG,
     capacity_kind,
     capacity_tags,
-    validate_cost_tags,
 )
 from inference_constructs.cost.commitment import (
     BurstAssumption,
@@ -78,6 +77,5 @@ __all__ = [
     "optimal_commitment",
     "recommend_commitment",
     "savings_plan_rate",
-    "validate_cost_tags",
     "weekly_profile",
 ]

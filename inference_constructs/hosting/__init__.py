@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 from inference_constructs._lazy import lazy_exports
 from inference_constructs.hosting.decisions import (
-    DEFAULT_VARIANT_NAME,
     AsyncOptions,
     Capacity,
     DataCaptureOptions,
@@ -14,17 +13,11 @@ from inference_constructs.hosting.decisions import (
     DeploymentStrategy,
     EndpointPlan,
     EndpointRequest,
-    InferenceComponentPlan,
-    ModelData,
-    ModelDataKind,
     MultiModelOptions,
     ServerlessOptions,
-    ServerlessPlan,
     VpcOptions,
     plan_endpoint,
-    startup_timeouts,
 )
-from inference_constructs.hosting.deployment import DeploymentPlan, RollbackAlarmPlan
 from inference_constructs.hosting.interface import IInferenceEndpoint, MetricOptions
 
 if TYPE_CHECKING:
@@ -51,31 +44,23 @@ __getattr__, __dir__ = lazy_exports(
 )
 
 __all__ = [
-    "DEFAULT_VARIANT_NAME",
     "AsyncOptions",
     "Capacity",
     "DataCaptureOptions",
     "DeploymentOptions",
-    "DeploymentPlan",
     "DeploymentStrategy",
     "EndpointPlan",
     "EndpointRequest",
     "IInferenceEndpoint",
     "ImportedEndpoint",
-    "InferenceComponentPlan",
     "InferenceEndpoint",
     "MetricOptions",
-    "ModelData",
-    "ModelDataKind",
     "MultiModelEndpoint",
     "MultiModelOptions",
     "RealtimeEndpoint",
-    "RollbackAlarmPlan",
     "ServerlessEndpoint",
     "ServerlessOptions",
-    "ServerlessPlan",
     "VpcOptions",
     "endpoint_from_request",
     "plan_endpoint",
-    "startup_timeouts",
 ]

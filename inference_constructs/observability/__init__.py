@@ -16,21 +16,19 @@ from inference_constructs.observability.validate import validate_dashboard_body,
 if TYPE_CHECKING:
     from inference_constructs.observability import metrics
     from inference_constructs.observability.alarm_resources import RenderedAlarm, alarm_of
-    from inference_constructs.observability.alarms import InferenceAlarms, check_alarm_settings
-    from inference_constructs.observability.dashboard import InferenceDashboard, check_dashboard_inputs
-    from inference_constructs.observability.tracing import XRaySamplingRule, check_sampling_rule
+    from inference_constructs.observability.alarms import InferenceAlarms
+    from inference_constructs.observability.dashboard import InferenceDashboard
+    from inference_constructs.observability.tracing import XRaySamplingRule
 
 # The constructs and metric factories load aws_cdk on first use, so the pure modules (metric definitions,
 # targets, the template validator) import without it.
 _getattr, __dir__ = lazy_exports(
     __name__,
     {
-        **dict.fromkeys(("InferenceAlarms", "check_alarm_settings"), "inference_constructs.observability.alarms"),
+        "InferenceAlarms": "inference_constructs.observability.alarms",
         **dict.fromkeys(("RenderedAlarm", "alarm_of"), "inference_constructs.observability.alarm_resources"),
-        **dict.fromkeys(
-            ("InferenceDashboard", "check_dashboard_inputs"), "inference_constructs.observability.dashboard"
-        ),
-        **dict.fromkeys(("XRaySamplingRule", "check_sampling_rule"), "inference_constructs.observability.tracing"),
+        "InferenceDashboard": "inference_constructs.observability.dashboard",
+        "XRaySamplingRule": "inference_constructs.observability.tracing",
         "metrics": "",
     },
 )
@@ -51,9 +49,6 @@ __all__ = [
     "RenderedAlarm",
     "XRaySamplingRule",
     "alarm_of",
-    "check_alarm_settings",
-    "check_dashboard_inputs",
-    "check_sampling_rule",
     "metrics",
     "validate_dashboard_body",
     "validate_template",

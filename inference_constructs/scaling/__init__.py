@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from inference_constructs._lazy import lazy_exports
 from inference_constructs.scaling.decisions import (
-    COOLDOWNS,
     HostFacts,
     ScalableDimension,
     ScalingIntent,
@@ -19,7 +18,6 @@ from inference_constructs.scaling.decisions import (
     ServerlessFacts,
     TargetTrackingPolicy,
     WakeUpPolicy,
-    bottleneck_intent,
     plan_scaling,
 )
 from inference_constructs.scaling.from_config import intent_from_config, plan_from_config
@@ -29,8 +27,6 @@ if TYPE_CHECKING:
     from inference_constructs.scaling.inference_component import (
         InferenceComponentScaling,
         ModelInferenceComponent,
-        managed_instance_scaling,
-        scale_to_zero_variant,
     )
 
 # The constructs load aws_cdk on first use, so the pure decisions import without it (the plan needs that).
@@ -41,13 +37,10 @@ __getattr__, __dir__ = lazy_exports(
         "ServerlessProvisionedConcurrencyScaling": "inference_constructs.scaling.autoscaling",
         "InferenceComponentScaling": "inference_constructs.scaling.inference_component",
         "ModelInferenceComponent": "inference_constructs.scaling.inference_component",
-        "managed_instance_scaling": "inference_constructs.scaling.inference_component",
-        "scale_to_zero_variant": "inference_constructs.scaling.inference_component",
     },
 )
 
 __all__ = [
-    "COOLDOWNS",
     "EndpointAutoScaling",
     "HostFacts",
     "InferenceComponentScaling",
@@ -60,10 +53,7 @@ __all__ = [
     "ServerlessProvisionedConcurrencyScaling",
     "TargetTrackingPolicy",
     "WakeUpPolicy",
-    "bottleneck_intent",
     "intent_from_config",
-    "managed_instance_scaling",
     "plan_from_config",
     "plan_scaling",
-    "scale_to_zero_variant",
 ]

@@ -18,8 +18,8 @@ from inference_constructs.bedrock import (
     GuardrailSpec,
     InvocationLoggingSpec,
     ModelInvocationLogging,
-    check_invocation_logging,
 )
+from inference_constructs.bedrock.logging_spec import check_invocation_logging
 from inference_constructs.errors import InferenceConfigError
 
 from ._helpers import new_stack, resources

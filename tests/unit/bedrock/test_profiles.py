@@ -8,11 +8,8 @@ from aws_cdk import CfnParameter
 from inference_constructs.bedrock import (
     ProfileSpec,
     Residency,
-    check_profile_specs,
-    plan_entries,
-    plan_entry,
-    validate_profile_specs,
 )
+from inference_constructs.bedrock.profiles import check_profile_specs, plan_entries, plan_entry, validate_profile_specs
 from inference_constructs.errors import InferenceConfigError
 
 from ._helpers import new_stack

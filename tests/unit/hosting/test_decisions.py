@@ -9,13 +9,12 @@ from inference_constructs.hosting import (
     AsyncOptions,
     Capacity,
     EndpointRequest,
-    ModelDataKind,
     MultiModelOptions,
     ServerlessOptions,
     VpcOptions,
     plan_endpoint,
-    startup_timeouts,
 )
+from inference_constructs.hosting.decisions import ModelDataKind, startup_timeouts
 from inference_constructs.spec import (
     Accelerator,
     AcceleratorChoice,

@@ -11,9 +11,8 @@ from inference_constructs.scaling import (
     ScalingIntent,
     ScheduledFloor,
     ServerlessFacts,
-    bottleneck_intent,
 )
-from inference_constructs.scaling.decisions import cron_problem
+from inference_constructs.scaling.decisions import bottleneck_intent, cron_problem
 from inference_constructs.spec import EndpointKind
 from tests.unit.scaling._plans import GPU4, scaling_plan
 

@@ -14,8 +14,8 @@ from inference_constructs.scaling import (
     InferenceComponentScaling,
     ModelInferenceComponent,
     ScheduledFloor,
-    scale_to_zero_variant,
 )
+from inference_constructs.scaling.inference_component import scale_to_zero_variant
 from inference_constructs.spec import EndpointKind
 from tests.unit.scaling._plans import GPU4, scaling_plan
 from tests.unit.scaling._synth import synth_checked
