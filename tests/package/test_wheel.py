@@ -1,9 +1,7 @@
 """The wheel: built from the checkout, installed into a clean venv outside the repository, and used
 from a separate CDK app that imports RealtimeEndpoint and a construct with a Lambda asset.
 
-Offline: the clean venv gets the already-installed dependencies (aws-cdk-lib, cdk-nag, pydantic, ...)
-through a .pth file pointing at the project venv's site-packages, and the wheel itself is installed
-with --no-deps --no-index. The project itself is never on that interpreter's path.
+The wheel and the clean venv are the fixtures of conftest.py (offline).
 """
 
 from __future__ import annotations
@@ -11,13 +9,9 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
-import sysconfig
 import textwrap
 import zipfile
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,19 +36,6 @@ CONSUMER_APP = textwrap.dedent(
 )
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
-        check=True,
-        capture_output=True,
-        cwd=out,
-    )
-    (built,) = out.glob("inference_constructs-*.whl")
-    return built
-
-
 def test_wheel_carries_the_data_files_and_the_lambda_assets(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "inference_constructs/py.typed" in names
@@ -67,23 +48,9 @@ def test_wheel_carries_the_data_files_and_the_lambda_assets(wheel: Path) -> None
     assert not any(n.startswith(("tests/", "stacks/", "config/")) for n in names)
 
 
-def test_installed_wheel_synthesizes_in_a_separate_cdk_app(wheel: Path, tmp_path: Path) -> None:
+def test_installed_wheel_synthesizes_in_a_separate_cdk_app(clean_python: Path, tmp_path: Path) -> None:
     # GIVEN a clean venv outside the repository with the wheel installed (dependencies linked, offline)
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    python = venv / "bin" / "python"
-    site = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    Path(site, "project-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)],
-        check=True,
-        capture_output=True,
-    )
+    python = clean_python
     app_dir = tmp_path / "consumer"
     app_dir.mkdir()
     (app_dir / "app.py").write_text(CONSUMER_APP)
@@ -96,7 +63,7 @@ def test_installed_wheel_synthesizes_in_a_separate_cdk_app(wheel: Path, tmp_path
     assert result.returncode == 0, result.stderr[-3000:]
     info = json.loads(result.stdout.strip().splitlines()[-1])
     # THEN the library came from the clean venv, chose a host, and the Lambda asset was staged
-    assert info["package"].startswith(str(venv))
+    assert info["package"].startswith(str(clean_python.parent.parent))
     assert info["instance_type"].startswith("ml.")
     template = json.loads((app_dir / "cdk.out" / "Consumer.template.json").read_text())
     types = {r["Type"] for r in template["Resources"].values()}

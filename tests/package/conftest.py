@@ -1,0 +1,52 @@
+"""The wheel built from the checkout, and a clean venv outside the repository with it installed (offline)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``inference_constructs-*.whl`` built from this checkout (no dependencies, no build isolation: offline)."""
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
+        check=True,
+        capture_output=True,
+        cwd=out,
+    )
+    (built,) = out.glob("inference_constructs-*.whl")
+    return built
+
+
+@pytest.fixture(scope="session")
+def clean_python(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The interpreter of a clean venv outside the repository with the wheel installed.
+
+    Offline: the dependencies (aws-cdk-lib, cdk-nag, pydantic, mypy, ...) come from the project venv's
+    site-packages through a .pth file, and the wheel is installed with --no-deps --no-index. The project itself is
+    never on that interpreter's path.
+    """
+    venv = tmp_path_factory.mktemp("clean") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    Path(site, "project-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    return python
