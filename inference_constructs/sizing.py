@@ -536,10 +536,12 @@ def evaluate_host(
     notes: list[str] = []
     last: tuple[int, _Shard] | None = None
     valid: list[int] = []
+    invalid: list[tuple[int, str]] = []
     for tp in tensor_parallel_degrees(engine, inst):
         problem = None if neuron else _gpu_degree_problem(est.architecture, tp, _replicates_kv_heads(engine))
         if problem:
             notes.append(problem)
+            invalid.append((tp, problem))
             continue
         valid.append(tp)
         shard = _shard_need(est, tp, neuron)
@@ -562,9 +564,10 @@ def evaluate_host(
         why = "; ".join(notes) or f"no tensor parallel degree fits its {unit}s"
         return Fit(inst, False, 0, 0, 0.0, 0.0, host_ram_needed, _reject(inst, RejectionKind.DEVICE_MEMORY, why))
     tp, shard = last
+    larger = "".join(f"; {problem}" for d, problem in invalid if d > tp)
     why = (
         f"needs {_fmt(shard.need * tp)} GB, has {_fmt(usable * tp)} GB usable on {_plural(tp, unit)} "
-        f"({_fmt(shard.need)} per {unit} above {_fmt(limit)} with the {MARGIN_FLOOR_FRACTION:.0%} margin)"
+        f"({_fmt(shard.need)} per {unit} above {_fmt(limit)} with the {MARGIN_FLOOR_FRACTION:.0%} margin){larger}"
     )
     return Fit(
         inst,
