@@ -38,7 +38,7 @@ ENGINE = {
 }
 CLOSED_FAMILIES = {
     "tnx": {"bloom", "gpt2", "gpt_bigcode", "gptj", "gpt_neox", "llama", "mistral", "mixtral", "opt"},
-    "optimum": {"granite", "llama", "llama4", "mixtral", "phi3", "qwen2", "qwen3", "qwen3_moe", "smollm3"},
+    "optimum": {"granite", "llama", "mixtral", "phi3", "qwen2"},
 }
 GPU_MIN_CC = {
     "vllm": {"bf16": 8.0, "fp16": 7.0, "fp32": 7.0, "fp8": 8.0, "int8": 7.5, "int4": 7.5},
