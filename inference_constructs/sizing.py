@@ -533,12 +533,13 @@ def evaluate_host(
     unit = "NeuronCore" if neuron else "GPU"
     limit = usable * (1.0 - MARGIN_FLOOR_FRACTION)
     paged = _paged_kv(engine)
+    replicate_kv = _replicates_kv_heads(engine)
     notes: list[str] = []
     last: tuple[int, _Shard] | None = None
     valid: list[int] = []
     invalid: list[tuple[int, str]] = []
     for tp in tensor_parallel_degrees(engine, inst):
-        problem = None if neuron else _gpu_degree_problem(est.architecture, tp, _replicates_kv_heads(engine))
+        problem = None if neuron else _gpu_degree_problem(est.architecture, tp, replicate_kv)
         if problem:
             notes.append(problem)
             invalid.append((tp, problem))
@@ -552,14 +553,13 @@ def evaluate_host(
         kv = _kv_capacity(est, tp, neuron, limit, paged)
         return _placed(est, inst, tp, shard, usable=usable, host_ram_needed=host_ram_needed, notes=tuple(notes), kv=kv)
     if admit_fewer and paged and est.architecture is not None and est.sequences > 1:
-        fewer = _fewest_short(est, valid, neuron, limit)
+        fewer = _most_full_sequences(est, valid, neuron, limit)
         if fewer is not None:
             tp, held = fewer
             shard = _shard_need(est, tp, neuron, held)
             kv = _kv_capacity(est, tp, neuron, limit, paged)
-            return _placed(
-                est, inst, tp, shard, usable=usable, host_ram_needed=host_ram_needed, notes=tuple(notes), kv=kv
-            )
+            others = tuple(n for n in notes if not n.startswith(f"TP {tp}:"))
+            return _placed(est, inst, tp, shard, usable=usable, host_ram_needed=host_ram_needed, notes=others, kv=kv)
     if last is None:
         why = "; ".join(notes) or f"no tensor parallel degree fits its {unit}s"
         return Fit(inst, False, 0, 0, 0.0, 0.0, host_ram_needed, _reject(inst, RejectionKind.DEVICE_MEMORY, why))
@@ -582,7 +582,7 @@ def evaluate_host(
     )
 
 
-def _fewest_short(est: MemoryEstimate, degrees: list[int], neuron: bool, limit: float) -> tuple[int, int] | None:
+def _most_full_sequences(est: MemoryEstimate, degrees: list[int], neuron: bool, limit: float) -> tuple[int, int] | None:
     """(degree, max-length sequences held) for the degree holding the most, if any holds one; else None."""
     best: tuple[int, int] | None = None
     for tp in degrees:

@@ -79,6 +79,7 @@ def test_mixtral_on_g5_48xlarge_holds_13_of_16_full_sequences_and_tgi_batches_th
     assert host.kv is not None and host.kv.paged and not host.kv.batch_fits
     assert host.kv.max_length_sequences == 13 and 13 * 32000 <= host.kv.tokens < 14 * 32000
     assert "13 of the 16 requested 32,000-token sequences" in host.reason
+    assert host.tensor_parallel_degree == 8 and not any(r.startswith("TP 8:") for r in host.degree_rejections)
     # AND the library's own choice for the full 16 holds them all, on a host that costs more
     own = choose_host(_spec(row), serving=Serving.TGI, accelerator=AcceleratorChoice.GPU, quantization_hint=False)
     assert own.kv is not None and own.kv.batch_fits and own.price_per_hour_usd > host.price_per_hour_usd
