@@ -72,7 +72,7 @@ def test_published_working_deployment_is_accepted_and_the_own_choice_costs_no_mo
 
 def test_mixtral_on_g5_48xlarge_holds_13_of_16_full_sequences_and_tgi_batches_the_rest():
     # GIVEN the published Mixtral 8x7B bf16 deployment on 8 A10G with TGI: 32000-token sequences, a 16-sequence ceiling
-    row = next(r for r in WORKS if r["model"].startswith("mistralai/Mixtral"))
+    row = next(r for r in WORKS if r["model"].startswith("mistralai/Mixtral") and r["instance"] == "ml.g5.48xlarge")
     # WHEN its instance is given explicitly
     host = choose_host(_spec(row), serving=Serving.TGI, instance_type=row["instance"], quantization_hint=False)
     # THEN it is accepted: the KV cache left after the weights holds 13 full sequences, not 16, and the plan says so
