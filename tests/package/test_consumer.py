@@ -62,7 +62,7 @@ EXPECTED_MISTAKES: list[tuple[str, str, str]] = [
     ("capacity_a_string", "TypeError", "capacity: 'big' (str) is not accepted"),
     ("model_a_dict", "TypeError", "model: {'id': 'Qwen/Qwen2.5-7B-Instruct'} (dict) is not accepted; use a ModelSpec"),
     ("serving_a_number", "TypeError", "serving: 3 (int) is not accepted"),
-    ("memory_off_the_grid", "InferenceConfigError", "serverless.memory_size_in_mb"),
+    ("memory_off_the_grid", "InferenceConfigError", "1500 is not allowed; use 1024..6144 in steps of 1024"),
 ]
 
 

@@ -7,7 +7,6 @@ import json
 
 from aws_cdk import App, Duration, Stack
 from aws_cdk import aws_cloudwatch_actions as actions
-from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 
 from inference_constructs import (
@@ -41,13 +40,6 @@ chat = RealtimeEndpoint(
 )
 chat.auto_scale().scale_on_concurrency(per_instance=6)
 
-vpc = ec2.Vpc(
-    stack,
-    "Vpc",
-    max_azs=2,
-    nat_gateways=0,
-    subnet_configuration=[ec2.SubnetConfiguration(name="Private", subnet_type=ec2.SubnetType.PRIVATE_ISOLATED)],
-)
 churn_role = iam.Role(stack, "ChurnRole", assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"))
 churn = ServerlessEndpoint(
     stack,
@@ -85,7 +77,6 @@ print(
             "monitored": MonitoredEndpoint.of(team_b).name,
             "latency": latency.statistic,
             "tokens_period_minutes": tokens.period.to_minutes(),
-            "vpc_subnets": len(vpc.isolated_subnets),
         }
     )
 )

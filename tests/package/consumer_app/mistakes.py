@@ -10,10 +10,17 @@ from typing import Any
 
 from aws_cdk import App, Stack
 
-from inference_constructs import Capacity, InferenceConfigError, ModelSpec, RealtimeEndpoint, ServerlessEndpoint
+from inference_constructs import (
+    Capacity,
+    InferenceConfigError,
+    ModelSourceKind,
+    ModelSpec,
+    RealtimeEndpoint,
+    ServerlessEndpoint,
+)
 
 QWEN = ModelSpec(id="Qwen/Qwen2.5-7B-Instruct", parameters_billion=7.6)
-TABULAR = ModelSpec(source="s3", s3_uri="s3://my-models/churn/model.tar.gz")
+TABULAR = ModelSpec(source=ModelSourceKind.S3, s3_uri="s3://my-models/churn/model.tar.gz")
 stack = Stack(App(), "Mistakes")
 
 
