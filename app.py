@@ -23,10 +23,11 @@ HERE = Path(__file__).resolve().parent
 
 def config_path(context_value: object | None) -> Path:
     """The config file to read, absolute: a given path against the working directory, the default in this repo."""
-    from inference_constructs.config import DEFAULT_CONFIG, resolve_config_path
+    from inference_constructs.config import ENV_VAR, resolve_config_path
 
     path = resolve_config_path(context_value)
-    return HERE / path if path == DEFAULT_CONFIG else Path.cwd() / path
+    given = (isinstance(context_value, str) and context_value) or os.environ.get(ENV_VAR)
+    return Path.cwd() / path if given else HERE / path
 
 
 def main() -> int:
