@@ -352,8 +352,9 @@ def _fresh_output(outdir: Path) -> Iterator[None]:
                 entry.rename(outdir / entry.name)
             aside.rmdir()
         raise
-    if aside is not None:
-        shutil.rmtree(aside)
+    # this synth's earlier output, and any a killed synth left behind
+    for entry in outdir.glob(f"{_ASIDE_PREFIX}*"):
+        shutil.rmtree(entry)
 
 
 def check_stack_sizes(assembly_dir: str | Path, max_resources_per_stack: int = MAX_RESOURCES_PER_STACK) -> None:
