@@ -170,7 +170,8 @@ class InferencePlatform(Construct):
     compliance_gates:
         Register the validation plugins (cdk-nag AwsSolutions, NIST 800-53 rev 5, HIPAA Security, the Control
         Tower proactive controls) on the enclosing Stage, as the CDK app does; a finding fails the synth.
-        Default: on. The plugins check every stack of that Stage, not only the platform's.
+        Default: on. The plugins check every stack of that Stage, not only the platform's; a Stage gets them
+        once however many platforms it holds.
     plan_file:
         File name the plan document is written to, in the Stage's cloud assembly directory (``cdk.out/`` for an
         App, ``cdk.out/assembly-<stage path>/`` for a Stage, e.g. ``cdk.out/assembly-Pipeline-Prod/``), when this
@@ -205,13 +206,17 @@ class InferencePlatform(Construct):
                     "scope", f"{scope.node.path!r} is in no App or Stage", "pass an App, a Stage or a construct in one"
                 )
             )
+        neighbours = [p for p in stage.node.find_all() if isinstance(p, InferencePlatform) and p._stage is stage]
         problems = _env_problems(plan.config, env)
         plan_path = None if plan_file is None else Path(stage.outdir) / plan_file
         if plan_file is not None:
-            problems += _plan_file_problems(plan_file, plan_path, stage)
+            problems += _plan_file_problems(plan_file, plan_path, neighbours)
         if problems:
             raise InferenceConfigError(*problems)
         super().__init__(scope, construct_id)
+        self._stage: Stage = stage
+        # one set of validation plugins per stage, however many platforms it holds
+        self._adds_gates: bool = compliance_gates and not any(p._adds_gates for p in neighbours)
         self.plan: PlatformPlan = plan
         """Every decision behind the stacks (what ``inference-plan.json`` holds)."""
         self.plan_path: Path | None = plan_path
@@ -219,7 +224,7 @@ class InferencePlatform(Construct):
         self.stacks: Mapping[str, Stack] = MappingProxyType(build_platform(stage, plan, env=env))
         """The platform's stacks by role: ``bedrock`` (when the config has Bedrock profiles, routers or invocation
         logging), ``observability``, ``hosting-1``, ``hosting-2``..., ``cost`` (when the config asks for any)."""
-        if compliance_gates:
+        if self._adds_gates:
             add_compliance_gates(stage)
         if plan_path is not None:
             write_plan(plan, plan_path.parent, plan_path.name)
@@ -244,7 +249,7 @@ def _env_problems(config: PlatformConfig, env: Environment | None) -> list[Probl
     return problems
 
 
-def _plan_file_problems(plan_file: str, path: Path | None, stage: Stage) -> list[Problem]:
+def _plan_file_problems(plan_file: str, path: Path | None, neighbours: list[InferencePlatform]) -> list[Problem]:
     if not plan_file or Path(plan_file).name != plan_file or plan_file in (".", ".."):
         return [
             Problem(
@@ -254,7 +259,7 @@ def _plan_file_problems(plan_file: str, path: Path | None, stage: Stage) -> list
                 "pattern",
             )
         ]
-    taken = [p for p in stage.node.find_all() if isinstance(p, InferencePlatform) and p.plan_path == path]
+    taken = [p for p in neighbours if p.plan_path == path]
     if taken:
         return [
             Problem(
