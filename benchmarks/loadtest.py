@@ -16,6 +16,7 @@ It prints each run and the median, min and max over runs. Nothing is asserted: f
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import resource
 import statistics
@@ -26,7 +27,8 @@ from typing import Any
 
 from inference_constructs.loadtest.prompts import Lengths, synthetic_prompts
 from inference_constructs.loadtest.runner import LoadOptions, LoadTest, make_client
-from inference_constructs.loadtest.server import Behaviour, ServerProcess
+from inference_constructs.loadtest.server import Behaviour, FirstFrame, ServerProcess
+from inference_constructs.loadtest.stats import RequestResult
 from inference_constructs.loadtest.target import resolve_target
 
 TTFT_MS = 50.0
@@ -55,6 +57,7 @@ def one_run(
         cpu = time.process_time()
         [level] = test.run()
         cpu = time.process_time() - cpu
+        split = ttft_split(test.results[0], server.first_frames())
     server_cpu = _children_cpu() - server_cpu
     tokens = (requests + streams) * TOKENS
     return {
@@ -63,6 +66,7 @@ def one_run(
         "requests": level["requests"],
         "errors": level["errors"],
         "ttft_overhead_ms": round(level["ttft_ms"]["p50"] - ttft_ms, 2),
+        **split,
         "itl_p50_ms": level["itl_ms"]["p50"],
         "tokens_per_s": level["output_tokens_per_s"],
         "client_cpu_us_per_token": round(cpu / tokens * 1e6, 1),
@@ -71,7 +75,44 @@ def one_run(
     }
 
 
-_KEYS = ("ttft_overhead_ms", "itl_p50_ms", "tokens_per_s", "client_cpu_us_per_token", "server_cpu_us_per_token")
+def ttft_split(results: Sequence[RequestResult], frames: Sequence[FirstFrame]) -> dict[str, float]:
+    """Medians over the measured streams of where TTFT overhead goes, in ms (both processes stamp on
+    ``CLOCK_MONOTONIC``, so their times compare directly):
+
+    - ``request_ms``: client send -> the request's last byte reaching the server (the injected TTFT starts here);
+    - ``server_late_ms``: server first-frame write -> when it was due (``arrived`` + injected TTFT);
+    - ``client_late_ms``: server write -> the client's first-token stamp.
+
+    Their sum per stream is that stream's client TTFT minus the injected TTFT.
+    """
+    by_id = {f.request_id: f for f in frames}
+    request, server, client = [], [], []
+    for r in results:
+        f = by_id.get(r.request_id or "")
+        if r.warmup or r.ttft_s is None or f is None:
+            continue
+        request.append((f.arrived - r.started) * 1000)
+        server.append((f.written - f.due) * 1000)
+        client.append((r.started + r.ttft_s - f.written) * 1000)
+    if not request:
+        return {"request_ms": math.nan, "server_late_ms": math.nan, "client_late_ms": math.nan}
+    return {
+        "request_ms": round(statistics.median(request), 2),
+        "server_late_ms": round(statistics.median(server), 2),
+        "client_late_ms": round(statistics.median(client), 2),
+    }
+
+
+_KEYS = (
+    "ttft_overhead_ms",
+    "request_ms",
+    "server_late_ms",
+    "client_late_ms",
+    "itl_p50_ms",
+    "tokens_per_s",
+    "client_cpu_us_per_token",
+    "server_cpu_us_per_token",
+)
 
 
 def summarize(runs: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:
@@ -99,6 +140,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "run",
         "load",
         "TTFT over ms",
+        "  request ms",
+        "  server ms",
+        "  client ms",
         "ITL p50 ms",
         "tok/s",
         "client us/tok",

@@ -276,6 +276,7 @@ class AsyncEngine:
                 if status == 200:
                     result = await self._stream(reader, headers, first_sent)
                     result.retries = retries
+                    result.request_id = headers.get("x-amzn-requestid")
                     if result.error is None:
                         pool.put(conn)
                     else:

@@ -44,6 +44,9 @@ from inference_constructs.loadtest.timing import TimedStreamReader, start_timed_
 HOST = "127.0.0.1"
 """The only address the server binds: it is a test double, never a network service."""
 
+FIRST_FRAMES_PATH = "/local/first-frames"
+"""``GET``: the :class:`FirstFrame` records so far as a JSON list (not an AWS operation; the benchmark reads it)."""
+
 SERVER_FORMATS = ("tgi", "lmi", "lmi-sse", "openai", "openai-jsonl")
 """``lmi-sse``: LMI with ``option.output_formatter=sse``; ``openai-jsonl``: LMI's chat route (JSON lines)."""
 
@@ -78,6 +81,25 @@ class Behaviour:
     """Added to ``itl_ms`` per other request in flight when one arrives: a larger batch decodes slower."""
 
 
+@dataclass(frozen=True)
+class FirstFrame:
+    """When the server wrote a response stream's first content frame, against when it was due.
+
+    Times are the server loop's clock, ``time.monotonic`` (``CLOCK_MONOTONIC`` on Linux: one clock for every
+    process on the machine, and the clock of ``time.perf_counter`` the client stamps with), so a client in
+    another process can split its TTFT into the request's way in, the server's lateness and the response's
+    way out.
+    """
+
+    request_id: str
+    arrived: float
+    """When the request's last byte reached the server process (the injected TTFT counts from here)."""
+    due: float
+    """``arrived`` + the injected TTFT."""
+    written: float
+    """When the frame's bytes were handed to the kernel (after the socket write returned)."""
+
+
 @dataclass
 class ServerCounters:
     requests: int = 0
@@ -85,6 +107,8 @@ class ServerCounters:
     throttled: int = 0
     paths: list[str] = field(default_factory=list)
     bodies: list[bytes] = field(default_factory=list)
+    first_frames: list[FirstFrame] = field(default_factory=list)
+    """One per response stream that wrote a content frame."""
 
 
 def _max_tokens(body: dict[str, Any], default: int) -> int:
@@ -230,6 +254,12 @@ class _Handler:
         counters.paths.append(path)
         counters.bodies.append(raw)
         number = counters.requests
+        if method == "GET" and path == FIRST_FRAMES_PATH:
+            payload = json.dumps([asdict(f) for f in counters.first_frames]).encode()
+            w.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(payload))
+            w.write(payload)
+            await w.drain()
+            return
         parts = path.split("?", maxsplit=1)[0].split("/")
         bedrock = len(parts) == 4 and parts[1] == "model" and parts[3] == "converse-stream"
         sagemaker = len(parts) == 4 and parts[1] == "endpoints"
@@ -284,9 +314,9 @@ class _Handler:
         await w.drain()
 
     @staticmethod
-    def _stream_head(extra: str = "") -> bytes:
+    def _stream_head(request_id: str, extra: str = "") -> bytes:
         return (
-            f"HTTP/1.1 200 OK\r\nx-amzn-RequestId: {uuid.uuid4()}\r\n"
+            f"HTTP/1.1 200 OK\r\nx-amzn-RequestId: {request_id}\r\n"
             f"Content-Type: {eventstream.CONTENT_TYPE}\r\nTransfer-Encoding: chunked\r\n{extra}\r\n"
         ).encode()
 
@@ -297,16 +327,22 @@ class _Handler:
 
     async def response_stream(self, w: asyncio.StreamWriter, b: Behaviour, n: int, arrived: float) -> None:
         content_type = "text/event-stream" if b.format in ("tgi", "lmi-sse", "openai") else "application/jsonlines"
+        request_id = str(uuid.uuid4())
         w.write(
             self._stream_head(
-                f"X-Amzn-Invoked-Production-Variant: AllTraffic\r\nX-Amzn-SageMaker-Content-Type: {content_type}\r\n"
+                request_id,
+                f"X-Amzn-Invoked-Production-Variant: AllTraffic\r\nX-Amzn-SageMaker-Content-Type: {content_type}\r\n",
             )
         )
         frames = _payload_frames(b, n)
         ttft, itl = b.ttft_ms / 1000, b.itl_ms / 1000
+        loop = asyncio.get_running_loop()
         for i, data in enumerate(frames):
-            await self._at(arrived + ttft + i * itl)
+            due = arrived + ttft + i * itl
+            await self._at(due)
             w.write(data)
+            if i == 0:
+                self.server.counters.first_frames.append(FirstFrame(request_id, arrived, due, loop.time()))
             await w.drain()
         chunks = len(frames)
         if b.error_after is not None and b.error_after < chunks and b.error_kind == "event":
@@ -352,12 +388,15 @@ class _Handler:
         await w.drain()
 
     async def converse_stream(self, w: asyncio.StreamWriter, b: Behaviour, n: int, arrived: float) -> None:
-        w.write(self._stream_head())
+        request_id = str(uuid.uuid4())
+        w.write(self._stream_head(request_id))
         w.write(_chunk(eventstream.json_event("messageStart", {"role": "assistant"}), b.http_chunk_bytes))
         chunks = -(-n // b.tokens_per_chunk)
         ttft, itl = b.ttft_ms / 1000, b.itl_ms / 1000
+        loop = asyncio.get_running_loop()
         for i in range(chunks):
-            await self._at(arrived + ttft + i * itl)
+            due = arrived + ttft + i * itl
+            await self._at(due)
             if b.error_after is not None and i == b.error_after:
                 body = {"message": "injected model stream error", "originalStatusCode": 500}
                 w.write(_chunk(eventstream.exception("modelStreamErrorException", body), b.http_chunk_bytes))
@@ -368,6 +407,8 @@ class _Handler:
             text = "".join(_text(i * b.tokens_per_chunk + k) for k in range(take))
             delta = {"contentBlockIndex": 0, "delta": {"text": text}}
             w.write(_chunk(eventstream.json_event("contentBlockDelta", delta), b.http_chunk_bytes))
+            if i == 0:
+                self.server.counters.first_frames.append(FirstFrame(request_id, arrived, due, loop.time()))
             await w.drain()
         tail = (
             eventstream.json_event("contentBlockStop", {"contentBlockIndex": 0})
@@ -482,6 +523,13 @@ class ServerProcess:
         line = self._proc.stdout.readline()
         self.port = int(line.rsplit(":", 1)[1])
         return self
+
+    def first_frames(self) -> list[FirstFrame]:
+        """What the server recorded of each response stream's first frame so far."""
+        import urllib.request
+
+        with urllib.request.urlopen(self.url + FIRST_FRAMES_PATH, timeout=30) as resp:
+            return [FirstFrame(**f) for f in json.loads(resp.read())]
 
     def __exit__(self, *exc: object) -> None:
         if self._proc is not None:
