@@ -480,19 +480,18 @@ class LoadTest:
     def _level_async(
         self, concurrency: int | None, rate: float | None, results: list[RequestResult], label: str
     ) -> None:
-        import asyncio
 
-        from inference_constructs.loadtest import aio
+        from inference_constructs.loadtest import aio, timing
 
         take, record = self._taker(label, results)
         engine = self._async_engine()
         try:
             if concurrency:
-                asyncio.run(aio.run_fixed(engine, concurrency, take, record))
+                timing.run(aio.run_fixed(engine, concurrency, take, record))
             else:
                 assert rate is not None
                 rng = random.Random(self.options.seed)
-                asyncio.run(
+                timing.run(
                     aio.run_open_loop(engine, lambda: rng.expovariate(rate), take, record, self.options.max_in_flight)
                 )
         finally:

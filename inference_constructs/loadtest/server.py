@@ -34,11 +34,11 @@ import subprocess
 import sys
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from inference_constructs.loadtest import eventstream
+from inference_constructs.loadtest import eventstream, timing
 from inference_constructs.loadtest.timing import TimedStreamReader, start_timed_server
 
 HOST = "127.0.0.1"
@@ -325,6 +325,48 @@ class _Handler:
         if delay > 0:
             await asyncio.sleep(delay)
 
+    async def _send_at(
+        self,
+        w: asyncio.StreamWriter,
+        frames: Sequence[bytes],
+        *,
+        request_id: str,
+        arrived: float,
+        ttft: float,
+        itl: float,
+    ) -> None:
+        """Write ``frames[k]`` at ``arrived + ttft + k * itl`` (deadlines: delays do not accumulate).
+
+        Each write is a timer callback on the loop, not a task waking from a sleep: at the instant hundreds of
+        streams are due, the loop runs one small callback per stream (a socket write and the next timer), which
+        is what keeps the last stream of a burst close to its deadline. The first frame's write is recorded
+        (:class:`FirstFrame`).
+        """
+        if not frames:
+            return
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        transport = w.transport
+        first_frames = self.server.counters.first_frames
+
+        def send(k: int) -> None:
+            if done.done():
+                return  # the connection's task was cancelled: the server is stopping
+            if transport.is_closing():
+                done.set_result(None)  # the client went away
+                return
+            transport.write(frames[k])
+            if k == 0:
+                first_frames.append(FirstFrame(request_id, arrived, arrived + ttft, loop.time()))
+            if k + 1 < len(frames):
+                loop.call_at(arrived + ttft + (k + 1) * itl, send, k + 1)
+            else:
+                done.set_result(None)
+
+        loop.call_at(arrived + ttft, send, 0)
+        await done
+        await w.drain()
+
     async def response_stream(self, w: asyncio.StreamWriter, b: Behaviour, n: int, arrived: float) -> None:
         content_type = "text/event-stream" if b.format in ("tgi", "lmi-sse", "openai") else "application/jsonlines"
         request_id = str(uuid.uuid4())
@@ -336,14 +378,7 @@ class _Handler:
         )
         frames = _payload_frames(b, n)
         ttft, itl = b.ttft_ms / 1000, b.itl_ms / 1000
-        loop = asyncio.get_running_loop()
-        for i, data in enumerate(frames):
-            due = arrived + ttft + i * itl
-            await self._at(due)
-            w.write(data)
-            if i == 0:
-                self.server.counters.first_frames.append(FirstFrame(request_id, arrived, due, loop.time()))
-            await w.drain()
+        await self._send_at(w, frames, request_id=request_id, arrived=arrived, ttft=ttft, itl=itl)
         chunks = len(frames)
         if b.error_after is not None and b.error_after < chunks and b.error_kind == "event":
             await self._at(arrived + ttft + b.error_after * itl)
@@ -392,24 +427,23 @@ class _Handler:
         w.write(self._stream_head(request_id))
         w.write(_chunk(eventstream.json_event("messageStart", {"role": "assistant"}), b.http_chunk_bytes))
         chunks = -(-n // b.tokens_per_chunk)
-        ttft, itl = b.ttft_ms / 1000, b.itl_ms / 1000
-        loop = asyncio.get_running_loop()
+        frames = []
         for i in range(chunks):
-            due = arrived + ttft + i * itl
-            await self._at(due)
             if b.error_after is not None and i == b.error_after:
                 body = {"message": "injected model stream error", "originalStatusCode": 500}
-                w.write(_chunk(eventstream.exception("modelStreamErrorException", body), b.http_chunk_bytes))
-                w.write(b"0\r\n\r\n")
-                await w.drain()
-                return
+                frames.append(
+                    _chunk(eventstream.exception("modelStreamErrorException", body), b.http_chunk_bytes) + b"0\r\n\r\n"
+                )
+                break
             take = min(b.tokens_per_chunk, n - i * b.tokens_per_chunk)
             text = "".join(_text(i * b.tokens_per_chunk + k) for k in range(take))
             delta = {"contentBlockIndex": 0, "delta": {"text": text}}
-            w.write(_chunk(eventstream.json_event("contentBlockDelta", delta), b.http_chunk_bytes))
-            if i == 0:
-                self.server.counters.first_frames.append(FirstFrame(request_id, arrived, due, loop.time()))
-            await w.drain()
+            frames.append(_chunk(eventstream.json_event("contentBlockDelta", delta), b.http_chunk_bytes))
+        await self._send_at(
+            w, frames, request_id=request_id, arrived=arrived, ttft=b.ttft_ms / 1000, itl=b.itl_ms / 1000
+        )
+        if b.error_after is not None and b.error_after < chunks:
+            return
         tail = (
             eventstream.json_event("contentBlockStop", {"contentBlockIndex": 0})
             + eventstream.json_event("messageStop", {"stopReason": "max_tokens"})
@@ -457,7 +491,7 @@ class LocalServer:
 
     def start(self) -> LocalServer:
         ready = threading.Event()
-        loop = asyncio.new_event_loop()
+        loop = timing.new_event_loop()
         self._loop = loop
 
         def run() -> None:
@@ -571,7 +605,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--until-stdin-closes", action="store_true", help="stop when stdin closes, not at Ctrl-C")
     a = p.parse_args(argv)
     if a.behaviour:
-        asyncio.run(
+        timing.run(
             _serve_forever(Behaviour(**json.loads(a.behaviour)), a.port, until_stdin_closes=a.until_stdin_closes)
         )
         return 0
@@ -587,7 +621,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.behaviour:
         b = Behaviour(**json.loads(a.behaviour))
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve_forever(b, a.port, until_stdin_closes=a.until_stdin_closes))
+        timing.run(_serve_forever(b, a.port, until_stdin_closes=a.until_stdin_closes))
     return 0
 
 
