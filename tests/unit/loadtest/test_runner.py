@@ -99,13 +99,14 @@ def test_measured_ttft_and_itl_match_the_injected_values(api: Api) -> None:
 
 
 @pytest.mark.parametrize("api", [Api.STREAM, Api.CONVERSE_STREAM])
-def test_asyncio_engine_measures_itl_and_never_an_early_first_token(api: Api) -> None:
+def test_asyncio_engine_measures_the_injected_ttft_and_itl(api: Api) -> None:
     # GIVEN the same server WHEN the asyncio engine measures it
     runs = _measure(api, "async")
     level = runs[-1]
-    # THEN ITL matches within max(2 ms, 5%) and TTFT is never below what the server injected (its start is
-    # the socket write, so load on a shared machine can only add to it: docs/benchmarks.md)
+    # THEN p50 TTFT and ITL are the injected values within max(2 ms, 5%), and TTFT is never below what the
+    # server injected (its start is the socket write, so load on a shared machine can only add to it)
     assert level["errors"] == 0
+    assert _within(level["ttft_ms"]["p50"], 300), [lv["ttft_ms"] for lv in runs]
     assert _within(level["itl_ms"]["p50"], 60), [lv["itl_ms"] for lv in runs]
     assert level["ttft_ms"]["p50"] >= 300
 
