@@ -131,6 +131,109 @@ async def _body(reader: asyncio.StreamReader, headers: dict[str, str]) -> bytes:
     return await reader.readexactly(int(headers.get("content-length", "0")))
 
 
+class _StreamBody:
+    """A streaming response's body parsed as its pieces arrive: HTTP/1.1 chunked transfer coding, then the
+    event stream messages in the chunks (botocore's ``EventStreamBuffer``: prelude and message CRCs, headers,
+    payload), each handed to ``on_message`` with the arrival time of the piece that completed it.
+
+    ``done`` gets its result after the last chunk, or the exception that stopped the parse (a malformed chunk
+    size, a CRC mismatch, the connection closing first).
+    """
+
+    def __init__(self, on_message: Callable[[Any, float], None], done: asyncio.Future[None]) -> None:
+        from botocore.eventstream import EventStreamBuffer
+
+        self._on_message = on_message
+        self.done = done
+        self._buffer = bytearray()
+        self._size: int | None = None
+        """Bytes of the current chunk's data still to come; None while a size (or trailer) line is due."""
+        self._trailer = False
+        """After the zero-size last chunk: trailer lines up to an empty one."""
+        self._events = EventStreamBuffer()
+
+    def feed(self, data: bytes, arrival: float) -> None:
+        if self.done.done():
+            return
+        try:
+            self._parse(data, arrival)
+        except Exception as exc:
+            self.done.set_exception(exc)
+
+    def end(self, exc: BaseException | None) -> None:
+        if not self.done.done():
+            self.done.set_exception(exc or asyncio.IncompleteReadError(b"", None))
+
+    def _parse(self, data: bytes, arrival: float) -> None:
+        buf = self._buffer
+        buf += data
+        pos = 0
+        while not self.done.done():
+            if self._size is None:
+                eol = buf.find(b"\r\n", pos)
+                if eol < 0:
+                    break
+                line = bytes(buf[pos:eol])
+                pos = eol + 2
+                if self._trailer:
+                    if not line:
+                        self.done.set_result(None)
+                    continue
+                size = int(line.split(b";", 1)[0], 16)
+                self._size, self._trailer = (None, True) if size == 0 else (size, False)
+                continue
+            if len(buf) - pos < self._size + 2:
+                break
+            chunk = bytes(buf[pos : pos + self._size])
+            pos += self._size + 2
+            self._size = None
+            self._events.add_data(chunk)
+            for message in self._events:
+                self._on_message(message, arrival)
+        del buf[:pos]
+
+
+class _ParseQueue:
+    """Parses the pieces the streams received, in one loop callback per poll, after every ready socket was read.
+
+    A stream's reader hands each piece over from the transport's callback, stamped there; parsing it there
+    would make the next ready socket's stamp wait for this one's parse. Queued here instead, the parse runs
+    once every socket of the poll has been read and stamped, for all the streams at once (one callback, no
+    task switch per stream).
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self._items: list[tuple[_StreamBody, bytes | None, float, BaseException | None]] = []
+
+    def put(self, body: _StreamBody, data: bytes | None, arrival: float, exc: BaseException | None = None) -> None:
+        if not self._items:
+            self.loop.call_soon(self._run)
+        self._items.append((body, data, arrival, exc))
+
+    def _run(self) -> None:
+        items, self._items = self._items, []
+        for body, data, arrival, exc in items:
+            if data is None:
+                body.end(exc)
+            else:
+                body.feed(data, arrival)
+
+
+@dataclass
+class _Diverted:
+    """The :class:`~inference_constructs.loadtest.timing.Sink` of one response: its pieces go to the queue."""
+
+    body: _StreamBody
+    queue: _ParseQueue
+
+    def data(self, data: bytes, arrival: float) -> None:
+        self.queue.put(self.body, data, arrival)
+
+    def end(self, exc: BaseException | None) -> None:
+        self.queue.put(self.body, None, 0.0, exc)
+
+
 class AsyncEngine:
     """Streams requests of one operation concurrently on an asyncio loop, with a boto3 client's signing.
 
@@ -166,6 +269,7 @@ class AsyncEngine:
         self._throttled = standard.ThrottledRetryableChecker()
         self._template: _Signed | None = None
         self._pools: dict[str, _Connections] = {}
+        self._parse_queue: _ParseQueue | None = None
         service_id = client.meta.service_model.service_id.hyphenize()
         client.meta.events.register_first(
             f"before-send.{service_id}.{operation}", _capture, unique_id=f"inference-constructs-capture-{operation}"
@@ -248,6 +352,8 @@ class AsyncEngine:
 
         ``signed``: the first attempt's request, signed ahead of time (retries are signed again).
         """
+        from botocore.eventstream import ParserError
+
         first_sent: float | None = None
         retries = 0
         attempt = 1
@@ -284,7 +390,7 @@ class AsyncEngine:
                     return result
                 body = await _body(reader, headers)
                 pool.put(conn)
-            except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
+            except (OSError, asyncio.IncompleteReadError, ValueError, ParserError) as exc:
                 writer.close()
                 end = time.perf_counter()
                 return RequestResult(
@@ -312,30 +418,38 @@ class AsyncEngine:
             retries += 1
             attempt += 1
 
+    def _queue(self) -> _ParseQueue:
+        loop = asyncio.get_running_loop()
+        if self._parse_queue is None or self._parse_queue.loop is not loop:  # one loop per level
+            self._parse_queue = _ParseQueue(loop)
+        return self._parse_queue
+
     async def _stream(self, reader: TimedStreamReader, headers: dict[str, str], start: float) -> RequestResult:
         """Each event is timed by when its bytes reached the process (:mod:`~inference_constructs.loadtest.timing`),
-        not by when this task got to parse them behind the other streams."""
-        from botocore.eventstream import EventStreamBuffer
-
+        not by when the body was parsed behind the other streams; the body is parsed as it arrives, without a
+        task switch per event (:class:`_StreamBody`)."""
         from inference_constructs.loadtest.runner import _Stream
 
         state = _Stream(start=start)
-        buffer = EventStreamBuffer()
         decoder = LineStreamDecoder(self.format)
         bedrock = self.operation == "ConverseStream"
-        async for chunk in _chunks(reader):
-            buffer.add_data(chunk)
-            now = reader.arrival()
-            for message in buffer:
-                h: dict[str, Any] = message.headers  # type: ignore[assignment]  # the stubs say int
-                if h.get(":message-type") != "event":
-                    state.error = state.error or str(h.get(":exception-type") or h.get(":error-code") or "error")
-                    continue
-                if bedrock:
-                    event = {str(h.get(":event-type")): json.loads(message.payload or b"{}")}
-                    state.observe(bedrock_observation(event), now)
-                elif h.get(":event-type") == "PayloadPart":
-                    state.observe(decoder.feed(message.payload), now)
+
+        def on_message(message: Any, now: float) -> None:
+            h: dict[str, Any] = message.headers
+            if h.get(":message-type") != "event":
+                state.error = state.error or str(h.get(":exception-type") or h.get(":error-code") or "error")
+            elif bedrock:
+                event = {str(h.get(":event-type")): json.loads(message.payload or b"{}")}
+                state.observe(bedrock_observation(event), now)
+            elif h.get(":event-type") == "PayloadPart":
+                state.observe(decoder.feed(message.payload), now)
+
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        reader.divert(_Diverted(_StreamBody(on_message, done), self._queue()))
+        try:
+            await done
+        finally:
+            reader.undivert()
         if not bedrock:
             state.observe(decoder.close(), time.perf_counter())
             self.detected_format = decoder.format

@@ -97,7 +97,8 @@ class FirstFrame:
     due: float
     """``arrived`` + the injected TTFT."""
     written: float
-    """When the frame's bytes were handed to the kernel (after the socket write returned)."""
+    """When the server wrote the frame (just before the socket write: on loopback the client can have the bytes
+    before the write call returns)."""
 
 
 @dataclass
@@ -355,9 +356,9 @@ class _Handler:
             if transport.is_closing():
                 done.set_result(None)  # the client went away
                 return
-            transport.write(frames[k])
-            if k == 0:
+            if k == 0:  # stamped before the write: the client can read the bytes before the write call returns
                 first_frames.append(FirstFrame(request_id, arrived, arrived + ttft, loop.time()))
+            transport.write(frames[k])
             if k + 1 < len(frames):
                 loop.call_at(arrived + ttft + (k + 1) * itl, send, k + 1)
             else:

@@ -30,12 +30,22 @@ import ssl
 import sys
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
-from typing import Any, SupportsIndex, TypeVar
+from typing import Any, Protocol, SupportsIndex, TypeVar
 
 T = TypeVar("T")
 
 STREAM_LIMIT = 1 << 20
 """Buffer limit of a reader (bytes) before the transport is paused."""
+
+
+class Sink(Protocol):
+    """Where a diverted :class:`TimedStreamReader` hands its data (:meth:`TimedStreamReader.divert`)."""
+
+    def data(self, data: bytes, arrival: float) -> None:
+        """A piece of data and when it reached the process."""
+
+    def end(self, exc: BaseException | None) -> None:
+        """The connection ended: cleanly (None) or with ``exc``."""
 
 
 class TimedStreamReader(asyncio.StreamReader):
@@ -52,12 +62,52 @@ class TimedStreamReader(asyncio.StreamReader):
         self._clock = clock
         self._fed = 0
         self._times: collections.deque[tuple[int, float]] = collections.deque()
+        self._sink: Sink | None = None
 
     def feed_data(self, data: Iterable[SupportsIndex]) -> None:
+        if self._sink is not None:
+            if data:
+                self._sink.data(bytes(data), self._clock())
+            return
         if data:
             self._fed += len(data)  # type: ignore[arg-type]  # the transport hands over bytes
             self._times.append((self._fed, self._clock()))
         super().feed_data(data)
+
+    def feed_eof(self) -> None:
+        if self._sink is not None:
+            self._sink.end(None)
+        super().feed_eof()
+
+    def set_exception(self, exc: Exception) -> None:
+        if self._sink is not None:
+            self._sink.end(exc)
+        super().set_exception(exc)
+
+    def divert(self, sink: Sink) -> None:
+        """Hand every piece of data to ``sink`` as it arrives, with its arrival time, instead of buffering it
+        for ``read*``; what is buffered already goes first, piece by piece with its own arrival time."""
+        buffer: bytearray = self._buffer  # type: ignore[attr-defined]  # the reader's own buffer
+        start = self._fed - len(buffer)
+        offset = start
+        pieces = []
+        for end, at in self._times:
+            if end > offset:
+                pieces.append((bytes(buffer[offset - start : end - start]), at))
+                offset = end
+        buffer.clear()
+        self._times.clear()
+        self._sink = sink
+        transport: Any = getattr(self, "_transport", None)
+        if getattr(self, "_paused", False) and transport is not None:  # buffered past the limit: read again
+            self._paused = False
+            transport.resume_reading()
+        for data, at in pieces:
+            sink.data(data, at)
+
+    def undivert(self) -> None:
+        """Back to buffering for ``read*`` (the connection's next response)."""
+        self._sink = None
 
     def arrival(self) -> float:
         """When the last byte read so far reached the process (now if nothing was read yet)."""
