@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import struct
 import uuid
+import zlib
 from typing import Any
 from unittest import mock
 
 import pytest
+from botocore.eventstream import ChecksumMismatch, EventStreamBuffer
 
 from inference_constructs.loadtest import eventstream
-from inference_constructs.loadtest.aio import AsyncEngine, _StreamBody
+from inference_constructs.loadtest.aio import AsyncEngine, EventMessages, _StreamBody
 from inference_constructs.loadtest.formats import StreamFormat
 from inference_constructs.loadtest.prompts import Prompt
 from inference_constructs.loadtest.runner import make_client
@@ -58,7 +61,7 @@ def test_stream_body_parses_chunks_and_messages_cut_anywhere(piece: int) -> None
         body = _body([eventstream.payload_part(b'{"token": 1}\n'), eventstream.payload_part(b'{"token": 2}\n')])
         seen: list[tuple[bytes, float]] = []
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        parser = _StreamBody(lambda m, at: seen.append((m.payload, at)), done)
+        parser = _StreamBody(lambda h, payload, at: seen.append((payload, at)), done)
         # WHEN the pieces are fed one by one
         for t, start in enumerate(range(0, len(body), piece)):
             parser.feed(body[start : start + piece], float(t))
@@ -83,7 +86,7 @@ def test_stream_body_parses_chunks_and_messages_cut_anywhere(piece: int) -> None
 def test_stream_body_fails_the_request_on_a_bad_or_cut_body(body: bytes, error: type[Exception]) -> None:
     async def scenario() -> BaseException | None:
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        parser = _StreamBody(lambda m, at: None, done)
+        parser = _StreamBody(lambda h, payload, at: None, done)
         parser.feed(body, 0.0)
         parser.end(None)  # the connection closes
         return done.exception()
@@ -108,3 +111,46 @@ def test_diverted_reader_hands_over_buffered_data_with_its_arrival_times_first()
 
     # THEN the sink gets the unread bytes piece by piece with their own times, then the new piece
     assert asyncio.run(scenario()) == [(b"bo", 1.0), (b"dy", 2.0), (b"more", 3.0)]
+
+
+def _botocore(data: bytes) -> list[tuple[dict[str, Any], bytes]]:
+    buffer = EventStreamBuffer()
+    buffer.add_data(data)
+    return [(dict(m.headers), m.payload) for m in buffer]  # type: ignore[call-overload]  # the stubs say int
+
+
+def _with_bool_header() -> bytes:
+    """A message with a boolean-true header (type 0, no value bytes) after the string ones."""
+    block = eventstream.encode_headers({":message-type": "event", ":event-type": "chunk"}) + b"\x05flag!\x00"
+    payload = b'{"bytes": "eyJ9"}'
+    total = eventstream.PRELUDE_LENGTH + len(block) + len(payload) + 4
+    prelude = struct.pack(">II", total, len(block))
+    body = prelude + struct.pack(">I", zlib.crc32(prelude)) + block + payload
+    return body + struct.pack(">I", zlib.crc32(body))
+
+
+STREAM = (
+    eventstream.payload_part(b'{"token": {"text": " n\xc3\xa9"}}\n')
+    + eventstream.json_event("contentBlockDelta", {"delta": {"text": "hi"}})
+    + eventstream.exception("ModelStreamError", {"Message": "boom"})
+    + _with_bool_header()
+)
+
+
+@pytest.mark.parametrize("cut", range(0, len(STREAM), 7))
+def test_event_messages_read_what_botocore_reads_cut_anywhere(cut: int) -> None:
+    # GIVEN events of every kind the runtimes send (and a non-string header), cut in two at `cut`
+    reader = EventMessages()
+    # WHEN both halves are fed
+    messages = reader.feed(STREAM[:cut]) + reader.feed(STREAM[cut:])
+    # THEN the messages are botocore's, headers and payloads
+    assert messages == _botocore(STREAM)
+    assert messages[-1][0]["flag!"] is True
+
+
+@pytest.mark.parametrize("where", [5, -2], ids=["prelude", "message"])
+def test_event_messages_reject_a_bad_crc_as_botocore_does(where: int) -> None:
+    frame = bytearray(eventstream.payload_part(b"x"))
+    frame[where] ^= 0xFF
+    with pytest.raises(ChecksumMismatch):
+        EventMessages().feed(bytes(frame))
