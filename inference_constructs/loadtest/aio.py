@@ -8,8 +8,10 @@ AWS request and does only the byte transport itself:
   ``AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME``, regions, FIPS/dual-stack settings) and signs with SigV4 from the
   standard credential chain; the signed request is taken at botocore's ``before-send`` event instead of
   being sent by urllib3;
-- this module writes it on a kept-alive asyncio connection (TLS for https), reads the chunked response and
-  feeds it to botocore's own ``EventStreamBuffer`` (prelude and message CRCs, headers, payload);
+- this module writes it on a kept-alive asyncio connection (TLS for https) and parses the chunked response
+  as its bytes arrive, event stream messages included (:class:`EventMessages`: prelude and message CRCs,
+  length limits and headers checked as botocore's ``EventStreamBuffer`` checks them, and tested against it),
+  all streams' new bytes in one callback per poll of the sockets (:class:`_ParseQueue`);
 - an error response is parsed by botocore's protocol parser, and retried (or not) by botocore's standard
   retry conditions and exponential backoff with jitter, so throttling is handled as boto3 handles it.
 """

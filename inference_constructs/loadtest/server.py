@@ -228,22 +228,18 @@ class _Handler:
     async def connection(self, reader: TimedStreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             while True:
-                line = await reader.readline()
-                if not line:
-                    break
-                method, path, _ = line.decode("latin-1").split(" ", 2)
+                head = await reader.readuntil(b"\r\n\r\n")  # one read of the whole head, not one per line
+                request_line, *lines = head[:-4].decode("latin-1").split("\r\n")
+                method, path, _ = request_line.split(" ", 2)
                 headers: dict[str, str] = {}
-                while True:
-                    h = await reader.readline()
-                    if h in (b"\r\n", b"\n", b""):
-                        break
-                    name, _, value = h.decode("latin-1").partition(":")
+                for h in lines:
+                    name, _, value = h.partition(":")
                     headers[name.strip().lower()] = value.strip()
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
                 arrived = reader.arrival()  # when its last byte reached the process, on the loop's clock
                 await self.request(method, path, body, arrived, writer)
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
-            pass  # client went away, or the server is stopping
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.CancelledError):
+            pass  # client went away (or sent a head over the reader's limit), or the server is stopping
         finally:
             with contextlib.suppress(Exception):
                 writer.close()
