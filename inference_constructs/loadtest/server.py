@@ -247,16 +247,16 @@ class _Handler:
     async def request(self, method: str, path: str, raw: bytes, arrived: float, w: asyncio.StreamWriter) -> None:
         b = self.server.behaviour
         counters = self.server.counters
-        counters.requests += 1
-        counters.paths.append(path)
-        counters.bodies.append(raw)
-        number = counters.requests
         if method == "GET" and path == FIRST_FRAMES_PATH:
             payload = json.dumps([asdict(f) for f in counters.first_frames]).encode()
             w.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(payload))
             w.write(payload)
             await w.drain()
             return
+        counters.requests += 1
+        counters.paths.append(path)
+        counters.bodies.append(raw)
+        number = counters.requests
         parts = path.split("?", maxsplit=1)[0].split("/")
         bedrock = len(parts) == 4 and parts[1] == "model" and parts[3] == "converse-stream"
         sagemaker = len(parts) == 4 and parts[1] == "endpoints"

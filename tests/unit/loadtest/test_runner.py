@@ -267,3 +267,24 @@ def test_fails_for_an_async_endpoint_without_an_input_location(server: LocalServ
     target = Target(api=Api.ASYNC, identifier="batch", format=StreamFormat.LMI, pricing=Pricing(None, None, ""))
     with pytest.raises(InferenceConfigError, match="--async-input: required for an async endpoint"):
         LoadTest(target, LoadOptions(prompts=PROMPTS, concurrency=(1,), requests=1), client=sagemaker)
+
+
+@ENGINES
+def test_server_records_each_first_frame_against_its_deadline(
+    engine: str, server: LocalServer, sagemaker_runtime: Any
+) -> None:
+    # GIVEN a server with 20 ms to the first token
+    # WHEN 2 requests stream
+    test, [level] = _run(sagemaker_runtime, _target(), engine, concurrency=(1,), requests=2)
+    # THEN it recorded each stream's first frame under the request id the client saw, written no earlier than
+    # due, due 20 ms after the request arrived, and the client's first token no earlier than the write
+    frames = {f.request_id: f for f in server.counters.first_frames}
+    results = test.results[0]
+    assert level["errors"] == 0
+    assert sorted(frames) == sorted(r.request_id for r in results)
+    for r in results:
+        f = frames[r.request_id or ""]
+        assert f.due == pytest.approx(f.arrived + 0.020)
+        assert f.written >= f.due
+        assert r.ttft_s is not None
+        assert r.started + r.ttft_s >= f.written
