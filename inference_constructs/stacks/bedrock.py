@@ -77,7 +77,7 @@ class BedrockStack(Stack):
             self.profiles[spec.name] = ApplicationInferenceProfile(
                 self,
                 spec.name,
-                name=spec.name,
+                name=spec.physical_name,  # changes with the model: a model bump replaces the profile
                 model=spec.model,
                 tags=dict(spec.tags),
                 residency=spec.residency,
