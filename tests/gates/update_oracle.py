@@ -212,7 +212,17 @@ def cdk_diff(assembly: Path, stack: str, before_template: Path) -> str:
     """``cdk diff --template`` of ``stack`` in the synthesized ``assembly`` against ``before_template``: the
     CLI reads both from disk and asks AWS for nothing (no credentials are needed)."""
     result = subprocess.run(
-        [str(CDK), "diff", "--app", str(assembly), "--template", str(before_template), stack, "--no-notices"],
+        [
+            str(CDK),
+            "diff",
+            "--app",
+            str(assembly),
+            "--template",
+            str(before_template),
+            stack,
+            "--exclusively",
+            "--no-notices",
+        ],
         capture_output=True,
         text=True,
         timeout=300,
