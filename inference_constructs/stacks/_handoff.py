@@ -12,6 +12,13 @@ which CloudFormation resolves on every create and update of that stack (``Resolv
 producer first. SSM dynamic references (``{{resolve:ssm:...}}``) are not used: a template parameter works in
 every property, including alarm dimensions and dashboard bodies.
 
+Platforms deployed before values crossed stacks this way import them with ``Fn::ImportValue``; their first
+update would remove exports still in use. Deploy once with the context flag :data:`KEEP_EXPORTS` set
+(``cdk deploy --all -c inference-constructs:keep-exports=true``): the producers keep those exports under their
+old names (``Stack.export_value``, which names an export as the automatic cross-stack reference did) and the
+Bedrock profiles keep their old names, while every consumer switches to the SSM parameters; then deploy without
+the flag, which drops the exports nobody imports any more and gives the profiles their update-safe names.
+
 Parameter names: ``/inference-platform/<producing stack name>/<key>``; a name may not begin with ``aws`` or
 ``ssm`` and may use ``a-zA-Z0-9_.-/`` (SSM ``PutParameter`` naming constraints), which stack names satisfy.
 """
@@ -24,11 +31,20 @@ import re
 from aws_cdk import Reference, Stack, Token, Tokenization
 from aws_cdk import aws_sns as sns
 from aws_cdk import aws_ssm as ssm
+from constructs import Construct
 
 #: First level of every handoff parameter's name (SSM reserves the prefixes ``aws`` and ``ssm``).
 PARAMETER_ROOT = "/inference-platform"
 
+KEEP_EXPORTS = "inference-constructs:keep-exports"
+"""CDK context key of the one migration deploy described above (``true`` to set it)."""
+
 _KEY = re.compile(r"^[a-zA-Z0-9_.-]+(/[a-zA-Z0-9_.-]+)*$")
+
+
+def keeps_exports(scope: Construct) -> bool:
+    """True when the context flag :data:`KEEP_EXPORTS` is set (``true``, from ``cdk.json`` or ``-c``)."""
+    return str(scope.node.try_get_context(KEEP_EXPORTS)).lower() == "true"
 
 
 def parameter_name(producer_stack_name: str, key: str) -> str:
@@ -63,6 +79,8 @@ def local_value(consumer: Stack, value: str, *, key: str) -> str:
             string_value=value,
             description=f"{key} of stack {producer.stack_name}, read by the platform's other stacks at each deploy",
         )
+        if keeps_exports(producer):
+            producer.export_value(value)  # the export the consumer imported until now, for one deploy
     elif not isinstance(existing, ssm.StringParameter):
         raise ValueError(f"{producer.node.path}/{construct_id} exists and is not a handoff parameter")
     consumer.add_stack_dependency(producer, f"reads {name}")

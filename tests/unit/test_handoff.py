@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from aws_cdk import App, Stack, aws_sns
+from aws_cdk import App, CfnOutput, Stack, aws_sns
 from aws_cdk.assertions import Template
 
-from inference_constructs.stacks._handoff import local_topic, local_value, parameter_name
+from inference_constructs.stacks._handoff import KEEP_EXPORTS, local_topic, local_value, parameter_name
 
 
 def _stacks() -> tuple[App, Stack, Stack, aws_sns.Topic]:
@@ -61,3 +61,23 @@ def test_a_value_of_the_same_stack_or_a_literal_is_left_as_it_is() -> None:
 def test_fails_a_key_outside_the_ssm_name_alphabet() -> None:
     with pytest.raises(ValueError, match=r"handoff key 'a b' must be segments of a-zA-Z0-9_\.-"):
         parameter_name("p-bedrock", "a b")
+
+
+def test_the_migration_flag_keeps_the_export_an_automatic_reference_made() -> None:
+    # GIVEN the export an automatic cross-stack reference creates (what platforms deployed before import)
+    _app, producer, consumer, topic = _stacks()
+    CfnOutput(consumer, "Arn", value=topic.topic_arn)
+    automatic = Template.from_stack(producer).to_json()["Outputs"]
+    # WHEN the value is handed over with the keep-exports flag set
+    flagged = App(context={KEEP_EXPORTS: "true"})
+    producer2, consumer2 = Stack(flagged, "p-observability"), Stack(flagged, "p-hosting-1")
+    topic2 = aws_sns.Topic(producer2, "Topic")
+    local_value(consumer2, topic2.topic_arn, key="alarm-topic-arn")
+    # THEN the producer still exports the same name and value, and the consumer imports nothing
+    assert Template.from_stack(producer2).to_json()["Outputs"] == automatic
+    assert "Fn::ImportValue" not in json.dumps(Template.from_stack(consumer2).to_json())
+    # AND without the flag there is no export
+    plain = App()
+    producer3, consumer3 = Stack(plain, "p-observability"), Stack(plain, "p-hosting-1")
+    local_value(consumer3, aws_sns.Topic(producer3, "Topic").topic_arn, key="alarm-topic-arn")
+    assert "Outputs" not in Template.from_stack(producer3).to_json()
