@@ -80,7 +80,7 @@ def test_every_endpoint_alarm_notifies_the_one_topic_of_the_observability_stack(
         action
         for alarm in _resources(hosting, "AWS::CloudWatch::Alarm")
         for action in alarm["Properties"].get("AlarmActions", [])
-        if "Ref" in action
+        if not (isinstance(action, dict) and action.get("Ref") in hosting["Resources"])  # not a scaling policy
     ]
     assert actions
     assert {json.dumps(a) for a in actions} == {json.dumps({"Ref": parameter})}
@@ -129,7 +129,9 @@ def test_cost_stack_has_budget_anomaly_monitor_and_tag_activation(default: Templ
     (activation,) = [r for r in cost["Resources"].values() if r["Type"].startswith("Custom::")]
     assert sorted(activation["Properties"]["TagKeys"]) == ["cost-center", "inference:platform", "team"]
     (pending,) = _resources(cost, "AWS::CloudWatch::Alarm")
-    assert "acme-genai-observability" in json.dumps(pending["Properties"]["AlarmActions"])
+    (action,) = pending["Properties"]["AlarmActions"]
+    topic_arn = "/inference-platform/acme-genai-observability/alarm-topic-arn"
+    assert cost["Parameters"][action["Ref"]]["Default"] == topic_arn
 
 
 def test_rollback_alarms_notify_the_alarm_topic(default: Templates) -> None:
