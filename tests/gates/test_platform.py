@@ -130,8 +130,8 @@ def test_cost_stack_has_budget_anomaly_monitor_and_tag_activation(default: Templ
     assert sorted(activation["Properties"]["TagKeys"]) == ["cost-center", "inference:platform", "team"]
     (pending,) = _resources(cost, "AWS::CloudWatch::Alarm")
     (action,) = pending["Properties"]["AlarmActions"]
-    topic_arn = "/inference-platform/acme-genai-observability/alarm-topic-arn"
-    assert cost["Parameters"][action["Ref"]]["Default"] == topic_arn
+    parameter_name = "/inference-platform/acme-genai-observability/alarm-topic-arn"
+    assert cost["Parameters"][action["Ref"]]["Default"] == parameter_name
 
 
 def test_rollback_alarms_notify_the_alarm_topic(default: Templates) -> None:
