@@ -9,17 +9,15 @@ from pathlib import Path
 
 from aws_cdk import App, AspectPriority, Aspects, Environment, cx_api
 
-from inference_constructs.bedrock.governance_config import invocation_logging_spec
 from inference_constructs.compliance import add_compliance_gates
 from inference_constructs.config import load_config
-from inference_constructs.cost import CAPACITY_TAG_KEYS, RequireCostTags, apply_cost_tags
-from inference_constructs.cost.capacity_tags import PLATFORM_TAG
+from inference_constructs.cost import RequireCostTags, apply_cost_tags
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK
 from inference_constructs.observability import MonitoredProfile
 from inference_constructs.plan import PlatformPlan, plan_platform
 from inference_constructs.region_rules import add_region_rules
 from inference_constructs.stacks.bedrock import BedrockStack
-from inference_constructs.stacks.cost import CostStack, needs_cost_stack
+from inference_constructs.stacks.cost import CostStack
 from inference_constructs.stacks.hosting import HostingStack, monitored
 from inference_constructs.stacks.observability import ObservabilityStack
 
@@ -29,20 +27,19 @@ PLAN_FILE = "inference-plan.json"
 def build_platform(app: App, plan: PlatformPlan) -> None:
     """Add every stack the plan needs to ``app``, tag every taggable resource, and require the
     cost-allocation keys on each of them (a missing key is a synth error)."""
-    config = plan.config
-    name = config.name
-    env = Environment(account=config.account, region=config.region) if config.account or config.region else None
+    name = plan.name
+    env = Environment(account=plan.account, region=plan.region) if plan.account or plan.region else None
+    obs = plan.observability
     profiles: list[MonitoredProfile] = []
-    logging = invocation_logging_spec(config.bedrock.invocation_logging)
-    if config.bedrock.profiles or config.bedrock.routers or logging is not None:
+    if plan.needs_bedrock_stack:
         bedrock = BedrockStack(
             app,
             f"{name}-bedrock",
             profiles=list(plan.profiles),
             routers=list(plan.routers),
-            invocation_logging=logging,
-            alarm_email=config.observability.alarm_email,
-            dashboard=config.observability.dashboard,
+            invocation_logging=plan.invocation_logging,
+            alarm_email=obs.alarm_email,
+            dashboard=obs.governance_dashboard,
             env=env,
         )
         add_region_rules(bedrock, plan.region_requirements("bedrock"))
@@ -53,7 +50,7 @@ def build_platform(app: App, plan: PlatformPlan) -> None:
     observability = ObservabilityStack(
         app,
         f"{name}-observability",
-        settings=config.observability,
+        observability=obs,
         endpoints=[monitored(name, e) for e in plan.endpoints],
         profiles=profiles,
         env=env,
@@ -65,25 +62,17 @@ def build_platform(app: App, plan: PlatformPlan) -> None:
             platform=name,
             endpoints=endpoints,
             alarm_topic=observability.alarms.topic,
-            anomaly_std_devs=config.observability.anomaly_std_devs,
-            capacity_tagging=config.cost.capacity_tags,
+            alarm_settings=obs.settings,
+            capacity_tagging=plan.cost.capacity_tags,
             region_requirements=plan.region_requirements(stack_name),
             env=env,
         )
-    if needs_cost_stack(config.cost, plan.cost):
-        cost = CostStack(
-            app,
-            f"{name}-cost",
-            cost=config.cost,
-            decisions=plan.cost,
-            alarm_topic=observability.alarms.topic,
-            env=env,
-        )
+    if plan.cost.needs_stack:
+        cost = CostStack(app, f"{name}-cost", decisions=plan.cost, alarm_topic=observability.alarms.topic, env=env)
         add_region_rules(cost, plan.region_requirements("cost"))
-    apply_cost_tags(app, {PLATFORM_TAG: name, **config.tags})
-    required = [k for k in config.cost.activate_cost_allocation_tags if k not in CAPACITY_TAG_KEYS]
-    if required:
-        Aspects.of(app).add(RequireCostTags(required), priority=AspectPriority.READONLY)
+    apply_cost_tags(app, dict(plan.tags))
+    if plan.cost.required_tag_keys:
+        Aspects.of(app).add(RequireCostTags(list(plan.cost.required_tag_keys)), priority=AspectPriority.READONLY)
 
 
 def write_plan(plan: PlatformPlan, assembly_dir: str) -> Path:
