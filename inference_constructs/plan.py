@@ -16,9 +16,10 @@ from inference_constructs.bedrock.governance_config import guardrail_spec, invoc
 from inference_constructs.bedrock.logging_spec import InvocationLoggingSpec, check_invocation_logging
 from inference_constructs.bedrock.logging_spec import plan_entry as logging_plan_entry
 from inference_constructs.bedrock.model_source import ModelSource, Residency
+from inference_constructs.bedrock.plan_sections import InvocationLoggingPlan, ProfilePlan, RouterPlan
 from inference_constructs.bedrock.pricing import Workload, token_economics, workload_from_counts
 from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_specs, check_router_roles, plan_entries
-from inference_constructs.bedrock.routing import RouterSpec, check_router_specs, router_plan_entry
+from inference_constructs.bedrock.routing import RouterSpec, check_router_specs, router_plan
 from inference_constructs.catalog import Catalog, load_catalog
 from inference_constructs.config.constraints import dashboard_problems
 from inference_constructs.config.schema import BedrockWorkload, Endpoint, PlatformConfig
@@ -364,18 +365,18 @@ class PlatformPlan:
     warnings: tuple[str, ...] = ()
     savings_plan: CommitmentRecommendation | None = None
     """The Savings Plan commitment sized to the instance-backed endpoints' schedules (None without any)."""
-    bedrock: tuple[dict[str, Any], ...] = ()
-    """One plan entry per Bedrock profile, in config order (``bedrock.profiles.plan_entry``)."""
+    bedrock: tuple[ProfilePlan, ...] = ()
+    """What the plan says of each Bedrock profile, in config order."""
     profiles: tuple[ProfileSpec, ...] = ()
     """The Bedrock profiles to create, in config order."""
-    bedrock_routers: tuple[dict[str, Any], ...] = ()
-    """One plan entry per Bedrock prompt router, in config order."""
+    bedrock_routers: tuple[RouterPlan, ...] = ()
+    """What the plan says of each Bedrock prompt router, in config order."""
     routers: tuple[RouterSpec, ...] = ()
     """The Bedrock prompt routers to create, in config order."""
     regions: dict[str, tuple[RegionRequirement, ...]] = field(default_factory=dict)
     """What each part (a hosting stack's name, ``bedrock``, ``cost``) needs that not every region has."""
-    bedrock_invocation_logging: dict[str, Any] | None = None
-    """The plan entry of the account's Bedrock model invocation logging; None when off."""
+    bedrock_invocation_logging: InvocationLoggingPlan | None = None
+    """What the plan says of the account's Bedrock model invocation logging; None when off."""
     cost: CostPlan = field(default_factory=CostPlan)
     """What the cost stack builds: activated keys, the budget, the anomaly monitor, the required tags."""
     name: str = ""
@@ -421,10 +422,12 @@ class PlatformPlan:
             "endpoints": [e.to_json() for e in self.endpoints],
             "baseline_usd_per_hour": self.baseline_usd_per_hour,
             "savings_plan": self.savings_plan.to_dict() if self.savings_plan is not None else None,
-            "bedrock": list(self.bedrock),
-            "bedrock_invocation_logging": self.bedrock_invocation_logging,
+            "bedrock": [p.to_json() for p in self.bedrock],
+            "bedrock_invocation_logging": None
+            if self.bedrock_invocation_logging is None
+            else self.bedrock_invocation_logging.to_json(),
             "regions": self.regions_json(),
-            "bedrock_routers": list(self.bedrock_routers),
+            "bedrock_routers": [r.to_json() for r in self.bedrock_routers],
             "cost": self.cost.to_json(),
             "observability": self.observability.to_dict(),
             "warnings": list(self.warnings) + [w for e in self.endpoints for w in e.warnings],
@@ -538,43 +541,41 @@ def _hosting_json(h: EndpointPlan) -> dict[str, Any]:
     }
 
 
-def _guardrail_lines(profiles: Sequence[dict[str, Any]]) -> list[str]:
+def _guardrail_lines(profiles: Sequence[ProfilePlan]) -> list[str]:
     """One line per Bedrock profile naming the guardrail its grants enforce."""
     lines = []
     for p in profiles:
-        g = p.get("guardrail")
+        g = p.guardrail
         if g:
             which = f"{g['id']} version {g['version']}" if g["source"] == "existing" else f"{g['name']} (created)"
-            lines.append(f"bedrock profile {p['name']}: enforces guardrail {which}")
+            lines.append(f"bedrock profile {p.name}: enforces guardrail {which}")
     return lines
 
 
-def _bedrock_lines(bedrock: Sequence[dict[str, Any]], routers: Sequence[dict[str, Any]]) -> list[str]:
+def _bedrock_lines(bedrock: Sequence[ProfilePlan], routers: Sequence[RouterPlan]) -> list[str]:
     """One line per priced Bedrock profile and per prompt router."""
     lines = []
     for entry in bedrock:
-        econ = entry.get("token_economics")
+        econ = entry.token_economics
         if not econ:
             continue
         options = ", ".join(f"{o['option']} ${o['monthly_usd']:,.2f}" for o in econ["options"])
         usd = econ["monthly_usd"]
-        head = f"bedrock {entry['name']}: " + (
-            "unpriced" if usd is None else f"{econ['recommended']} ${usd:,.2f}/month"
-        )
+        head = f"bedrock {entry.name}: " + ("unpriced" if usd is None else f"{econ['recommended']} ${usd:,.2f}/month")
         line = f"{head} ({options}); {econ['reason']}" if options else f"{head}; {econ['reason']}"
         glob = econ.get("global_profile")
         if glob and glob["monthly_saving_usd"] > 0:
             line += f"; on-demand through the global profile: ${glob['monthly_usd']:,.2f} (any commercial Region)"
         lines.append(line)
     for router in routers:
-        cost = router.get("cost_range") or {}
+        cost = router.cost_range or {}
         low, high = cost.get("all_cheapest_monthly_usd"), cost.get("all_fallback_monthly_usd")
         span = (
             f"${low:,.2f} (all cheapest) to ${high:,.2f} (all fallback)/month"
             if low is not None and high is not None
             else "no workload priced"
         )
-        lines.append(f"bedrock router {router['name']} ({router['router_name']}): {span}")
+        lines.append(f"bedrock router {router.name} ({router.router_name}): {span}")
     return lines
 
 
@@ -685,9 +686,9 @@ def plan_platform(
         problems.extend(region_problems(config.region, requirements))
     if problems:
         raise InferenceConfigError(problems)
-    bedrock = plan_entries(specs, deploy_region=config.region)
-    for entry, spec, workload in zip(bedrock, specs, workloads, strict=True):
-        econ = (
+    unpriced = plan_entries(specs, deploy_region=config.region)
+    bedrock = [
+        entry.priced(
             None
             if workload is None
             else token_economics(
@@ -697,10 +698,14 @@ def plan_platform(
                 global_allowed=spec.residency is Residency.ANY,
             )
         )
-        entry["token_economics"] = econ
-        entry["warnings"] += [f"bedrock profile {spec.name}: {w}" for w in (econ or {}).get("warnings", [])]
+        for entry, spec, workload in zip(unpriced, specs, workloads, strict=True)
+    ]
     logging_entry = logging_plan_entry(logging) if logging is not None else None
-    warnings = tuple(w for entry in [*bedrock, logging_entry or {}] for w in entry.get("warnings", [])) + cost.warnings
+    warnings = (
+        tuple(w for entry in bedrock for w in entry.warnings)
+        + (logging_entry.warnings if logging_entry is not None else ())
+        + cost.warnings
+    )
     return PlatformPlan(
         config=config,
         endpoints=tuple(endpoints),
@@ -709,7 +714,7 @@ def plan_platform(
         savings_plan=savings_plan,
         bedrock=tuple(bedrock),
         profiles=tuple(specs),
-        bedrock_routers=tuple(router_plan_entry(r) for r in routers),
+        bedrock_routers=tuple(router_plan(r) for r in routers),
         routers=tuple(routers),
         regions=requirements,
         bedrock_invocation_logging=logging_entry,

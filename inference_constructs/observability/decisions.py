@@ -131,6 +131,7 @@ class AlarmDecision:
             "threshold": self.threshold,
             "std_devs": self.std_devs,
             "expression": self.expression,
+            "expression_label": self.expression_label,
             "metrics": [{"id": m.id, "metric": m.metric, "statistic": m.statistic} for m in self.metrics],
             "comparison_operator": self.comparison_operator,
             "evaluation_periods": self.evaluation_periods,
