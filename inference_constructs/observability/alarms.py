@@ -25,6 +25,7 @@ from inference_constructs.errors import InferenceConfigError, ProblemCollector
 from inference_constructs.observability import metric_definitions
 from inference_constructs.observability.alarm_resources import add_planned_alarm
 from inference_constructs.observability.decisions import (
+    DEFAULT_SETTINGS,
     AlarmDecision,
     AlarmSettings,
     endpoint_alarm_prefix,
@@ -41,7 +42,7 @@ from inference_constructs.observability.targets import (
 )
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-_DEFAULTS = AlarmSettings()
+_DEFAULTS = DEFAULT_SETTINGS
 _MAX_ALARM_WINDOW_MINUTES = 1440  # period x evaluation periods may not exceed one day
 
 

@@ -74,6 +74,10 @@ class AlarmSettings:
     cold_start_seconds: float = 60.0
 
 
+DEFAULT_SETTINGS = AlarmSettings()
+"""The default thresholds (one shared value: settings are frozen)."""
+
+
 @dataclass(frozen=True)
 class MetricQuery:
     """One plain metric a metric-math alarm reads, by expression id."""
@@ -162,7 +166,7 @@ def endpoint_alarms(
     *,
     prefix: str,
     label: str,
-    settings: AlarmSettings = AlarmSettings(),
+    settings: AlarmSettings = DEFAULT_SETTINGS,
     inference_component: bool = False,
     parent: str = "Alarms",
 ) -> tuple[AlarmDecision, ...]:
@@ -274,7 +278,7 @@ def endpoint_alarms(
 
 
 def profile_alarms(
-    name: str, *, settings: AlarmSettings = AlarmSettings(), parent: str = "Alarms"
+    name: str, *, settings: AlarmSettings = DEFAULT_SETTINGS, parent: str = "Alarms"
 ) -> tuple[AlarmDecision, ...]:
     """The alarms of one Bedrock profile: anomaly on ``OutputTokenCount`` (above the band), the token spend of
     a workload."""
@@ -484,7 +488,7 @@ class ObservabilityPlan:
     """
 
     alarm_email: str | None = None
-    settings: AlarmSettings = AlarmSettings()
+    settings: AlarmSettings = DEFAULT_SETTINGS
     dashboard: DashboardDecision | None = None
     xray_sampling: XRaySamplingDecision | None = None
     alarms: tuple[AlarmDecision, ...] = ()
