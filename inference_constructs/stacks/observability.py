@@ -20,7 +20,7 @@ from inference_constructs.observability.decisions import ObservabilityPlan
 
 
 class ObservabilityStack(Stack):
-    """Composition of the ``observability:`` block. Endpoint alarms live in the hosting stacks and notify
+    """Composition of the plan's ``observability`` section. Endpoint alarms live in the hosting stacks and notify
     :attr:`alarms` ``.topic``."""
 
     def __init__(

@@ -80,6 +80,10 @@ MONITOR = "AWS::CE::AnomalyMonitor"
 ANOMALY_SUBSCRIPTION = "AWS::CE::AnomalySubscription"
 SAMPLING = "AWS::XRay::SamplingRule"
 PROFILE = "AWS::Bedrock::ApplicationInferenceProfile"
+GUARDRAIL = "AWS::Bedrock::Guardrail"
+GUARDRAIL_VERSION = "AWS::Bedrock::GuardrailVersion"
+ROUTER = "AWS::Bedrock::IntelligentPromptRouter"
+LOGGING = "Custom::BedrockInvocationLogging"
 
 
 def _tag_pairs(tags: list[dict[str, str]]) -> dict[str, str]:
@@ -228,6 +232,37 @@ def _sampling(key: str) -> Callable[[Context], Any]:
 
 def _profile(c: Context) -> Entry:
     return next(p for p in c.plan["bedrock"] if p["name"] == c.owner.split("/", 1)[0])
+
+
+def _guardrail(c: Context) -> Entry:
+    """The plan's guardrail of the profile whose guardrail construct (``<profile>Guardrail``) owns the resource."""
+    owner = c.owner.split("/", 1)[0]
+    return next(p["guardrail"] for p in c.plan["bedrock"] if f"{p['name']}Guardrail" == owner)
+
+
+def _g(key: str) -> Callable[[Context], Any]:
+    return lambda c: _guardrail(c)[key]
+
+
+def _router(c: Context) -> Entry:
+    return next(r for r in c.plan["bedrock_routers"] if f"Router{r['name']}" == c.owner.split("/", 1)[0])
+
+
+def _arn_tail(value: Any) -> str:
+    """The last ``/`` part of an ARN (a ``Fn::Join`` of the partition and Region with the model's id)."""
+    return _body_text(value).rsplit("/", 1)[-1]
+
+
+def _logging(key: str) -> Callable[[Context], Any]:
+    return lambda c: c.plan["bedrock_invocation_logging"][key]
+
+
+def _logging_data(kind: str) -> Callable[[Context], Any]:
+    return lambda c: c.plan["bedrock_invocation_logging"]["data"][kind]
+
+
+def _bucket(value: Any) -> str:
+    return value if isinstance(value, str) else "created"
 
 
 def _names(dimensions: list[dict[str, Any]]) -> list[str]:
@@ -602,5 +637,82 @@ PROPERTY_MAP: dict[tuple[str, str], Source] = {
     ),
     (PROFILE, "Tags"): Plan(
         "tags, then bedrock[].tags", lambda c: {**c.plan["tags"], **_profile(c)["tags"]}, _tag_pairs
+    ),
+    # ------------------------------------------------------------------------------------------ Guardrails
+    (GUARDRAIL, "Name"): Plan("bedrock[].guardrail.name", _g("name")),
+    (GUARDRAIL, "Description"): Plan("bedrock[].guardrail.description", _g("description")),
+    (GUARDRAIL, "BlockedInputMessaging"): Plan(
+        "bedrock[].guardrail.blocked_input_messaging", _g("blocked_input_messaging")
+    ),
+    (GUARDRAIL, "BlockedOutputsMessaging"): Plan(
+        "bedrock[].guardrail.blocked_outputs_messaging", _g("blocked_outputs_messaging")
+    ),
+    (GUARDRAIL, "ContentPolicyConfig.FiltersConfig"): Plan(
+        "bedrock[].guardrail.content_filters",
+        _g("content_filters"),
+        lambda v: {f["Type"]: {"input": f["InputStrength"], "output": f["OutputStrength"]} for f in v},
+    ),
+    (GUARDRAIL, "TopicPolicyConfig.TopicsConfig"): Plan(
+        "bedrock[].guardrail.denied_topics (each denied)",
+        _g("denied_topics"),
+        lambda v: [
+            {"name": t["Name"], "definition": t["Definition"], "examples": t.get("Examples", [])}
+            for t in v
+            if t["Type"] == "DENY"
+        ],
+    ),
+    (GUARDRAIL, "SensitiveInformationPolicyConfig.PiiEntitiesConfig"): Plan(
+        "bedrock[].guardrail.pii_entities", _g("pii_entities"), lambda v: {e["Type"]: e["Action"] for e in v}
+    ),
+    (GUARDRAIL, "ContextualGroundingPolicyConfig.FiltersConfig"): Plan(
+        "bedrock[].guardrail.contextual_grounding (the thresholds that are set)",
+        lambda c: {k: v for k, v in _guardrail(c)["contextual_grounding"].items() if v is not None},
+        lambda v: {f"{f['Type'].lower()}_threshold": f["Threshold"] for f in v},
+    ),
+    (GUARDRAIL, "Tags"): TAGS,
+    (GUARDRAIL_VERSION, "Description"): Plan(
+        "bedrock[].guardrail.policy_fingerprint (create-only: a new version per policy)",
+        lambda c: f"policy {_guardrail(c)['policy_fingerprint']}",
+    ),
+    (GUARDRAIL_VERSION, "GuardrailIdentifier"): Wiring("the guardrail (GetAtt)"),
+    # ------------------------------------------------------------------------------------------ Prompt routers
+    (ROUTER, "PromptRouterName"): Plan("bedrock_routers[].router_name", lambda c: _router(c)["router_name"]),
+    (ROUTER, "Models"): Plan(
+        "bedrock_routers[].models", lambda c: _router(c)["models"], lambda v: [_arn_tail(m["ModelArn"]) for m in v]
+    ),
+    (ROUTER, "FallbackModel.ModelArn"): Plan(
+        "bedrock_routers[].fallback_model", lambda c: _router(c)["fallback_model"], _arn_tail
+    ),
+    (ROUTER, "RoutingCriteria.ResponseQualityDifference"): Plan(
+        "bedrock_routers[].response_quality_difference", lambda c: _router(c)["response_quality_difference"]
+    ),
+    (ROUTER, "Description"): Wiring("the router's description, as configured (create-only, hashed into the name)"),
+    (ROUTER, "Tags"): Plan(
+        "tags, then bedrock_routers[].tags", lambda c: {**c.plan["tags"], **_router(c)["tags"]}, _tag_pairs
+    ),
+    # ------------------------------------------------------------------------------------------ Invocation logging
+    (LOGGING, "ServiceToken"): Wiring("the handler function (GetAtt)"),
+    (LOGGING, "ServiceTimeout"): Fixed("300", "CloudFormation waits 5 minutes for the handler's answer"),
+    **{
+        (LOGGING, f"LoggingConfig.{kind}DataDeliveryEnabled"): Plan(
+            f"bedrock_invocation_logging.data.{kind}",
+            _logging_data(kind),
+        )
+        for kind in ("text", "image", "embedding", "video", "audio")
+    },
+    (LOGGING, "LoggingConfig.s3Config.bucketName"): Plan(
+        "bedrock_invocation_logging.bucket (created: the stack's bucket)", _logging("bucket"), _bucket
+    ),
+    (LOGGING, "LoggingConfig.s3Config.keyPrefix"): Wiring("the prefix of an existing bucket, as configured"),
+    (LOGGING, "LoggingConfig.cloudWatchConfig.logGroupName"): Wiring("the stack's log group (Ref)"),
+    (LOGGING, "LoggingConfig.cloudWatchConfig.roleArn"): Wiring("the delivery role (GetAtt)"),
+    (LOGGING, "LoggingConfig.cloudWatchConfig.largeDataDeliveryS3Config.bucketName"): Plan(
+        "bedrock_invocation_logging.bucket (large objects of CloudWatch Logs delivery)", _logging("bucket"), _bucket
+    ),
+    (LOGGING, "LoggingConfig.cloudWatchConfig.largeDataDeliveryS3Config.keyPrefix"): Fixed(
+        "large-data", "large objects go under their own prefix"
+    ),
+    (LOGGING, "OverwriteExisting"): Plan(
+        "bedrock_invocation_logging.overwrite_existing", lambda c: str(_logging("overwrite_existing")(c)).lower()
     ),
 }
