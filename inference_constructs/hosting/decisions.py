@@ -17,6 +17,7 @@ from inference_constructs.catalog import Catalog, InstanceType, load_catalog
 from inference_constructs.containers import (
     MODEL_DIR,
     ContainerImage,
+    ImageVariant,
     ServingParameters,
     container_environment,
     default_quantization,
@@ -39,6 +40,7 @@ from inference_constructs.hosting.checks import (
     check_network,
     check_serverless,
     has_image,
+    hosts_kind,
     key_path,
 )
 from inference_constructs.hosting.deployment import plan_deployment
@@ -120,14 +122,8 @@ def _choose(req: EndpointRequest, catalog: Catalog, path: str) -> HostDecision:
     multi_gpu_rule = req.kind is EndpointKind.MULTI_MODEL
 
     def fits_rules(inst: InstanceType) -> bool:
-        if not has_image(req.serving, inst):
-            return False
-        if multi_gpu_rule:
-            if inst.accelerator.is_neuron:
-                return False
-            if inst.accelerator is Accelerator.GPU and req.serving is not Serving.TRITON:
-                return False
-        return True
+        variant = ImageVariant.for_host(inst.accelerator, inst.architecture)
+        return has_image(req.serving, inst) and hosts_kind(req.kind, req.serving, variant)
 
     return choose_host(
         req.model,
