@@ -203,7 +203,8 @@ def check_serverless(req: EndpointRequest, p: ProblemCollector, path: str) -> No
             "use type realtime, or sampling_percent 0",
         )
     if s.memory_mb is not None and s.memory_mb not in SERVERLESS_MEMORY_MB:
-        p.add(f"{skey}.memory_mb", f"{s.memory_mb} is not allowed", "use 1024..6144 in steps of 1024")
+        low, high = SERVERLESS_MEMORY_MB[0], SERVERLESS_MEMORY_MB[-1]
+        p.add(f"{skey}.memory_mb", f"{s.memory_mb} is not allowed", f"use {low}..{high} in steps of {low}")
     check_provisioned_concurrency_bounds(
         p, path, min_capacity=s.provisioned_concurrency, max_capacity=s.max_concurrency
     )

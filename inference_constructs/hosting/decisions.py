@@ -146,14 +146,14 @@ def _serverless_memory(req: EndpointRequest, reasons: list[str], p: ProblemColle
             p.add(
                 key_path(path, "serverless.memory_mb"),
                 f"{s.memory_mb} MB cannot hold a {weights:.1f} GB model (needs about {needed_mb} MB)",
-                "raise memory_mb (max 6144), quantize the model, or use type realtime",
+                f"raise memory_mb (max {SERVERLESS_MEMORY_MB[-1]}), quantize the model, or use type realtime",
             )
         return s.memory_mb
     fitting = [m for m in SERVERLESS_MEMORY_MB if m >= needed_mb]
     if not fitting:
         p.add(
             key_path(path, "model"),
-            f"a {weights:.1f} GB model needs about {needed_mb} MB, above serverless' 6144 MB",
+            f"a {weights:.1f} GB model needs about {needed_mb} MB, above serverless' {SERVERLESS_MEMORY_MB[-1]} MB",
             "use type realtime or async, or a smaller model",
         )
         return SERVERLESS_MEMORY_MB[-1]
