@@ -38,21 +38,24 @@ from inference_constructs.spec import (
     Serving,
 )
 
-# Limits of the SageMaker API, written once: these checks (construct props) and the config schema use them.
+# Limits written once: these checks (construct props) and the config schema's ranges and patterns use them.
 SERVERLESS_MEMORY_MB = (1024, 2048, 3072, 4096, 5120, 6144)
-"""The memory sizes a serverless endpoint accepts, in MB (API ProductionVariantServerlessConfig.MemorySizeInMB)."""
+"""The memory sizes a serverless endpoint accepts, in MB (SageMaker API reference,
+https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ProductionVariantServerlessConfig.html)."""
 MAX_SUBNETS = 16
-"""Subnets of an endpoint's VPC configuration (API VpcConfig.Subnets: 1-16 items)."""
+"""Subnets of an endpoint's VPC configuration: 1-16 (SageMaker API reference, VpcConfig,
+https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_VpcConfig.html)."""
 MAX_SECURITY_GROUPS = 5
-"""Security groups of an endpoint's VPC configuration (API VpcConfig.SecurityGroupIds: 1-5 items)."""
+"""Security groups of an endpoint's VPC configuration: 1-5 (SageMaker API reference, VpcConfig)."""
 MAX_ASYNC_CONCURRENT_INVOCATIONS = 1000
-"""API AsyncInferenceClientConfig.MaxConcurrentInvocationsPerInstance: 1-1000."""
+"""Most concurrent requests per instance of an async endpoint (SageMaker API reference,
+AsyncInferenceClientConfig.MaxConcurrentInvocationsPerInstance: 1-1000)."""
 S3_URI_PATTERN = r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?$"
-"""An S3 URI (bucket name in S3's characters, then an optional key or prefix)."""
+"""An S3 URI: a bucket name of S3's characters, then an optional key or prefix."""
 SUBNET_PATTERN = r"^subnet-[0-9a-f]{8,17}$"
-"""A subnet id (API VpcConfig.Subnets pattern)."""
+"""A subnet id as EC2 writes it (``subnet-`` and 8 or 17 hex digits; the API accepts any ``[-0-9a-zA-Z]+``)."""
 SECURITY_GROUP_PATTERN = r"^sg-[0-9a-f]{8,17}$"
-"""A security group id (API VpcConfig.SecurityGroupIds pattern)."""
+"""A security group id as EC2 writes it (``sg-`` and 8 or 17 hex digits)."""
 _S3_URI = re.compile(S3_URI_PATTERN)
 _IMAGE_URI = re.compile(r"^[a-z0-9.-]+(:\d+)?/[a-z0-9._/-]+(:[\w.-]+|@sha256:[0-9a-f]{64})$")
 _SUBNET = re.compile(SUBNET_PATTERN)

@@ -323,8 +323,9 @@ MAX_BACKLOG_TARGET = 100_000.0
 MAX_CAPACITY = 1000
 """Largest ``capacity.max`` (and scheduled ``min``/``max``) accepted."""
 MAX_SERVERLESS_CONCURRENCY = 200
-"""Largest ``serverless.max_concurrency`` and ``provisioned_concurrency`` (API ProductionVariantServerlessConfig:
-MaxConcurrency 1-200, ProvisionedConcurrency 1-200)."""
+"""Largest ``serverless.max_concurrency`` and ``provisioned_concurrency``: MaxConcurrency and ProvisionedConcurrency
+are 1-200 (SageMaker API reference,
+https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ProductionVariantServerlessConfig.html)."""
 
 SCALE_TO_ZERO_WARNING = (
     "scales to zero instances through an inference component: after idle, the first requests fail "

@@ -159,7 +159,8 @@ def test_fails_neuron_host_container_mismatch(
     [
         (
             {"kind": EndpointKind.MULTI_MODEL, "model": ModelSpec(), "multi_model": PREFIX},
-            r"0 is not allowed on a multi-model endpoint .*; use 1 or more, or one realtime endpoint per model with min 0",
+            r"0 is not allowed on a multi-model endpoint .*; use 1 or more, or one realtime endpoint per model "
+            r"with min 0",
         ),
         (
             {"kind": EndpointKind.SERVERLESS, "model": TABULAR, "serverless": ServerlessOptions()},
