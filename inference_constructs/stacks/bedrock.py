@@ -29,12 +29,12 @@ from inference_constructs.observability.bedrock_governance import (
     MonitoredGuardrail,
     MonitoredInvocationLogging,
 )
+from inference_constructs.stacks._handoff import keeps_exports
 
 
 class BedrockStack(Stack):
-    """Application inference profiles from ``bedrock.profiles``, prompt routers from ``bedrock.routers`` and
-    ``bedrock.invocation_logging``. Composition only; ``alarm_email`` and ``dashboard`` come from the
-    ``observability:`` block."""
+    """Application inference profiles, prompt routers and the account's invocation logging, as the plan decided
+    them. Composition only; ``alarm_email`` and ``dashboard`` come from the plan's ``observability`` section."""
 
     def __init__(
         self,
@@ -77,7 +77,9 @@ class BedrockStack(Stack):
             self.profiles[spec.name] = ApplicationInferenceProfile(
                 self,
                 spec.name,
-                name=spec.name,
+                # changes with the model (a model bump replaces the profile); the old name for the one migration
+                # deploy that keeps the exports the observability stack imported until now
+                name=spec.name if keeps_exports(self) else spec.physical_name,
                 model=spec.model,
                 tags=dict(spec.tags),
                 residency=spec.residency,

@@ -1,5 +1,8 @@
 """Hosting stacks: the SageMaker endpoints of the platform with their alarms and capacity tags, sharded
-so no stack nears CloudFormation's 500-resource limit."""
+so no stack nears CloudFormation's 500-resource limit.
+
+The platform's alarm topic arrives through the SSM parameter the observability stack writes, not through an
+export: the stacks of a platform stay independently updatable (see ``_handoff``)."""
 
 from __future__ import annotations
 
@@ -12,9 +15,11 @@ from constructs import Construct
 from inference_constructs.cost import apply_cost_tags, capacity_tags
 from inference_constructs.hosting import InferenceEndpoint, endpoint_from_request
 from inference_constructs.observability import InferenceAlarms, MonitoredEndpoint
+from inference_constructs.observability.decisions import AlarmSettings
 from inference_constructs.plan import EndpointDecisions, capacity_schedule
 from inference_constructs.region_rules import add_region_rules
 from inference_constructs.regions import RegionRequirement
+from inference_constructs.stacks._handoff import local_topic
 
 
 def endpoint_name(platform: str, decisions: EndpointDecisions) -> str:
@@ -56,12 +61,13 @@ class HostingStack(Stack):
         platform: str,
         endpoints: Sequence[EndpointDecisions],
         alarm_topic: aws_sns.ITopic,
-        anomaly_std_devs: float,
+        alarm_settings: AlarmSettings,
         capacity_tagging: bool,
         region_requirements: Sequence[RegionRequirement] = (),
         **kwargs: Any,
     ) -> None:
         super().__init__(scope, construct_id, **kwargs)
+        alarm_topic = local_topic(self, alarm_topic)
         # the plan's requirements first, so the rule's descriptions name the config keys that need them
         add_region_rules(self, region_requirements)
         self.endpoints: dict[str, InferenceEndpoint] = {}
@@ -105,6 +111,10 @@ class HostingStack(Stack):
             self,
             "Alarms",
             endpoints=[monitored(platform, d, self.endpoints[d.name]) for d in endpoints],
-            anomaly_std_devs=anomaly_std_devs,
+            anomaly_std_devs=alarm_settings.anomaly_std_devs,
+            error_rate_percent=alarm_settings.error_rate_percent,
+            oldest_request_age_seconds=alarm_settings.oldest_request_age_seconds,
+            backlog_without_capacity_minutes=alarm_settings.backlog_without_capacity_minutes,
+            cold_start_seconds=alarm_settings.cold_start_seconds,
             topic=alarm_topic,
         )
