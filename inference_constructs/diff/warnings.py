@@ -20,9 +20,14 @@ __all__ = ["WARNING_CODES", "PlanWarning", "classify", "plan_warnings"]
 
 #: Warning code -> (regular expression searched in the sentence, what it means and which module writes it).
 WARNING_CODES: dict[str, tuple[str, str]] = {
-    "scale_to_zero_cold_start": (
-        r"scales to zero instances",
-        "an endpoint scales to zero: requests after idle wait or fail while an instance starts "
+    "scale_to_zero_fails_requests": (
+        r"scales to zero instances through an inference component",
+        "a real-time endpoint scales to zero: the first requests after idle fail while an instance starts "
+        "(inference_constructs.scaling.decisions)",
+    ),
+    "scale_to_zero_queues": (
+        r"scales to zero instances: after idle, queued requests wait",
+        "an async endpoint scales to zero: queued requests wait while an instance starts "
         "(inference_constructs.scaling.decisions)",
     ),
     "schedule_floor_stays": (
