@@ -69,7 +69,7 @@ def add_command(sub: Any) -> None:
     cmd.add_argument(
         "--fail-on-replacement",
         action="store_true",
-        help="exit 1 when a user-facing resource is replaced, a resource moves stack, or CloudFormation would refuse",
+        help="exit 1 when a user-facing resource is replaced, a resource moves stack, or the update would fail",
     )
 
 

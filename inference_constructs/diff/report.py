@@ -48,7 +48,7 @@ class DiffReport:
                 if visible or moves or blockers:
                     out.append(
                         f"--fail-on-replacement: {len(visible)} user-facing replacement(s), {len(moves)} other "
-                        f"move(s) between stacks, {len(blockers)} update(s) CloudFormation refuses"
+                        f"move(s) between stacks, {len(blockers)} change(s) that would fail"
                     )
         return out
 
@@ -82,7 +82,7 @@ class DiffReport:
         if self.templates is None:
             return [f"Templates: not compared ({self.why_no_templates})"]
         t = self.templates
-        lines = ["CloudFormation will refuse"]
+        lines = ["The update would fail (CloudFormation or SageMaker refuses)"]
         lines += [f"  {b}" for b in t.blockers] or ["  nothing"]
         lines += ["User-facing replacements"]
         lines += [f"  {_describe(c)}" for c in t.user_facing_replacements] or ["  none"]
@@ -127,7 +127,7 @@ class DiffReport:
         if self.templates is None:
             return [f"Templates not compared: {self.why_no_templates}."]
         t = self.templates
-        lines = ["#### CloudFormation will refuse", ""]
+        lines = ["#### The update would fail", ""]
         lines += [f"- :x: {b}" for b in t.blockers] or ["Nothing."]
         lines += ["", "#### Replacements", ""]
         if t.replacements:

@@ -67,7 +67,7 @@ class ResourceChange:
 
     ``forced_by`` lists, for a replacement, each create-only property that changes (``direct`` when its text
     changes, else the replaced resource it refers to); ``changed`` the top-level properties and attributes that
-    differ; ``blockers`` why CloudFormation will refuse the update.
+    differ; ``blockers`` why the update would fail (CloudFormation or SageMaker refuses it).
     """
 
     stack: str
@@ -131,7 +131,7 @@ class TemplateDiff:
 
     @property
     def blockers(self) -> tuple[str, ...]:
-        """Every reason CloudFormation will refuse the update."""
+        """Every reason the update would fail."""
         return tuple(f"{c.stack}/{c.logical_id}: {b}" for c in self.changes for b in c.blockers) + self.export_blockers
 
     def to_dict(self) -> dict[str, Any]:
