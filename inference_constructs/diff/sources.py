@@ -10,7 +10,9 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import os
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -72,13 +74,13 @@ def _read_json(path: Path) -> Any:
 
 def _synthesize(config: Path) -> dict[str, dict[str, Any]]:
     """Synthesize ``config`` into a temporary cloud assembly and return its templates."""
+    # Before aws_cdk starts its Node process: no end-of-life banner for the Node version in use (as app.py).
+    for var in ("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION"):
+        os.environ.setdefault(var, "1")
+    os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
     from aws_cdk import App
 
-    try:
-        from inference_constructs.stacks.platform import synthesize  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # the platform stacks as a repo-level package
-        from stacks.platform import synthesize  # type: ignore[no-redef,unused-ignore]
-
+    synthesize = _synth_entry(config)
     cdk_json = Path("cdk.json")
     context = json.loads(cdk_json.read_text(encoding="utf-8")).get("context", {}) if cdk_json.is_file() else {}
     with tempfile.TemporaryDirectory(prefix="inference-diff-") as outdir:
@@ -89,6 +91,22 @@ def _synthesize(config: Path) -> dict[str, dict[str, Any]]:
                 [f"{config}: synth refused ({exc}); run `cdk synth` to see the findings"]
             ) from exc
         return read_assembly(Path(outdir))
+
+
+def _synth_entry(config: Path) -> Any:
+    """The platform's synth entry (``synthesize(app, config_path)``), wherever this version keeps it."""
+    for module in ("inference_constructs.stacks.platform", "stacks.platform"):
+        try:
+            return importlib.import_module(module).synthesize
+        except ModuleNotFoundError as exc:  # only the module itself missing; a broken import inside it propagates
+            if exc.name is None or not module.startswith(exc.name):
+                raise
+    raise InferenceConfigError(
+        [
+            f"{config}: cannot synthesize here (the platform stacks are not importable); diff the "
+            "inference-plan.json files of two synthesized cloud assemblies, or pass --no-synth"
+        ]
+    )
 
 
 def load_side(path: str | Path, *, synthesize: bool = True) -> Side:
