@@ -23,7 +23,7 @@ def main() -> int:
 
     from inference_constructs.config import resolve_config_path
     from inference_constructs.errors import InferenceConfigError
-    from stacks.platform import synthesize
+    from inference_constructs.stacks.platform import synthesize
 
     app = App()
     try:

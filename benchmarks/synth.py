@@ -979,7 +979,7 @@ def child(mode: str, config: Path, outdir: Path, source: Path | None, baseline: 
     from aws_cdk import App
 
     from inference_constructs.compliance import add_compliance_gates
-    from stacks.platform import synthesize
+    from inference_constructs.stacks.platform import synthesize
 
     t1 = time.perf_counter()
     context = cdk_context()

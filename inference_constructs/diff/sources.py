@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import tempfile
@@ -80,7 +79,8 @@ def _synthesize(config: Path) -> dict[str, dict[str, Any]]:
     os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
     from aws_cdk import App
 
-    synthesize = _synth_entry(config)
+    from inference_constructs.stacks.platform import synthesize
+
     cdk_json = Path("cdk.json")
     context = json.loads(cdk_json.read_text(encoding="utf-8")).get("context", {}) if cdk_json.is_file() else {}
     with tempfile.TemporaryDirectory(prefix="inference-diff-") as outdir:
@@ -91,22 +91,6 @@ def _synthesize(config: Path) -> dict[str, dict[str, Any]]:
                 [f"{config}: synth refused ({exc}); run `cdk synth` to see the findings"]
             ) from exc
         return read_assembly(Path(outdir))
-
-
-def _synth_entry(config: Path) -> Any:
-    """The platform's synth entry (``synthesize(app, config_path)``), wherever this version keeps it."""
-    for module in ("inference_constructs.stacks.platform", "stacks.platform"):
-        try:
-            return importlib.import_module(module).synthesize
-        except ModuleNotFoundError as exc:  # only the module itself missing; a broken import inside it propagates
-            if exc.name is None or not module.startswith(exc.name):
-                raise
-    raise InferenceConfigError(
-        [
-            f"{config}: cannot synthesize here (the platform stacks are not importable); diff the "
-            "inference-plan.json files of two synthesized cloud assemblies, or pass --no-synth"
-        ]
-    )
 
 
 def load_side(path: str | Path, *, synthesize: bool = True) -> Side:

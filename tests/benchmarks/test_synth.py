@@ -227,7 +227,7 @@ def test_python_baseline_gets_the_nag_findings_the_library_acknowledges(library:
 def platforms(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The library's assemblies of a generated benchmark config (every endpoint kind) and of the project's
     default config (Bedrock profiles, budgets, anomaly detection, a custom resource, a dashboard...)."""
-    from stacks.platform import synthesize
+    from inference_constructs.stacks.platform import synthesize
 
     out = {}
     tmp = tmp_path_factory.mktemp("platforms")

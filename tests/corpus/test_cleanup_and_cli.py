@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from aws_cdk import App
 
-import stacks.platform
-from stacks.platform import synthesize
+import inference_constructs.stacks.platform
+from inference_constructs.stacks.platform import synthesize
 from tests.corpus.cases import CASES
 from tests.gates.synth import ROOT, cli_context
 
@@ -33,7 +33,7 @@ def test_failed_synth_restores_the_output_directory(
         (out / "earlier.template.json").write_text("{}")
         (out / "manifest.json").write_text('{"earlier": true}')
     before = {p.name: p.read_bytes() for p in out.iterdir()} if existing else None
-    monkeypatch.setattr(stacks.platform, "check_stack_sizes", _late_failure)
+    monkeypatch.setattr(inference_constructs.stacks.platform, "check_stack_sizes", _late_failure)
     # WHEN synthesized THEN it fails, and the directory is exactly as before (or empty: App makes it)
     with pytest.raises(RuntimeError, match="after CDK wrote"):
         synthesize(App(outdir=str(out), context=cli_context()), BEDROCK_ONLY)

@@ -18,7 +18,7 @@ from aws_cdk import App
 
 from inference_constructs.__main__ import main
 from inference_constructs.errors import CODES, InferenceConfigError
-from stacks.platform import PLAN_FILE, synthesize
+from inference_constructs.stacks.platform import PLAN_FILE, synthesize
 from tests.corpus.cases import CASES, CATEGORIES, FILE, Case
 from tests.gates.synth import Assembly, cli_context
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from aws_cdk import App
 
-from stacks.platform import PLAN_FILE, synthesize
+from inference_constructs.stacks.platform import PLAN_FILE, synthesize
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = [ROOT / "config" / "default.yaml", *sorted((ROOT / "config" / "examples").glob("*.yaml"))]

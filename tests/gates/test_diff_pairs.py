@@ -257,3 +257,14 @@ def test_cdk_cli_marks_the_same_resources_replace(pair: tuple[Path, Path, DiffRe
     # WHEN the CDK CLI diffs each changed stack offline THEN it marks exactly those resources "replace"
     theirs = {(s, i) for s in sorted(stacks) for i in _cdk_replacements(old, new, s, tmp_path)}
     assert theirs == ours
+
+
+@pytest.mark.parametrize("pair", ["capacity"], indirect=True)
+def test_configs_are_synthesized_into_the_same_templates_as_cdk_out(pair: tuple[Path, Path, DiffReport]) -> None:
+    # GIVEN the pair's two config files (beside their assemblies)
+    old, new, from_assemblies = pair
+    # WHEN diffed as configs (each synthesized into a temporary assembly)
+    from_configs = compare(str(old.parent / "platform.yaml"), str(new.parent / "platform.yaml"))
+    # THEN the template diff equals the one from the cdk.out plan files
+    assert from_configs.templates is not None and from_assemblies.templates is not None
+    assert from_configs.templates.to_dict() == from_assemblies.templates.to_dict()

@@ -13,7 +13,7 @@ from aws_cdk import App
 from inference_constructs.config import validate_config
 from inference_constructs.layout import EndpointFootprint, estimated_resources, shard
 from inference_constructs.spec import EndpointKind
-from stacks.platform import check_stack_sizes, synthesize
+from inference_constructs.stacks.platform import check_stack_sizes, synthesize
 from tests.gates.synth import Assembly
 
 Templates = dict[str, dict[str, Any]]
@@ -249,8 +249,8 @@ def test_hosting_stack_builds_from_the_plans_own_decisions() -> None:
     # GIVEN the default platform planned once
     from inference_constructs.config import load_config
     from inference_constructs.plan import plan_platform
-    from stacks.hosting import HostingStack
-    from stacks.platform import build_platform
+    from inference_constructs.stacks.hosting import HostingStack
+    from inference_constructs.stacks.platform import build_platform
 
     plan = plan_platform(load_config(Path(__file__).resolve().parents[2] / "config" / "default.yaml"))
     app = App()

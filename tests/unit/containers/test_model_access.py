@@ -16,7 +16,7 @@ from inference_constructs.containers.model_access import TOKEN_KEYS, HfTokenSecr
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.plan import plan_platform
 from inference_constructs.spec import Serving
-from stacks.platform import synthesize
+from inference_constructs.stacks.platform import synthesize
 from tests.gates.synth import cli_context
 
 _TOKEN = re.compile(r"hf_[A-Za-z0-9]{30,}")

@@ -13,7 +13,7 @@ from aws_cdk.assertions import Template
 from inference_constructs.config import load_config, parse_config
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.plan import plan_platform, router_specs
-from stacks.bedrock import BedrockStack
+from inference_constructs.stacks.bedrock import BedrockStack
 
 EXAMPLE = Path(__file__).parents[3] / "config" / "examples" / "bedrock-priced.yaml"
 

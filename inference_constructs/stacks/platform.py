@@ -18,10 +18,10 @@ from inference_constructs.layout import MAX_RESOURCES_PER_STACK
 from inference_constructs.observability import MonitoredProfile
 from inference_constructs.plan import PlatformPlan, plan_platform
 from inference_constructs.region_rules import add_region_rules
-from stacks.bedrock import BedrockStack
-from stacks.cost import CostStack, needs_cost_stack
-from stacks.hosting import HostingStack, monitored
-from stacks.observability import ObservabilityStack
+from inference_constructs.stacks.bedrock import BedrockStack
+from inference_constructs.stacks.cost import CostStack, needs_cost_stack
+from inference_constructs.stacks.hosting import HostingStack, monitored
+from inference_constructs.stacks.observability import ObservabilityStack
 
 PLAN_FILE = "inference-plan.json"
 
