@@ -109,32 +109,6 @@ class PlanDiff:
             "notes": list(self.notes),
         }
 
-    def table(self) -> str:
-        """Human-readable summary: one line per changed item, its field changes, and the totals."""
-        lines: list[str] = []
-        for item in self.items:
-            if item.status == "unchanged":
-                continue
-            cost = ""
-            if item.kind == "endpoint":
-                lo, hi = item.monthly_usd_at_min, item.monthly_usd_at_max
-                cost = f"  monthly min {_signed(lo[1] - lo[0])}, max {_signed(hi[1] - hi[0])}"
-            lines.append(f"{item.status:<9} {item.kind} {item.name}{cost}")
-            lines.extend(f"          {c.field}: {c.old} -> {c.new}" for c in item.changes)
-        if not lines:
-            lines.append("no endpoint or profile changes")
-        lo, hi = self.monthly_usd_at_min, self.monthly_usd_at_max
-        lines.append(
-            f"monthly at min: {lo[0]:.2f} -> {lo[1]:.2f} ({_signed(lo[1] - lo[0])}); "
-            f"at max: {hi[0]:.2f} -> {hi[1]:.2f} ({_signed(hi[1] - hi[0])}) USD"
-        )
-        lines.extend(f"note: {n}" for n in self.notes)
-        return "\n".join(lines) + "\n"
-
-
-def _signed(value: float) -> str:
-    return f"{value:+.2f}"
-
 
 def _delta_dict(pair: tuple[float, float], digits: int = 2) -> dict[str, float]:
     return {"old": round(pair[0], digits), "new": round(pair[1], digits), "delta": round(pair[1] - pair[0], digits)}
