@@ -133,12 +133,17 @@ class DiffReport:
         if t.replacements:
             lines += ["| what | resource | forced by |", "|---|---|---|"]
             lines += [
-                f"| {c.user_facing or 'routine'} | `{c.stack}/{c.logical_id}` ({c.resource_type}) | "
+                f"| {f'{c.user_facing}: {c.replacement_effect}' if c.user_facing else 'routine'} | "
+                f"`{c.stack}/{c.logical_id}` ({c.resource_type}) | "
                 f"{'; '.join(c.forced_by)} |"
                 for c in sorted(t.replacements, key=lambda c: c.user_facing is None)
             ]
         else:
             lines.append("None.")
+        visible = [c for c in t.changes if c.status == "updated" and c.user_facing is not None]
+        if visible:
+            lines += ["", "User-facing resources updated in place:", ""]
+            lines += [f"- {c.user_facing} `{c.label}`: {', '.join(c.changed)}" for c in visible]
         counts = {s: sum(1 for c in t.changes if c.status == s) for s in ("updated", "added", "removed")}
         lines += ["", f"{counts['updated']} updated in place, {counts['added']} added, {counts['removed']} removed."]
         return lines
@@ -183,7 +188,8 @@ def _item_row(item: ItemDiff) -> str:
 def _describe(change: ResourceChange) -> str:
     what = change.user_facing or change.resource_type
     where = f"{change.stack}/{change.logical_id}"
-    return f"{what} {change.label} ({where}): {change.status}, forced by {'; '.join(change.forced_by)}"
+    effect = f" ({change.replacement_effect})" if change.replacement_effect else ""
+    return f"{what} {change.label} ({where}): {change.status}{effect}, forced by {'; '.join(change.forced_by)}"
 
 
 def _short(change: ResourceChange) -> str:

@@ -40,20 +40,20 @@ __all__ = ["USER_FACING", "ResourceChange", "TemplateDiff", "diff_templates"]
 
 Templates = Mapping[str, Mapping[str, Any]]
 
-#: Resource types whose replacement a user of the platform sees, and what it means for them. Replacing any other
-#: type (an endpoint config, a SageMaker model, an alarm, a scaling policy, a role) is routine: nothing a client
-#: calls changes.
-USER_FACING: dict[str, str] = {
-    "AWS::SageMaker::Endpoint": "endpoint",
-    "AWS::SageMaker::InferenceComponent": "inference component",
-    "AWS::Bedrock::ApplicationInferenceProfile": "inference profile (a new profile ARN for callers)",
-    "AWS::Bedrock::IntelligentPromptRouter": "prompt router (a new router ARN for callers)",
-    "AWS::Bedrock::Guardrail": "guardrail",
-    "AWS::ApplicationAutoScaling::ScalableTarget": "scalable target (capacity resets to the minimum)",
-    "AWS::S3::Bucket": "bucket (a new, empty bucket)",
-    "AWS::KMS::Key": "KMS key",
-    "AWS::SNS::Topic": "topic (email subscriptions need confirming again)",
-    "AWS::SSM::Parameter": "SSM parameter",
+#: Resource types a user of the platform sees: what it is, and what its replacement means for them. Replacing any
+#: other type (an endpoint config, a SageMaker model, an alarm, a scaling policy, a role) is routine: nothing a
+#: client calls changes.
+USER_FACING: dict[str, tuple[str, str]] = {
+    "AWS::SageMaker::Endpoint": ("endpoint", "a new endpoint"),
+    "AWS::SageMaker::InferenceComponent": ("inference component", "a new inference component"),
+    "AWS::Bedrock::ApplicationInferenceProfile": ("inference profile", "a new profile ARN for callers"),
+    "AWS::Bedrock::IntelligentPromptRouter": ("prompt router", "a new router ARN for callers"),
+    "AWS::Bedrock::Guardrail": ("guardrail", "a new guardrail id"),
+    "AWS::ApplicationAutoScaling::ScalableTarget": ("scalable target", "deregistered and registered again"),
+    "AWS::S3::Bucket": ("bucket", "a new, empty bucket"),
+    "AWS::KMS::Key": ("KMS key", "a new key"),
+    "AWS::SNS::Topic": ("topic", "a new topic ARN; email subscriptions need confirming again"),
+    "AWS::SSM::Parameter": ("SSM parameter", "deleted and written again"),
 }
 
 _SUB_REF = re.compile(r"\$\{([A-Za-z0-9]+)(?:\.[A-Za-z0-9.]+)?\}")
@@ -83,8 +83,15 @@ class ResourceChange:
 
     @property
     def user_facing(self) -> str | None:
-        """What a user sees replaced (``endpoint``, ``inference profile ...``), None for a routine resource."""
-        return USER_FACING.get(self.resource_type)
+        """What a user sees (``endpoint``, ``inference profile``...), None for a routine resource."""
+        entry = USER_FACING.get(self.resource_type)
+        return entry[0] if entry else None
+
+    @property
+    def replacement_effect(self) -> str | None:
+        """What replacing it means for a user (None for a routine resource)."""
+        entry = USER_FACING.get(self.resource_type)
+        return entry[1] if entry else None
 
     @property
     def replaces(self) -> bool:

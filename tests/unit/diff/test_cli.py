@@ -97,7 +97,10 @@ def test_user_facing_replacement_crosses_the_replacement_gate(
     # WHEN diffed with the replacement gate THEN exit 1 and the gate is named on stderr
     assert main(["diff", str(old), str(new), "--fail-on-replacement"]) == 1
     captured = capsys.readouterr()
-    assert "endpoint acme-chat-2 (acme-hosting-1/Endpoint): replaced, forced by EndpointName (direct)" in captured.out
+    assert (
+        "endpoint acme-chat-2 (acme-hosting-1/Endpoint): replaced (a new endpoint), forced by EndpointName (direct)"
+        in captured.out
+    )
     assert "gate crossed: --fail-on-replacement: 1 user-facing replacement(s)" in captured.err
 
 
