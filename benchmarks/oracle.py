@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -37,12 +38,14 @@ ENGINE = {
 }
 CLOSED_FAMILIES = {
     "tnx": {"bloom", "gpt2", "gpt_bigcode", "gptj", "gpt_neox", "llama", "mistral", "mixtral", "opt"},
-    "optimum": {"granite", "llama", "llama4", "mixtral", "phi3", "qwen2", "qwen3", "qwen3_moe", "smollm3"},
+    "optimum": {"granite", "llama", "mixtral", "phi3", "qwen2"},
 }
 GPU_MIN_CC = {
     "vllm": {"bf16": 8.0, "fp16": 7.0, "fp32": 7.0, "fp8": 8.0, "int8": 7.5, "int4": 7.5},
     "tgi": {"bf16": 8.0, "fp16": 7.5, "fp32": 7.5, "fp8": 8.0, "int8": 7.5, "int4": 7.5},
 }
+# docs/compatibility.md: TGI shards KV heads without replicating them (the degree divides them); vLLM replicates
+KV_SPLIT_ONLY = {"tgi"}
 NEURON_DTYPES = {"tnx": {"bf16", "fp16", "fp32", "int8"}, "optimum": {"bf16", "fp16", "fp32"}}
 NEURON_SDK = {"tnx": (2, 19, 1), "optimum": (2, 24, 0)}
 TRN2_MIN_SDK = (2, 21, 0)
@@ -161,11 +164,13 @@ def _shard_need(model: ModelSpec, tp: int, neuron: bool) -> float:
     return ((weights_gib(model) + padding) / tp + kv_shard) * (1 + OVERHEAD_FRACTION) + OVERHEAD_PER_SHARD
 
 
-def _gpu_degree_ok(model: ModelSpec, tp: int) -> bool:
+def _gpu_degree_ok(model: ModelSpec, tp: int, engine: str | None = None) -> bool:
     s = shape(model)
     heads, kv = int(s["attention_heads"]), int(s["kv_heads"])
     if tp == 1:
         return True
+    if engine in KV_SPLIT_ONLY:
+        return heads % tp == 0 and kv % tp == 0
     return heads % tp == 0 and (kv % tp == 0 if kv >= tp else tp % kv == 0)
 
 
@@ -188,7 +193,8 @@ def fits(model: ModelSpec, inst: InstanceType, llm: bool, serving: Serving = Ser
         degrees = [d for d in NEURON_DEGREES[inst.family] if d <= inst.neuron_cores]
     else:
         usable = inst.device_memory_reported_gib * USABLE["gpu"]
-        degrees = [d for d in (1, 2, 4, 8) if d <= inst.devices and _gpu_degree_ok(model, d)]
+        engine = _engine(serving, inst) if llm else None
+        degrees = [d for d in (1, 2, 4, 8) if d <= inst.devices and _gpu_degree_ok(model, d, engine)]
     if llm:
         weights = weights_gib(model)
         memory_ok = any(_shard_need(model, d, neuron) <= usable * (1 - MARGIN) + 1e-9 for d in degrees)
@@ -201,6 +207,21 @@ def fits(model: ModelSpec, inst: InstanceType, llm: bool, serving: Serving = Ser
     factor = 0.0 if neuron and model.neuron_compiled else HOST_FACTOR[kind]
     host_ok = inst.memory_gib >= weights * factor + HOST_RESERVE
     return memory_ok and host_ok
+
+
+# docs/sizing.md: engines with a paged KV cache (vLLM, TGI) start once one max-length sequence fits
+PAGED = {"vllm", "tgi"}
+
+
+def explicit_fits(model: ModelSpec, inst: InstanceType, serving: Serving) -> bool:
+    """An explicitly given host is accepted: the concurrency target fits, or, where the engine's KV cache is paged,
+    at least one max_context_tokens sequence does (the engine batches the rest as room frees)."""
+    llm = is_llm(model, serving)
+    if fits(model, inst, llm, serving):
+        return True
+    engine = _engine(serving, inst)
+    single = replace(model, max_concurrent_sequences=1)
+    return llm and engine in PAGED and model.parameters_billion is not None and fits(single, inst, llm, serving)
 
 
 def allowed(serving: Serving, accelerator: AcceleratorChoice) -> set[str]:
@@ -253,4 +274,4 @@ def cheapest_price(
     return min(prices) if prices else None
 
 
-__all__ = ["Accelerator", "cheapest_price", "fits", "is_llm", "weights_gib"]
+__all__ = ["Accelerator", "cheapest_price", "explicit_fits", "fits", "is_llm", "weights_gib"]

@@ -299,6 +299,7 @@ class EndpointDecisions:
                     "rejected_degrees": list(host.degree_rejections),
                 },
                 "margin_gb": round(host.margin_gb, 2),
+                "kv_cache": host.kv.to_dict() if host.kv else None,
                 "host_ram_required_gb": round(host.host_ram_required_gb, 2),
                 "dtype_note": host.dtype_note or None,
             }

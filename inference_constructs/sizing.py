@@ -17,9 +17,16 @@ degree ``tp``::
     usable     = usable fraction x memory the device reports (GiB) [/ NeuronCores per device]
 
 A host fits at ``tp`` when the engine accepts ``tp`` (GPU: it divides the attention heads, KV heads
-split or replicated evenly; Neuron: the allowed degrees of the instance family), ``per_shard <=
-usable x (1 - margin floor)``, the engine can load the model's family and run its dtype on the
-host's accelerator generation, and its host RAM loads the weights.
+split, or replicated where the engine does that; Neuron: the allowed degrees of the instance
+family), ``per_shard <= usable x (1 - margin floor)``, the engine can load the model's family and
+run its dtype on the host's accelerator generation, and its host RAM loads the weights.
+
+The KV cache is sized for the concurrency target: ``max_concurrent_sequences`` sequences of
+``max_context_tokens``. A chosen host always holds it. Engines with a paged KV cache (vLLM, TGI)
+fill whatever memory is left with KV blocks and start as soon as one max-length sequence fits, so an
+explicitly given host that holds fewer max-length sequences than the target is accepted, and the
+plan says how many it holds (``kv_cache_tokens``, ``max_length_sequences``, ``batch_fits``); engines
+that compile a static batch (Neuron) must hold the whole target.
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ from inference_constructs.containers.compatibility import (
     engine_for,
     family_problem,
     headroom,
+    load_compatibility,
     margin_floor_fraction,
     neuron_sdk_problem,
     quantized_layout,
@@ -76,6 +84,7 @@ __all__ = [
     "RUNTIME_OVERHEAD_PER_SHARD_GIB",
     "Fit",
     "HostDecision",
+    "KvCapacity",
     "MemoryEstimate",
     "QuantizationHint",
     "Rejection",
@@ -182,6 +191,13 @@ class MemoryEstimate:
     architecture: ResolvedArchitecture | None = None
     weight_bytes: float = 2.0
     neuron_compiled: bool = False
+    kv_per_token_gb: float = 0.0
+    context_tokens: int = 0
+    sequences: int = 0
+
+    def kv_gb(self, sequences: int) -> float:
+        """KV cache of ``sequences`` sequences of ``context_tokens`` (all KV heads, no replication)."""
+        return self.kv_per_token_gb * self.context_tokens * sequences
 
     @property
     def base_gb(self) -> float:
@@ -216,6 +232,51 @@ class Fit:
     padding_gb: float = 0.0
     degree_rejections: tuple[str, ...] = ()
     dtype_note: str = ""
+    kv: KvCapacity | None = None
+
+
+@dataclass(frozen=True)
+class KvCapacity:
+    """What the KV cache holds on a host, within the margin floor.
+
+    ``tokens`` is the KV capacity in tokens: with a paged engine (vLLM, TGI) every token the usable
+    memory leaves after weights and overhead; with a static batch (Neuron) the compiled
+    ``max_concurrent_sequences x max_context_tokens``. ``max_length_sequences`` is how many
+    ``max_context_tokens`` sequences that holds at once (at most the target); ``batch_fits`` whether it
+    holds the whole target. When it does not (only on an explicit host with a paged engine), the engine
+    still admits up to the target, as shorter sequences leave room (continuous batching).
+    """
+
+    tokens: int
+    context_tokens: int
+    requested_sequences: int
+    max_length_sequences: int
+    paged: bool
+
+    @property
+    def batch_fits(self) -> bool:
+        """The host holds every requested sequence at its maximum length at once."""
+        return self.max_length_sequences >= self.requested_sequences
+
+    def summary(self) -> str:
+        """One clause for the reason."""
+        n, ctx = self.requested_sequences, self.context_tokens
+        if self.batch_fits:
+            return f"KV cache {self.tokens:,} tokens ({n} x {ctx:,} fit)"
+        return (
+            f"KV cache {self.tokens:,} tokens: {self.max_length_sequences} of the {n} requested {ctx:,}-token "
+            f"sequences at once; the engine's continuous batching admits up to {n} while shorter sequences leave room"
+        )
+
+    def to_dict(self) -> dict[str, object]:
+        """The plan's ``kv_cache`` block."""
+        return {
+            "tokens": self.tokens,
+            "max_length_sequences": self.max_length_sequences,
+            "requested_sequences": self.requested_sequences,
+            "batch_fits": self.batch_fits,
+            "allocation": "paged" if self.paged else "static",
+        }
 
 
 @dataclass(frozen=True)
@@ -244,6 +305,8 @@ class HostDecision:
     accelerator memory of the shards used (host RAM x usable fraction on CPU hosts). ``rejected``
     lists the cheaper candidates that were passed over (a few per reason), cheapest first.
     ``architecture`` is the completed model shape (its ``estimated`` fields are guesses).
+    ``kv_cache_gb`` is the KV cache counted in ``memory_required_gb``: the concurrency target, or on an
+    explicit host with a paged KV cache that holds fewer, the max-length sequences it holds (``kv``).
     """
 
     instance: InstanceType
@@ -268,6 +331,8 @@ class HostDecision:
     padding_gb: float = 0.0
     degree_rejections: tuple[str, ...] = ()
     dtype_note: str = ""
+    kv: KvCapacity | None = None
+    """What the KV cache holds on this host (``None`` for classical models and unchecked explicit hosts)."""
 
     @property
     def instance_type(self) -> str:
@@ -340,6 +405,9 @@ def memory_estimate(model: ModelSpec, *, llm: bool = True) -> MemoryEstimate:
         architecture=arch,
         weight_bytes=model.dtype.bytes_per_parameter,
         neuron_compiled=model.neuron_compiled,
+        kv_per_token_gb=per_token / GIB,
+        context_tokens=model.max_context_tokens,
+        sequences=model.max_concurrent_sequences,
     )
 
 
@@ -371,7 +439,8 @@ class _Shard:
     padding_gb: float
 
 
-def _shard_need(est: MemoryEstimate, tp: int, neuron: bool) -> _Shard:
+def _shard_need(est: MemoryEstimate, tp: int, neuron: bool, sequences: int | None = None) -> _Shard:
+    """Per-shard need at ``tp`` with the KV cache of ``sequences`` max-length sequences (default: the target)."""
     arch = est.architecture
     if arch is None:
         return _Shard(est.base_gb / tp + est.per_shard_overhead_gb, 0, 0, 0.0)
@@ -381,17 +450,47 @@ def _shard_need(est: MemoryEstimate, tp: int, neuron: bool) -> _Shard:
     extra_kv = kv_per_shard * tp - arch.kv_heads  # replicated or padded KV heads (k and v projections)
     extra_params = 2.0 * arch.layers * arch.hidden_size * arch.head_dim * (extra_heads + extra_kv)
     padding = extra_params * est.weight_bytes / GIB
-    kv_shard = est.kv_cache_gb * kv_per_shard / arch.kv_heads
+    kv_total = est.kv_cache_gb if sequences is None else est.kv_gb(sequences)
+    kv_shard = kv_total * kv_per_shard / arch.kv_heads
     need = ((est.weights_gb + padding) / tp + kv_shard) * (1.0 + est.overhead_fraction) + est.per_shard_overhead_gb
     return _Shard(need, heads, kv_per_shard, padding)
 
 
-def _gpu_degree_problem(arch: ResolvedArchitecture | None, tp: int) -> str | None:
+def _kv_tokens_per_shard(est: MemoryEstimate, tp: int, neuron: bool, limit: float) -> int:
+    """KV tokens the shards at ``tp`` hold within ``limit`` GiB each, after weights, padding and overhead."""
+    arch = est.architecture
+    if arch is None or est.kv_per_token_gb <= 0.0:
+        return 0
+    fixed = _shard_need(est, tp, neuron, 0)
+    per_token = est.kv_per_token_gb * fixed.kv_heads / arch.kv_heads * (1.0 + est.overhead_fraction)
+    return max(0, math.floor((limit - fixed.need) / per_token + 1e-9))
+
+
+def _engine_row(engine: EngineRules | None) -> dict[str, str]:
+    if engine is None:
+        return {}
+    row: dict[str, str] = load_compatibility()["engines"][engine.key]
+    return row
+
+
+def _paged_kv(engine: EngineRules | None) -> bool:
+    """The engine fills free memory with KV blocks and starts with one max-length sequence (``kv_cache``)."""
+    return _engine_row(engine).get("kv_cache") == "paged"
+
+
+def _replicates_kv_heads(engine: EngineRules | None) -> bool:
+    """The GPU engine replicates KV heads when the degree exceeds them (vLLM), or needs them split (TGI)."""
+    return _engine_row(engine).get("kv_heads", "split-or-replicate") == "split-or-replicate"
+
+
+def _gpu_degree_problem(arch: ResolvedArchitecture | None, tp: int, replicate_kv: bool = True) -> str | None:
     if arch is None or tp == 1:
         return None
     if arch.attention_heads % tp:
         return f"TP {tp}: does not divide {arch.attention_heads} attention heads"
     kv = arch.kv_heads
+    if not replicate_kv and kv % tp:
+        return f"TP {tp}: does not divide {kv} KV heads (the engine does not replicate KV heads)"
     if (kv >= tp and kv % tp) or (kv < tp and tp % kv):
         return f"TP {tp}: {kv} KV heads cannot be split or replicated evenly"
     return None
@@ -407,11 +506,17 @@ def _host_ram_needed(est: MemoryEstimate, inst: InstanceType) -> float:
 
 
 @lru_cache(maxsize=65536)
-def evaluate_host(estimate: MemoryEstimate, inst: InstanceType, engine: EngineRules | None = None) -> Fit:
+def evaluate_host(
+    estimate: MemoryEstimate, inst: InstanceType, engine: EngineRules | None = None, admit_fewer: bool = False
+) -> Fit:
     """Whether ``estimate`` fits ``inst``: the smallest tensor parallel degree the engine accepts whose
     shards hold it with the margin floor free, and enough host RAM to load the weights.
 
-    ``engine`` gives the allowed degrees (default: every degree of the accelerator kind). Family,
+    ``engine`` gives the allowed degrees, whether KV heads may be replicated and how the KV cache is
+    allocated (default: every degree of the accelerator kind, a static KV cache). The concurrency
+    target (``max_concurrent_sequences`` max-length sequences) must fit, unless ``admit_fewer`` and the
+    engine's KV cache is paged: then the host fits when at least one max-length sequence does, at the
+    degree that holds the most (an explicit host: the engine would start and batch what fits). Family,
     dtype and Neuron SDK rules are the caller's (:func:`choose_host`).
     """
     est = estimate
@@ -427,47 +532,42 @@ def evaluate_host(estimate: MemoryEstimate, inst: InstanceType, engine: EngineRu
     neuron = inst.accelerator.is_neuron
     unit = "NeuronCore" if neuron else "GPU"
     limit = usable * (1.0 - MARGIN_FLOOR_FRACTION)
+    paged = _paged_kv(engine)
+    replicate_kv = _replicates_kv_heads(engine)
     notes: list[str] = []
     last: tuple[int, _Shard] | None = None
+    valid: list[int] = []
+    invalid: list[tuple[int, str]] = []
     for tp in tensor_parallel_degrees(engine, inst):
-        problem = None if neuron else _gpu_degree_problem(est.architecture, tp)
+        problem = None if neuron else _gpu_degree_problem(est.architecture, tp, replicate_kv)
         if problem:
             notes.append(problem)
+            invalid.append((tp, problem))
             continue
+        valid.append(tp)
         shard = _shard_need(est, tp, neuron)
         last = (tp, shard)
         if shard.need > limit:
             notes.append(f"TP {tp}: needs {_fmt(shard.need)} GB per {unit}, {_fmt(limit)} GB fits with the margin")
             continue
-        devices = _devices_for(inst, tp)
-        fit = Fit(
-            inst,
-            True,
-            devices,
-            tp,
-            shard.need * tp,
-            usable * tp,
-            host_ram_needed,
-            None,
-            shard.heads,
-            shard.kv_heads,
-            shard.padding_gb,
-            tuple(notes),
-        )
-        if host_ram_needed > inst.memory_gib:
-            why = (
-                f"host RAM {_fmt(inst.memory_gib)} GB cannot load {_fmt(est.weights_gb)} GB of weights; "
-                f"needs {_fmt(host_ram_needed)} GB"
-            )
-            return replace(fit, fits=False, rejection=_reject(inst, RejectionKind.HOST_MEMORY, why))
-        return fit
+        kv = _kv_capacity(est, tp, neuron, limit, paged)
+        return _placed(est, inst, tp, shard, usable=usable, host_ram_needed=host_ram_needed, notes=tuple(notes), kv=kv)
+    if admit_fewer and paged and est.architecture is not None and est.sequences > 1:
+        fewer = _most_full_sequences(est, valid, neuron, limit)
+        if fewer is not None:
+            tp, held = fewer
+            shard = _shard_need(est, tp, neuron, held)
+            kv = _kv_capacity(est, tp, neuron, limit, paged)
+            others = tuple(n for n in notes if not n.startswith(f"TP {tp}:"))
+            return _placed(est, inst, tp, shard, usable=usable, host_ram_needed=host_ram_needed, notes=others, kv=kv)
     if last is None:
         why = "; ".join(notes) or f"no tensor parallel degree fits its {unit}s"
         return Fit(inst, False, 0, 0, 0.0, 0.0, host_ram_needed, _reject(inst, RejectionKind.DEVICE_MEMORY, why))
     tp, shard = last
+    larger = "".join(f"; {problem}" for d, problem in invalid if d > tp)
     why = (
         f"needs {_fmt(shard.need * tp)} GB, has {_fmt(usable * tp)} GB usable on {_plural(tp, unit)} "
-        f"({_fmt(shard.need)} per {unit} above {_fmt(limit)} with the {MARGIN_FLOOR_FRACTION:.0%} margin)"
+        f"({_fmt(shard.need)} per {unit} above {_fmt(limit)} with the {MARGIN_FLOOR_FRACTION:.0%} margin){larger}"
     )
     return Fit(
         inst,
@@ -480,6 +580,62 @@ def evaluate_host(estimate: MemoryEstimate, inst: InstanceType, engine: EngineRu
         _reject(inst, RejectionKind.DEVICE_MEMORY, why),
         degree_rejections=tuple(notes),
     )
+
+
+def _most_full_sequences(est: MemoryEstimate, degrees: list[int], neuron: bool, limit: float) -> tuple[int, int] | None:
+    """(degree, max-length sequences held) for the degree holding the most, if any holds one; else None."""
+    best: tuple[int, int] | None = None
+    for tp in degrees:
+        held = min(est.sequences, _kv_tokens_per_shard(est, tp, neuron, limit) // max(1, est.context_tokens))
+        if held >= 1 and (best is None or held > best[1]):
+            best = (tp, held)
+    return best
+
+
+def _kv_capacity(est: MemoryEstimate, tp: int, neuron: bool, limit: float, paged: bool) -> KvCapacity | None:
+    """The KV capacity at ``tp``: every token that fits under ``limit`` when paged, else the compiled target."""
+    if est.architecture is None or est.kv_per_token_gb <= 0.0:
+        return None
+    target = est.context_tokens * est.sequences
+    tokens = _kv_tokens_per_shard(est, tp, neuron, limit) if paged else target
+    sequences = min(est.sequences, tokens // max(1, est.context_tokens)) if paged else est.sequences
+    return KvCapacity(tokens, est.context_tokens, est.sequences, sequences, paged)
+
+
+def _placed(
+    est: MemoryEstimate,
+    inst: InstanceType,
+    tp: int,
+    shard: _Shard,
+    *,
+    usable: float,
+    host_ram_needed: float,
+    notes: tuple[str, ...],
+    kv: KvCapacity | None,
+) -> Fit:
+    """The fit at ``tp`` (refused for host RAM when the host cannot load the weights)."""
+    fit = Fit(
+        inst,
+        True,
+        _devices_for(inst, tp),
+        tp,
+        shard.need * tp,
+        usable * tp,
+        host_ram_needed,
+        None,
+        shard.heads,
+        shard.kv_heads,
+        shard.padding_gb,
+        notes,
+        kv=kv,
+    )
+    if host_ram_needed > inst.memory_gib:
+        why = (
+            f"host RAM {_fmt(inst.memory_gib)} GB cannot load {_fmt(est.weights_gb)} GB of weights; "
+            f"needs {_fmt(host_ram_needed)} GB"
+        )
+        return replace(fit, fits=False, rejection=_reject(inst, RejectionKind.HOST_MEMORY, why))
+    return fit
 
 
 def _devices_for(inst: InstanceType, tp: int) -> int:
@@ -562,13 +718,16 @@ def _screened(
     return tuple(candidates), tuple(rejected)
 
 
-def _fit_on(model: ModelSpec, est: MemoryEstimate, serving: Serving, inst: InstanceType, llm: bool) -> Fit:
-    """The fit of ``model`` on ``inst`` with ``serving``'s engine there, engine rules included."""
+def _fit_on(
+    model: ModelSpec, est: MemoryEstimate, serving: Serving, inst: InstanceType, llm: bool, *, explicit: bool = False
+) -> Fit:
+    """The fit of ``model`` on ``inst`` with ``serving``'s engine there, engine rules included. A chosen
+    host holds the concurrency target; an ``explicit`` one with a paged KV cache at least one sequence."""
     if llm and inst.accelerator is not Accelerator.CPU:
         problem, note = _engine_problem(model, serving, inst)
         if problem:
             return Fit(inst, False, 0, 0, 0.0, 0.0, 0.0, _reject(inst, RejectionKind.ENGINE, problem))
-        fit = evaluate_host(est, inst, engine_for(serving, inst))
+        fit = evaluate_host(est, inst, engine_for(serving, inst), explicit)
         return replace(fit, dtype_note=note) if note else fit
     return evaluate_host(est, inst)
 
@@ -819,7 +978,7 @@ def _check_explicit(
             model_copies=1,
         )
     est = memory_estimate(model, llm=llm)
-    fit = _fit_on(model, est, serving, inst, llm)
+    fit = _fit_on(model, est, serving, inst, llm, explicit=True)
     if not fit.fits:
         assert fit.rejection is not None
         verb = "load" if fit.rejection.kind is RejectionKind.HOST_MEMORY else "hold"
@@ -906,7 +1065,7 @@ def _decision(
         memory_required_gb=round(fit.memory_required_gb, 3),
         memory_available_gb=round(fit.memory_available_gb, 3),
         weights_gb=round(est.weights_gb, 3),
-        kv_cache_gb=round(est.kv_cache_gb, 3),
+        kv_cache_gb=round(_kv_counted(est, fit), 3),
         price_per_hour_usd=inst.price_per_hour_usd,
         reason=_reason(est, fit, rejected, explicit),
         rejected=rejected,
@@ -921,7 +1080,15 @@ def _decision(
         padding_gb=round(fit.padding_gb, 3),
         degree_rejections=fit.degree_rejections,
         dtype_note=fit.dtype_note,
+        kv=fit.kv,
     )
+
+
+def _kv_counted(est: MemoryEstimate, fit: Fit) -> float:
+    """The KV cache the fit counts: the target, or the max-length sequences an explicit paged host holds."""
+    if fit.kv is not None and not fit.kv.batch_fits:
+        return est.kv_gb(fit.kv.max_length_sequences)
+    return est.kv_cache_gb
 
 
 def _reason(est: MemoryEstimate, fit: Fit, rejected: tuple[Rejection, ...], explicit: bool) -> str:
@@ -941,7 +1108,7 @@ def _reason(est: MemoryEstimate, fit: Fit, rejected: tuple[Rejection, ...], expl
         pad = f", padding {_fmt(fit.padding_gb)}" if fit.padding_gb >= 0.05 else ""
         need = (
             f"needs {_fmt(fit.memory_required_gb)} GB (weights {_fmt(est.weights_gb)}, "
-            f"KV cache {_fmt(est.kv_cache_gb)}{kv}{pad}, overhead)"
+            f"KV cache {_fmt(_kv_counted(est, fit))}{kv}{pad}, overhead)"
         )
     head = "given explicitly" if explicit else f"cheapest {inst.accelerator.value} host that fits"
     shards = ""
@@ -952,4 +1119,5 @@ def _reason(est: MemoryEstimate, fit: Fit, rejected: tuple[Rejection, ...], expl
     engine = sum(1 for r in rejected if r.kind is RejectionKind.ENGINE)
     tail += f"; {engine} cheaper host(s) cannot run it" if engine and not explicit else ""
     note = f"; {fit.dtype_note}" if fit.dtype_note else ""
-    return f"{inst.name} ${inst.price_per_hour_usd:.3f}/h, {head}: {need}; {where}{shards}{note}{tail}"
+    kv_note = f"; {fit.kv.summary()}" if fit.kv is not None and fit.kv.paged else ""
+    return f"{inst.name} ${inst.price_per_hour_usd:.3f}/h, {head}: {need}; {where}{shards}{kv_note}{note}{tail}"

@@ -76,10 +76,11 @@ GPU_MEMORY_BEHAVIOUR: Mapping[Serving, GpuMemoryBehaviour] = MappingProxyType(
         ),
         Serving.TGI: GpuMemoryBehaviour(
             GpuMemoryUse.RESERVES,
-            "TGI warms up and allocates the KV cache for MAX_BATCH_TOTAL_TOKENS (inferred to fill the memory left "
-            "after the weights when unset) before it serves; --cuda-memory-fraction defaults to 1.0",
-            "huggingface/text-generation-inference docs/source/reference/launcher.md "
-            "(MAX_BATCH_TOTAL_TOKENS, CUDA_MEMORY_FRACTION)",
+            "TGI warms up and fills the memory left after the weights with KV-cache blocks (free memory x "
+            "CUDA_MEMORY_FRACTION 1.0 x TGI_WIGGLE_ROOM 0.90) before it serves; for flash-attention models a "
+            "configured MAX_BATCH_TOTAL_TOKENS is ignored and the inferred value used",
+            "huggingface/text-generation-inference v3.3.6 server/text_generation_server/models/flash_causal_lm.py "
+            "(FlashCausalLM.warmup), models/globals.py (TGI_WIGGLE_ROOM), backends/v3/src/lib.rs",
         ),
         Serving.PYTORCH: GpuMemoryBehaviour(
             GpuMemoryUse.KEEPS,

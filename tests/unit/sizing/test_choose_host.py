@@ -362,3 +362,68 @@ def test_host_ram_rule_applies_only_where_neuron_compiles_on_the_host(neuron_com
         # THEN compiling on the host needs twice the weights in RAM, which 16 GiB cannot hold
         with pytest.raises(InferenceConfigError, match=r"model.instance_type: ml.inf2.xlarge cannot load the model"):
             choose_host(model, serving=Serving.NEURON, instance_type="ml.inf2.xlarge")
+
+
+def test_tgi_needs_the_degree_to_divide_the_kv_heads_where_vllm_replicates_them():
+    # GIVEN a 40B bf16 model with 32 attention heads and 4 KV heads: it needs all 8 A10G of ml.g5.48xlarge
+    arch = ModelArchitecture(layers=48, attention_heads=32, kv_heads=4, head_dim=128, family="llama")
+    model = _model(40, architecture=arch, max_context_tokens=2048, max_concurrent_sequences=2)
+    # WHEN the host is given to vLLM and to TGI
+    vllm = choose_host(model, serving=Serving.VLLM, instance_type="ml.g5.48xlarge", quantization_hint=False)
+    # THEN vLLM replicates the 4 KV heads over 8 GPUs; TGI cannot shard 4 KV heads over 8 and is refused
+    assert vllm.tensor_parallel_degree == 8 and vllm.kv_heads_per_shard == 1
+    with pytest.raises(InferenceConfigError, match=r"TP 8: does not divide 4 KV heads"):
+        choose_host(model, serving=Serving.TGI, instance_type="ml.g5.48xlarge", quantization_hint=False)
+
+
+@pytest.mark.parametrize("serving", [Serving.VLLM, Serving.TGI, Serving.LMI])
+def test_explicit_gpu_host_with_paged_kv_cache_is_accepted_when_one_full_sequence_fits(serving):
+    # GIVEN Llama 3.1 8B bf16 with 8 sequences of 16384 tokens (8 GiB of KV cache): one A10G holds the weights and
+    # a few full sequences, not eight
+    model = ModelSpec(id="meta-llama/Llama-3.1-8B-Instruct", max_context_tokens=16384, max_concurrent_sequences=8)
+    # WHEN ml.g5.2xlarge is given explicitly
+    host = choose_host(model, serving=serving, instance_type="ml.g5.2xlarge", quantization_hint=False)
+    # THEN it is accepted (the engine starts and batches what its KV blocks hold), with the margin floor kept,
+    # and the decision says how many tokens and full sequences the KV cache holds
+    assert host.kv is not None and host.kv.paged and not host.kv.batch_fits
+    assert 1 <= host.kv.max_length_sequences < 8
+    assert host.kv.tokens >= 16384 * host.kv.max_length_sequences
+    assert host.memory_required_gb <= host.memory_available_gb * (1 - MARGIN_FLOOR_FRACTION) + 1e-3
+    assert f"{host.kv.max_length_sequences} of the 8 requested 16,384-token sequences" in host.reason
+    # AND the library's own choice still holds all eight
+    own = choose_host(model, serving=serving, accelerator=AcceleratorChoice.GPU, quantization_hint=False)
+    assert own.kv is not None and own.kv.batch_fits and own.instance_type != "ml.g5.2xlarge"
+
+
+def test_fails_explicit_gpu_host_whose_kv_cache_cannot_hold_one_full_sequence():
+    # GIVEN Llama 3.1 8B bf16 at its full 131072-token context (16 GiB of KV cache for one sequence)
+    model = ModelSpec(id="meta-llama/Llama-3.1-8B-Instruct", max_context_tokens=131072, max_concurrent_sequences=1)
+    # WHEN one A10G is given / THEN refused, as vLLM refuses to start when one max-length sequence does not fit
+    with pytest.raises(InferenceConfigError, match=r"ml\.g5\.2xlarge cannot hold the model; needs"):
+        choose_host(model, serving=Serving.VLLM, instance_type="ml.g5.2xlarge")
+
+
+def test_fails_explicit_neuron_host_that_holds_fewer_sequences_than_its_compiled_batch():
+    # GIVEN Llama 3.1 8B bf16, 32 sequences of 4096 tokens on Neuron, whose KV cache is compiled for the whole batch
+    model = ModelSpec(id="meta-llama/Llama-3.1-8B-Instruct", max_context_tokens=4096, max_concurrent_sequences=32)
+    # WHEN ml.inf2.8xlarge (2 NeuronCores) is given, which holds the weights and a few sequences
+    # THEN it is refused: a static batch must fit whole
+    with pytest.raises(InferenceConfigError, match=r"ml\.inf2\.8xlarge cannot hold the model"):
+        choose_host(model, serving=Serving.NEURON, instance_type="ml.inf2.8xlarge")
+    # AND a chosen Neuron host holds all 32
+    own = choose_host(model, serving=Serving.NEURON, quantization_hint=False)
+    assert own.kv is not None and not own.kv.paged and own.kv.batch_fits and own.kv.tokens == 32 * 4096
+
+
+def test_kv_capacity_is_what_the_usable_memory_leaves_after_weights_and_overhead():
+    # GIVEN Llama 3.1 8B bf16, 4096 x 8, on one L40S (ml.g6e.xlarge, the cheapest GPU that holds it)
+    model = ModelSpec(id="meta-llama/Llama-3.1-8B-Instruct")
+    host = choose_host(model, serving=Serving.VLLM, accelerator=AcceleratorChoice.GPU, quantization_hint=False)
+    est = memory_estimate(model)
+    # WHEN the KV capacity is read / THEN it is the usable memory under the margin, less weights and overhead,
+    # over the per-token KV size (2 x 32 layers x 8 KV heads x 128 x 2 bytes = 128 KiB)
+    limit = host.instance.device_memory_reported_gib * GPU_USABLE_FRACTION * (1 - MARGIN_FLOOR_FRACTION)
+    per_token = 2 * 32 * 8 * 128 * 2 / GIB
+    expected = (limit - 1.0 - est.weights_gb * 1.05) / (per_token * 1.05)
+    assert host.kv is not None and host.kv.paged and host.kv.batch_fits
+    assert abs(host.kv.tokens - expected) <= 1

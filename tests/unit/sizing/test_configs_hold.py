@@ -92,3 +92,30 @@ endpoints:
     # AND every entry keeps the margin floor and says how much stays free
     for e in entries.values():
         assert e["margin_gb"] >= 0.05 * e["memory_available_gb"] - 0.01
+
+
+def test_plan_says_what_the_kv_cache_of_an_explicit_paged_host_holds():
+    # GIVEN Qwen2.5 7B on vLLM with 8 sequences of 16384 tokens, pinned to one A10G, and the same model chosen
+    text = """
+name: tt
+endpoints:
+  - name: pinned
+    model: {id: Qwen/Qwen2.5-7B-Instruct, max_context_tokens: 16384, max_concurrent_sequences: 8}
+    serving: vllm
+    instance_type: ml.g5.2xlarge
+  - name: chosen
+    model: {id: Qwen/Qwen2.5-7B-Instruct, max_context_tokens: 16384, max_concurrent_sequences: 8}
+    serving: vllm
+    accelerator: gpu
+"""
+    # WHEN planned
+    entries = {e["name"]: e for e in plan_platform(parse_config(text)).to_json()["endpoints"]}
+    pinned, chosen = entries["pinned"]["kv_cache"], entries["chosen"]["kv_cache"]
+    # THEN the pinned host is accepted with a paged KV cache that holds fewer than the 8 full sequences, and says so
+    assert pinned["allocation"] == "paged" and pinned["batch_fits"] is False
+    assert 1 <= pinned["max_length_sequences"] < 8 <= chosen["max_length_sequences"]
+    assert pinned["tokens"] >= 16384 * pinned["max_length_sequences"]
+    # AND the chosen host holds all of them; both keep the margin floor
+    assert chosen["batch_fits"] is True and chosen["tokens"] >= 8 * 16384
+    for e in entries.values():
+        assert e["margin_gb"] >= 0.05 * e["memory_available_gb"] - 0.01

@@ -85,6 +85,36 @@ def test_choice_fits_and_no_cheaper_feasible_host_exists(model, rules):
     assert decision.memory_required_gb <= decision.memory_available_gb + 1e-3
 
 
+ACCELERATED = [i for i in CATALOG.instances if i.devices > 0]
+
+
+@SETTINGS
+@given(
+    model=models,
+    instance=st.sampled_from(ACCELERATED),
+    serving=st.sampled_from([Serving.VLLM, Serving.TGI, Serving.LMI, Serving.NEURON]),
+)
+def test_explicit_host_is_accepted_exactly_when_the_engine_would_start(model, instance, serving):
+    # GIVEN a random model and an explicit accelerated host
+    # WHEN it is checked
+    try:
+        decision = choose_host(model, serving=serving, instance_type=instance.name, quantization_hint=False)
+    except InferenceConfigError:
+        decision = None
+    # THEN it is accepted exactly when the oracle says the engine starts there: the whole concurrency target fits,
+    # or (paged KV cache: vLLM, TGI) at least one max-length sequence does
+    expected = instance.accelerator.value in _oracle.allowed(serving, AcceleratorChoice.AUTO) and _oracle.explicit_fits(
+        model, instance, serving
+    )
+    assert (decision is not None) == expected
+    if decision is not None:
+        # AND the margin floor holds, and a static KV cache (Neuron) always holds the whole target
+        assert decision.memory_required_gb <= decision.memory_available_gb * 0.95 + 1e-3
+        assert decision.kv is not None
+        assert decision.kv.batch_fits or decision.kv.paged
+        assert decision.kv.tokens >= model.max_context_tokens * decision.kv.max_length_sequences >= 1
+
+
 @SETTINGS
 @given(
     model=models,

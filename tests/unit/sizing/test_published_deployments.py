@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from inference_constructs.errors import InferenceConfigError
-from inference_constructs.sizing import choose_host
+from inference_constructs.sizing import MARGIN_FLOOR_FRACTION, choose_host
 from inference_constructs.spec import AcceleratorChoice, DType, ModelSpec, Serving
 
 ROWS: list[dict[str, Any]] = json.loads(Path(__file__).with_name("published_deployments.json").read_text())[
@@ -19,26 +19,18 @@ WORKS = [r for r in ROWS if r["outcome"] == "works"]
 FAILS = [r for r in ROWS if r["outcome"] == "fails"]
 
 
-def _spec(row: dict[str, Any]) -> ModelSpec:
+def _spec(row: dict[str, Any], batch: int | None = None) -> ModelSpec:
     return ModelSpec(
         id=row["model"],
         dtype=DType(row["dtype"]),
         max_context_tokens=row["context"],
-        max_concurrent_sequences=row["batch"],
+        max_concurrent_sequences=row["batch"] if batch is None else batch,
         neuron_compiled=row.get("neuron_compiled", False),
     )
 
 
 def _id(row: dict[str, Any]) -> str:
     return f"{row['model'].split('/')[-1]}-{row['dtype']}-{row['instance']}-tp{row['degree']}"
-
-
-def _working(row: dict[str, Any]) -> Any:
-    # A documented working deployment the library refuses stays in the table as a strict expected failure:
-    # if the library changes to accept it, the test fails and the record must go.
-    if "library_disagrees" in row:
-        return pytest.param(row, id=_id(row), marks=pytest.mark.xfail(strict=True, reason=row["library_disagrees"]))
-    return pytest.param(row, id=_id(row))
 
 
 def test_table_covers_what_it_must():
@@ -55,17 +47,42 @@ def test_table_covers_what_it_must():
     assert len(FAILS) >= 4
 
 
-@pytest.mark.parametrize("row", [_working(r) for r in WORKS])
+def test_no_documented_deployment_is_left_as_a_disagreement():
+    # GIVEN the table / THEN every working row passes as stated (none is kept as an expected failure)
+    assert not [r["model"] for r in ROWS if "library_disagrees" in r]
+
+
+@pytest.mark.parametrize("row", WORKS, ids=_id)
 def test_published_working_deployment_is_accepted_and_the_own_choice_costs_no_more(row):
     # GIVEN a deployment published as working
     model, serving = _spec(row), Serving(row["serving"])
     # WHEN its instance is given explicitly
     explicit = choose_host(model, serving=serving, instance_type=row["instance"], quantization_hint=False)
-    # THEN it is accepted, and the library's own choice on the same kind of accelerator costs no more
+    # THEN it is accepted at the published degree or a smaller one (the smallest that holds it), with the margin floor
+    assert explicit.tensor_parallel_degree <= row["degree"]
+    assert explicit.memory_required_gb <= explicit.memory_available_gb * (1 - MARGIN_FLOOR_FRACTION) + 1e-3
+    # AND the library's own choice on the same kind of accelerator, for what the host holds at once (the batch, or
+    # the max-length sequences a paged KV cache holds when fewer), costs no more
+    assert explicit.kv is not None
+    held = explicit.kv.max_length_sequences
     kind = AcceleratorChoice(explicit.accelerator.value)
-    own = choose_host(model, serving=serving, accelerator=kind, quantization_hint=False)
-    assert explicit.memory_required_gb <= explicit.memory_available_gb
+    own = choose_host(_spec(row, held), serving=serving, accelerator=kind, quantization_hint=False)
     assert own.price_per_hour_usd <= explicit.price_per_hour_usd
+
+
+def test_mixtral_on_g5_48xlarge_holds_13_of_16_full_sequences_and_tgi_batches_the_rest():
+    # GIVEN the published Mixtral 8x7B bf16 deployment on 8 A10G with TGI: 32000-token sequences, a 16-sequence ceiling
+    row = next(r for r in WORKS if r["model"].startswith("mistralai/Mixtral") and r["instance"] == "ml.g5.48xlarge")
+    # WHEN its instance is given explicitly
+    host = choose_host(_spec(row), serving=Serving.TGI, instance_type=row["instance"], quantization_hint=False)
+    # THEN it is accepted: the KV cache left after the weights holds 13 full sequences, not 16, and the plan says so
+    assert host.kv is not None and host.kv.paged and not host.kv.batch_fits
+    assert host.kv.max_length_sequences == 13 and 13 * 32000 <= host.kv.tokens < 14 * 32000
+    assert "13 of the 16 requested 32,000-token sequences" in host.reason
+    assert host.tensor_parallel_degree == 8 and not any(r.startswith("TP 8:") for r in host.degree_rejections)
+    # AND the library's own choice for the full 16 holds them all, on a host that costs more
+    own = choose_host(_spec(row), serving=Serving.TGI, accelerator=AcceleratorChoice.GPU, quantization_hint=False)
+    assert own.kv is not None and own.kv.batch_fits and own.price_per_hour_usd > host.price_per_hour_usd
 
 
 @pytest.mark.parametrize("row", FAILS, ids=_id)
