@@ -1,11 +1,15 @@
-"""The load generator's own overhead: ``python -m benchmarks.loadtest [--runs K] [--streams N] [--engine E,...]``.
+"""The load generator's own overhead: ``python -m benchmarks.loadtest [--runs K] [--engine E] [--output-tokens L]``.
 
 Against the local wire-protocol server in its own process (50 ms to the first token, 40 ms between tokens,
-64 tokens a response, LMI JSON lines over SageMaker event stream frames), one fixed-concurrency level of
-``--streams`` concurrent streams runs ``--requests`` measured requests after a warm-up of one request per
-stream. Per run it reports:
+LMI JSON lines over SageMaker event stream frames), one fixed-concurrency level of ``--streams`` concurrent
+streams runs ``--requests`` measured requests after a warm-up of one request per stream, in two variants of
+output length (``--output-tokens``): 64 tokens on average with a standard deviation of 16 (streams drift
+apart as real ones do, so first tokens are due at different instants), then exactly 64 (the streams stay
+in step: every first token of a wave is due at the same instant, the harder case). Per run it reports:
 
-- TTFT overhead: the client's p50 time to first token minus the injected 50 ms (target: < 1 ms);
+- TTFT overhead: the client's p50 time to first token minus the injected 50 ms (target: < 1 ms), and where
+  it goes (medians over the streams, from the server's record of each first frame, :func:`ttft_split`): the
+  request's way to the server, the server's lateness against the deadline, the client's stamp after the write;
 - streamed output tokens/s over the level (target: >= 5,000 at 256 streams);
 - client and server CPU microseconds per token (process CPU time, independent of what else the machine runs);
 - the machine's 1-minute load average at the start (on a shared machine it explains most of the spread).
@@ -16,6 +20,7 @@ It prints each run and the median, min and max over runs. Nothing is asserted: f
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import resource
 import statistics
@@ -26,12 +31,23 @@ from typing import Any
 
 from inference_constructs.loadtest.prompts import Lengths, synthetic_prompts
 from inference_constructs.loadtest.runner import LoadOptions, LoadTest, make_client
-from inference_constructs.loadtest.server import Behaviour, ServerProcess
+from inference_constructs.loadtest.server import Behaviour, FirstFrame, ServerProcess
+from inference_constructs.loadtest.stats import RequestResult
 from inference_constructs.loadtest.target import resolve_target
 
 TTFT_MS = 50.0
 ITL_MS = 40.0
 TOKENS = 64
+SPREAD = Lengths(TOKENS, 16)
+"""Output lengths of the default variant: 64 tokens on average, standard deviation 16 (so streams that start
+together finish apart, as with real traffic, and first tokens are due at different instants)."""
+HERD = Lengths(TOKENS)
+"""Every response exactly 64 tokens: 256 streams that start together stay in step, so every first token
+(and every later token) of a wave is due at the same instant: the harder variant."""
+
+
+def _spec(lengths: Lengths) -> str:
+    return f"{lengths.mean}:{lengths.stddev}" if lengths.stddev else str(lengths.mean)
 
 
 def _children_cpu() -> float:
@@ -40,7 +56,13 @@ def _children_cpu() -> float:
 
 
 def one_run(
-    *, streams: int, requests: int, engine: str, ttft_ms: float = TTFT_MS, itl_ms: float = ITL_MS
+    *,
+    streams: int,
+    requests: int,
+    engine: str,
+    output_tokens: Lengths = SPREAD,
+    ttft_ms: float = TTFT_MS,
+    itl_ms: float = ITL_MS,
 ) -> dict[str, Any]:
     """One measured level; returns the figures of one table row."""
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "benchmark")
@@ -49,20 +71,24 @@ def one_run(
     server_cpu = _children_cpu()
     with ServerProcess(Behaviour(ttft_ms=ttft_ms, itl_ms=itl_ms, output_tokens=TOKENS, format="lmi")) as server:
         client = make_client("sagemaker-runtime", pool=streams, region="us-east-1", endpoint_url=server.url)
-        prompts = synthetic_prompts(64, input_tokens=Lengths(32), output_tokens=Lengths(TOKENS))
+        count = max(64, requests + streams)  # one length drawn per request
+        prompts = synthetic_prompts(count, input_tokens=Lengths(32), output_tokens=output_tokens)
         options = LoadOptions(prompts=prompts, concurrency=(streams,), requests=requests, warmup=streams)
         test = LoadTest(resolve_target(endpoint="bench", profile=None), options, client=client, engine=engine)
         cpu = time.process_time()
         [level] = test.run()
         cpu = time.process_time() - cpu
+        split = ttft_split(test.results[0], server.first_frames())
     server_cpu = _children_cpu() - server_cpu
-    tokens = (requests + streams) * TOKENS
+    tokens = max(1, sum(r.output_tokens for r in test.results[0]))
     return {
         "engine": test.engine,
+        "lengths": _spec(output_tokens),
         "streams": streams,
         "requests": level["requests"],
         "errors": level["errors"],
         "ttft_overhead_ms": round(level["ttft_ms"]["p50"] - ttft_ms, 2),
+        **split,
         "itl_p50_ms": level["itl_ms"]["p50"],
         "tokens_per_s": level["output_tokens_per_s"],
         "client_cpu_us_per_token": round(cpu / tokens * 1e6, 1),
@@ -71,7 +97,54 @@ def one_run(
     }
 
 
-_KEYS = ("ttft_overhead_ms", "itl_p50_ms", "tokens_per_s", "client_cpu_us_per_token", "server_cpu_us_per_token")
+def ttft_split(results: Sequence[RequestResult], frames: Sequence[FirstFrame]) -> dict[str, float]:
+    """Medians over the measured streams of where TTFT overhead goes, in ms (both processes stamp on
+    ``CLOCK_MONOTONIC``, so their times compare directly):
+
+    - ``request_ms``: client send -> the request's last byte reaching the server (the injected TTFT starts here);
+    - ``server_late_ms``: server first-frame write -> when it was due (``arrived`` + injected TTFT);
+    - ``client_late_ms``: server write -> the client's first-token stamp.
+
+    Their sum per stream is that stream's client TTFT minus the injected TTFT.
+    """
+    by_id = {f.request_id: f for f in frames}
+    request, server, client = [], [], []
+    for r in results:
+        f = by_id.get(r.request_id or "")
+        if r.warmup or r.ttft_s is None or f is None:
+            continue
+        request.append((f.arrived - r.started) * 1000)
+        server.append((f.written - f.due) * 1000)
+        client.append((r.started + r.ttft_s - f.written) * 1000)
+    if not request:
+        return {"request_ms": math.nan, "server_late_ms": math.nan, "client_late_ms": math.nan}
+    return {
+        "request_ms": round(statistics.median(request), 2),
+        "server_late_ms": round(statistics.median(server), 2),
+        "client_late_ms": round(statistics.median(client), 2),
+    }
+
+
+_HEADINGS = (
+    "TTFT over ms",
+    "request ms",
+    "server ms",
+    "client ms",
+    "ITL p50 ms",
+    "tok/s",
+    "client us/t",
+    "server us/t",
+)
+_KEYS = (
+    "ttft_overhead_ms",
+    "request_ms",
+    "server_late_ms",
+    "client_late_ms",
+    "itl_p50_ms",
+    "tokens_per_s",
+    "client_cpu_us_per_token",
+    "server_cpu_us_per_token",
+)
 
 
 def summarize(runs: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:
@@ -88,35 +161,32 @@ def summarize(runs: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.loadtest", description=__doc__)
-    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--runs", type=int, default=5)
     p.add_argument("--streams", type=int, default=256)
     p.add_argument("--requests", type=int, default=512, help="measured requests per run (default 512)")
     p.add_argument("--engine", default="async,threads")
-    args = p.parse_args(argv)
-    print(f"cores {os.cpu_count()}, python {sys.version.split()[0]}; server: {TTFT_MS:g} ms TTFT, {ITL_MS:g} ms ITL")
-    header = (
-        "engine",
-        "run",
-        "load",
-        "TTFT over ms",
-        "ITL p50 ms",
-        "tok/s",
-        "client us/tok",
-        "server us/tok",
-        "errors",
+    p.add_argument(
+        "--output-tokens",
+        default=f"{_spec(SPREAD)},{_spec(HERD)}",
+        help="output-length variants, MEAN or MEAN:STDDEV each (default: 64:16 spread, then 64 in step)",
     )
-    print("  ".join(f"{h:>13}" for h in header))
+    args = p.parse_args(argv)
+    variants = [Lengths.parse(v, option="--output-tokens") for v in args.output_tokens.split(",")]
+    print(f"cores {os.cpu_count()}, python {sys.version.split()[0]}; server: {TTFT_MS:g} ms TTFT, {ITL_MS:g} ms ITL")
+    header = ("engine", "tokens", "run", "load", *_HEADINGS, "errors")
+    print("  ".join(f"{h:>12}" for h in header))
     for engine in args.engine.split(","):
-        runs = []
-        for n in range(args.runs):
-            r = one_run(streams=args.streams, requests=args.requests, engine=engine)
-            runs.append(r)
-            cells = (r["engine"], n + 1, r["load_avg_1m"], *(r[k] for k in _KEYS), r["errors"])
-            print("  ".join(f"{c!s:>13}" for c in cells), flush=True)
-        s = summarize(runs)
-        for stat in ("median", "min", "max"):
-            cells = (engine, stat, "", *(s[k][stat] for k in _KEYS), "")
-            print("  ".join(f"{c!s:>13}" for c in cells))
+        for lengths in variants:
+            runs = []
+            for n in range(args.runs):
+                r = one_run(streams=args.streams, requests=args.requests, engine=engine, output_tokens=lengths)
+                runs.append(r)
+                cells = (r["engine"], r["lengths"], n + 1, r["load_avg_1m"], *(r[k] for k in _KEYS), r["errors"])
+                print("  ".join(f"{c!s:>12}" for c in cells), flush=True)
+            s = summarize(runs)
+            for stat in ("median", "min", "max"):
+                cells = (engine, _spec(lengths), stat, "", *(s[k][stat] for k in _KEYS), "")
+                print("  ".join(f"{c!s:>12}" for c in cells), flush=True)
     return 0
 
 

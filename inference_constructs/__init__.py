@@ -65,6 +65,9 @@ if TYPE_CHECKING:
         ModelSpec,
         Serving,
     )
+    from inference_constructs.stacks.platform import (
+        InferencePlatform,
+    )
 
 _EXPORTS: dict[str, str] = {
     **dict.fromkeys(
@@ -104,6 +107,7 @@ _EXPORTS: dict[str, str] = {
         "inference_constructs.observability",
     ),
     **dict.fromkeys(("BudgetGuardrail", "CostAnomalyMonitor"), "inference_constructs.cost"),
+    **dict.fromkeys(("InferencePlatform",), "inference_constructs.stacks.platform"),
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
@@ -129,6 +133,7 @@ __all__ = [
     "InferenceConfigError",
     "InferenceDashboard",
     "InferenceEndpoint",
+    "InferencePlatform",
     "InferencePropTypeError",
     "IntelligentPromptRouter",
     "MetricOptions",

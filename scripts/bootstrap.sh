@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the project needs, idempotently: a venv (.venv) with the pinned packages and the
 # pinned CDK CLI (node_modules). Re-runs install only when a requirements file or the npm lock changed.
-# Sourced by scripts/synth.sh and scripts/test.sh; it also sets the offline-safe environment.
+# Sourced by scripts/synth.sh, deploy.sh and test.sh (in their own process); it also sets the offline-safe
+# environment and moves into the repository. INFERENCE_NO_INSTALL=1 installs nothing (a provisioned machine,
+# a pipeline's build image, the tests) and only checks that .venv and the CDK CLI are there.
+if [[ $- == *i* ]]; then
+  echo "bootstrap.sh is for the scripts: it would change your shell (set -e, cd, PATH). Run bash scripts/synth.sh," \
+    "bash scripts/deploy.sh or bash scripts/test.sh instead" >&2
+  return 1
+fi
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -20,8 +27,13 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 stamp_of() { cat "$@" | sha256sum | cut -c1-16; }
 
+if [ "${INFERENCE_NO_INSTALL:-}" = 1 ]; then
+  [ -x .venv/bin/python ] || { echo "bootstrap: INFERENCE_NO_INSTALL=1 but $ROOT/.venv is missing" >&2; exit 1; }
+  [ -x node_modules/.bin/cdk ] || { echo "bootstrap: INFERENCE_NO_INSTALL=1 but $ROOT/node_modules/.bin/cdk is missing" >&2; exit 1; }
+fi
+
 py_stamp="$(stamp_of requirements.txt requirements-dev.txt pyproject.toml)"
-if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.stamp 2>/dev/null)" != "$py_stamp" ]; then
+if [ "${INFERENCE_NO_INSTALL:-}" != 1 ] && { [ ! -x .venv/bin/python ] || [ "$(cat .venv/.stamp 2>/dev/null)" != "$py_stamp" ]; }; then
   echo "bootstrap: installing Python packages into .venv" >&2
   [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
   .venv/bin/python -m pip install --quiet --upgrade pip 2>&1 | grep -v '^WARNING: Location' >&2 || true
@@ -34,7 +46,7 @@ if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.stamp 2>/dev/null)" != "$py_stam
 fi
 
 npm_stamp="$(stamp_of package.json package-lock.json)"
-if [ ! -x node_modules/.bin/cdk ] || [ "$(cat node_modules/.stamp 2>/dev/null)" != "$npm_stamp" ]; then
+if [ "${INFERENCE_NO_INSTALL:-}" != 1 ] && { [ ! -x node_modules/.bin/cdk ] || [ "$(cat node_modules/.stamp 2>/dev/null)" != "$npm_stamp" ]; }; then
   echo "bootstrap: installing the pinned CDK CLI into node_modules" >&2
   npm ci --no-audit --no-fund --loglevel=error >&2
   echo "$npm_stamp" > node_modules/.stamp

@@ -6,6 +6,8 @@ Pure Python (no ``aws_cdk`` import). The config layer converts each validated YA
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +37,15 @@ from inference_constructs.bedrock.regions import TABLE_AS_OF
 from inference_constructs.bedrock.routing import RouterSpec
 from inference_constructs.errors import InferenceConfigError
 
+PROFILE_CREATE_ONLY_PROPERTIES = ("Description", "InferenceProfileName", "ModelSource")
+"""``createOnlyProperties`` of ``AWS::Bedrock::ApplicationInferenceProfile`` in its CloudFormation resource schema:
+changing any of them replaces the profile (a new id and ARN). The tests compare this list with the schema."""
+NAME_HASH_LENGTH = 8
+"""Hex characters of the create-only-properties hash appended to a profile's name."""
+MAX_BASE_NAME = 64 - 1 - NAME_HASH_LENGTH
+"""55: the configured name plus ``-`` and the hash must fit ``InferenceProfileName``'s 64 characters
+(``AWS::Bedrock::ApplicationInferenceProfile`` resource schema: 1-64, ``^([0-9a-zA-Z][ _-]?)+$``)."""
+
 _ROLE_ARN_PATTERN = re.compile(r"^arn:aws(-[a-z-]+)?:iam::[0-9]{12}:role/[\w+=,.@/-]{1,512}$")
 
 
@@ -50,6 +61,18 @@ class ProfileSpec:
     residency: Residency = Residency.ANY
     description: str | None = None
     guardrail: GuardrailSpec | None = None
+
+    def replace_only_hash(self) -> str:
+        """Hash of the create-only properties the platform sets besides the name: ``ModelSource`` (from
+        ``model``). ``Description`` is not set on the platform's profiles, so it takes no part."""
+        doc = {"ModelSource": self.model}
+        return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:NAME_HASH_LENGTH]
+
+    @property
+    def physical_name(self) -> str:
+        """``InferenceProfileName``: ``<name>-<hash>``. CloudFormation cannot replace a custom-named resource
+        under the same name, and a model change replaces the profile, so the name changes with the model."""
+        return f"{self.name}-{self.replace_only_hash()}"
 
 
 def check_profile_specs(specs: Sequence[ProfileSpec], *, path: str = "bedrock.profiles") -> list[str]:
@@ -68,6 +91,7 @@ def check_profile_specs(specs: Sequence[ProfileSpec], *, path: str = "bedrock.pr
             max_output_tokens=spec.max_output_tokens,
             path=item,
         )
+        problems += _base_name_problems(spec.name, f"{item}.name")
         if not is_unresolved(spec.name):
             seen = first_index.setdefault(spec.name, i)
             if seen != i:
@@ -85,6 +109,21 @@ def check_profile_specs(specs: Sequence[ProfileSpec], *, path: str = "bedrock.pr
             problems += check_guardrail(spec.guardrail, path=f"{item}.guardrail")
         roles += _guarded_roles(spec, item)
     return problems + check_role_guardrails(roles)
+
+
+def _base_name_problems(name: str, path: str) -> list[str]:
+    """The configured name must leave room for ``-<hash>`` and must not end in a separator (``a--hash`` would
+    break the name pattern)."""
+    if is_unresolved(name) or not isinstance(name, str) or not name:
+        return []
+    if MAX_BASE_NAME < len(name) <= 64:  # longer names are reported by the InferenceProfileName check
+        return [
+            f"{path}: {name!r} has {len(name)} characters; use at most {MAX_BASE_NAME} (the plan appends '-' and "
+            f"an {NAME_HASH_LENGTH}-character hash of the model, InferenceProfileName allows 64)"
+        ]
+    if name[-1] in " _-":
+        return [f"{path}: {name!r} ends in {name[-1]!r}; end it with a letter or digit (the plan appends '-<hash>')"]
+    return []
 
 
 def check_router_roles(profiles: Sequence[ProfileSpec], routers: Sequence[RouterSpec]) -> list[str]:
@@ -130,7 +169,9 @@ def validate_profile_specs(specs: Sequence[ProfileSpec], *, path: str = "bedrock
 def plan_entry(spec: ProfileSpec, *, deploy_region: str | None = None) -> dict[str, Any]:
     """The plan document entry of one (valid) profile.
 
-    Keys: ``name``, ``model``, ``source_kind``, ``model_id``, ``geography``, ``destination_regions``
+    Keys: ``name``, ``profile_name`` (the ``InferenceProfileName``: name plus a hash of the model),
+    ``replacement`` (why the name carries the hash), ``model``, ``source_kind``, ``model_id``, ``geography``,
+    ``destination_regions``
     (null = any commercial Region, or the deploy Region when it is not known), ``leaves_region``,
     ``residency``, ``max_output_tokens``, ``output_burndown_rate``, ``cache_checkpoint_min_tokens``,
     ``regions_table_as_of``, ``guardrail`` (what the profile's grants enforce, or null), ``guidance``
@@ -151,6 +192,12 @@ def plan_entry(spec: ProfileSpec, *, deploy_region: str | None = None) -> dict[s
         warnings.append(f"bedrock profile {spec.name}: requests can leave the deploy Region ({where})")
     return {
         "name": spec.name,
+        "profile_name": spec.physical_name,
+        "replacement": (
+            "InferenceProfileName, ModelSource and Description are create-only: a model change replaces the profile, "
+            f"so its name carries a hash of the model ({spec.replace_only_hash()}) and changes with it; the new "
+            "profile has a new id and ARN, which callers must switch to"
+        ),
         "model": spec.model,
         "source_kind": source.kind.value,
         "model_id": source.model_id,

@@ -8,8 +8,10 @@ AWS request and does only the byte transport itself:
   ``AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME``, regions, FIPS/dual-stack settings) and signs with SigV4 from the
   standard credential chain; the signed request is taken at botocore's ``before-send`` event instead of
   being sent by urllib3;
-- this module writes it on a kept-alive asyncio connection (TLS for https), reads the chunked response and
-  feeds it to botocore's own ``EventStreamBuffer`` (prelude and message CRCs, headers, payload);
+- this module writes it on a kept-alive asyncio connection (TLS for https) and parses the chunked response
+  as its bytes arrive, event stream messages included (:class:`EventMessages`: prelude and message CRCs,
+  length limits and headers checked as botocore's ``EventStreamBuffer`` checks them, and tested against it),
+  all streams' new bytes in one callback per poll of the sockets (:class:`_ParseQueue`);
 - an error response is parsed by botocore's protocol parser, and retried (or not) by botocore's standard
   retry conditions and exponential backoff with jitter, so throttling is handled as boto3 handles it.
 """
@@ -19,14 +21,17 @@ from __future__ import annotations
 import asyncio
 import json
 import ssl
+import struct
 import threading
 import time
 import uuid
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from inference_constructs.loadtest.eventstream import PRELUDE_LENGTH, STRING_HEADER_TYPE
 from inference_constructs.loadtest.formats import LineStreamDecoder, StreamFormat, bedrock_observation, request_body
 from inference_constructs.loadtest.prompts import Prompt
 from inference_constructs.loadtest.stats import RequestResult
@@ -36,6 +41,10 @@ _FRESH_HEADERS = frozenset(
     {"authorization", "x-amz-date", "x-amz-security-token", "x-amz-content-sha256", "content-length"}
 )
 """Headers SigV4 and the body set anew for each request."""
+
+
+_PRELUDE = struct.Struct(">III")
+_CRC = struct.Struct(">I")
 
 
 class _Captured(Exception):  # noqa: N818 - control flow, not an error
@@ -131,6 +140,162 @@ async def _body(reader: asyncio.StreamReader, headers: dict[str, str]) -> bytes:
     return await reader.readexactly(int(headers.get("content-length", "0")))
 
 
+class EventMessages:
+    """Event stream messages out of the bytes of a stream, checked as botocore's ``EventStreamBuffer`` checks
+    them (prelude CRC, header and payload length limits, message CRC, duplicate headers; its exceptions), in
+    about a fifth of its time: string-valued headers (all the SageMaker and Bedrock runtimes send) are read
+    in one pass, and a message with any other header type is handed to botocore's header parser."""
+
+    def __init__(self) -> None:
+        from botocore import eventstream as botocore_eventstream
+
+        self._es = botocore_eventstream
+        self._data = b""
+
+    def feed(self, data: bytes) -> list[tuple[dict[str, Any], bytes]]:
+        """The messages ``data`` completes, in order, as (headers, payload)."""
+        es = self._es
+        buf = self._data + data if self._data else data
+        out = []
+        pos = 0
+        while len(buf) - pos >= PRELUDE_LENGTH:
+            total, headers_length, prelude_crc = _PRELUDE.unpack_from(buf, pos)
+            if zlib.crc32(buf[pos : pos + 8]) != prelude_crc:
+                raise es.ChecksumMismatch(prelude_crc, zlib.crc32(buf[pos : pos + 8]))
+            if headers_length > es._MAX_HEADERS_LENGTH:  # botocore's own limits
+                raise es.InvalidHeadersLength(headers_length)
+            payload_length = total - headers_length - PRELUDE_LENGTH - 4
+            if payload_length > es._MAX_PAYLOAD_LENGTH:
+                raise es.InvalidPayloadLength(payload_length)
+            if len(buf) - pos < total:
+                break
+            end = pos + total - 4
+            (message_crc,) = _CRC.unpack_from(buf, end)
+            if zlib.crc32(buf[pos:end]) != message_crc:
+                raise es.ChecksumMismatch(message_crc, zlib.crc32(buf[pos:end]))
+            headers_end = pos + PRELUDE_LENGTH + headers_length
+            out.append((self._headers(buf[pos + PRELUDE_LENGTH : headers_end]), buf[headers_end:end]))
+            pos += total
+        self._data = buf[pos:]
+        return out
+
+    def _headers(self, block: bytes) -> dict[str, Any]:
+        headers: dict[str, Any] = {}
+        i, n = 0, len(block)
+        while i < n:
+            start = i + 1 + block[i]
+            name = block[i + 1 : start].decode()
+            if start + 3 > n or block[start] != STRING_HEADER_TYPE:
+                return self._es.EventStreamHeaderParser().parse(block)
+            i = start + 3 + ((block[start + 1] << 8) | block[start + 2])
+            if name in headers:
+                raise self._es.DuplicateHeader(name)
+            headers[name] = block[start + 3 : i].decode()
+        if i != n:
+            raise self._es.ParserError("event stream headers overrun their length")
+        return headers
+
+
+class _StreamBody:
+    """A streaming response's body parsed as its pieces arrive: HTTP/1.1 chunked transfer coding, then the
+    event stream messages in the chunks (:class:`EventMessages`), each handed to ``on_message`` as (headers,
+    payload, arrival time of the piece that completed it).
+
+    ``done`` gets its result after the last chunk, or the exception that stopped the parse (a malformed chunk
+    size, a CRC mismatch, the connection closing first).
+    """
+
+    def __init__(self, on_message: Callable[[dict[str, Any], bytes, float], None], done: asyncio.Future[None]) -> None:
+        self._on_message = on_message
+        self.done = done
+        self._buffer = bytearray()
+        self._size: int | None = None
+        """Bytes of the current chunk's data still to come; None while a size (or trailer) line is due."""
+        self._trailer = False
+        """After the zero-size last chunk: trailer lines up to an empty one."""
+        self._events = EventMessages()
+
+    def feed(self, data: bytes, arrival: float) -> None:
+        if self.done.done():
+            return
+        try:
+            self._parse(data, arrival)
+        except Exception as exc:
+            self.done.set_exception(exc)
+
+    def end(self, exc: BaseException | None) -> None:
+        if not self.done.done():
+            self.done.set_exception(exc or asyncio.IncompleteReadError(b"", None))
+
+    def _parse(self, data: bytes, arrival: float) -> None:
+        buf = self._buffer
+        buf += data
+        pos = 0
+        while not self.done.done():
+            if self._size is None:
+                eol = buf.find(b"\r\n", pos)
+                if eol < 0:
+                    break
+                line = bytes(buf[pos:eol])
+                pos = eol + 2
+                if self._trailer:
+                    if not line:
+                        self.done.set_result(None)
+                    continue
+                size = int(line.split(b";", 1)[0], 16)
+                self._size, self._trailer = (None, True) if size == 0 else (size, False)
+                continue
+            if len(buf) - pos < self._size + 2:
+                break
+            chunk = bytes(buf[pos : pos + self._size])
+            pos += self._size + 2
+            self._size = None
+            for headers, payload in self._events.feed(chunk):
+                self._on_message(headers, payload, arrival)
+        del buf[:pos]
+
+
+class _ParseQueue:
+    """Parses the pieces the streams received, in one loop callback per poll, after every ready socket was read.
+
+    A stream's reader hands each piece over from the transport's callback, stamped there; parsing it there
+    would make the next ready socket's stamp wait for this one's parse. Queued here instead, the parse runs
+    once every socket of the poll has been read and stamped, for all the streams at once (one callback, no
+    task switch per stream).
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self._items: list[tuple[_StreamBody, bytes | None, float, BaseException | None]] = []
+
+    def put(self, body: _StreamBody, data: bytes | None, arrival: float, exc: BaseException | None = None) -> None:
+        if not self._items:
+            self.loop.call_soon(self._run)
+        self._items.append((body, data, arrival, exc))
+
+    def _run(self) -> None:
+        items, self._items = self._items, []
+        for body, data, arrival, exc in items:
+            if data is None:
+                body.end(exc)
+            else:
+                body.feed(data, arrival)
+
+
+@dataclass
+class _Diverted:
+    """The :class:`~inference_constructs.loadtest.timing.Sink` of one response: its pieces go to the queue."""
+
+    body: _StreamBody
+    queue: _ParseQueue
+
+    def data(self, data: bytes, arrival: float) -> None:
+        self.queue.put(self.body, data, arrival)
+
+    def end(self, exc: BaseException | None) -> None:
+        self.queue.put(self.body, None, 0.0, exc)
+
+
 class AsyncEngine:
     """Streams requests of one operation concurrently on an asyncio loop, with a boto3 client's signing.
 
@@ -166,6 +331,7 @@ class AsyncEngine:
         self._throttled = standard.ThrottledRetryableChecker()
         self._template: _Signed | None = None
         self._pools: dict[str, _Connections] = {}
+        self._parse_queue: _ParseQueue | None = None
         service_id = client.meta.service_model.service_id.hyphenize()
         client.meta.events.register_first(
             f"before-send.{service_id}.{operation}", _capture, unique_id=f"inference-constructs-capture-{operation}"
@@ -248,6 +414,8 @@ class AsyncEngine:
 
         ``signed``: the first attempt's request, signed ahead of time (retries are signed again).
         """
+        from botocore.eventstream import ParserError
+
         first_sent: float | None = None
         retries = 0
         attempt = 1
@@ -276,6 +444,7 @@ class AsyncEngine:
                 if status == 200:
                     result = await self._stream(reader, headers, first_sent)
                     result.retries = retries
+                    result.request_id = headers.get("x-amzn-requestid")
                     if result.error is None:
                         pool.put(conn)
                     else:
@@ -283,7 +452,7 @@ class AsyncEngine:
                     return result
                 body = await _body(reader, headers)
                 pool.put(conn)
-            except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
+            except (OSError, asyncio.IncompleteReadError, ValueError, ParserError) as exc:
                 writer.close()
                 end = time.perf_counter()
                 return RequestResult(
@@ -311,30 +480,37 @@ class AsyncEngine:
             retries += 1
             attempt += 1
 
+    def _queue(self) -> _ParseQueue:
+        loop = asyncio.get_running_loop()
+        if self._parse_queue is None or self._parse_queue.loop is not loop:  # one loop per level
+            self._parse_queue = _ParseQueue(loop)
+        return self._parse_queue
+
     async def _stream(self, reader: TimedStreamReader, headers: dict[str, str], start: float) -> RequestResult:
         """Each event is timed by when its bytes reached the process (:mod:`~inference_constructs.loadtest.timing`),
-        not by when this task got to parse them behind the other streams."""
-        from botocore.eventstream import EventStreamBuffer
-
+        not by when the body was parsed behind the other streams; the body is parsed as it arrives, without a
+        task switch per event (:class:`_StreamBody`)."""
         from inference_constructs.loadtest.runner import _Stream
 
         state = _Stream(start=start)
-        buffer = EventStreamBuffer()
         decoder = LineStreamDecoder(self.format)
         bedrock = self.operation == "ConverseStream"
-        async for chunk in _chunks(reader):
-            buffer.add_data(chunk)
-            now = reader.arrival()
-            for message in buffer:
-                h: dict[str, Any] = message.headers  # type: ignore[assignment]  # the stubs say int
-                if h.get(":message-type") != "event":
-                    state.error = state.error or str(h.get(":exception-type") or h.get(":error-code") or "error")
-                    continue
-                if bedrock:
-                    event = {str(h.get(":event-type")): json.loads(message.payload or b"{}")}
-                    state.observe(bedrock_observation(event), now)
-                elif h.get(":event-type") == "PayloadPart":
-                    state.observe(decoder.feed(message.payload), now)
+
+        def on_message(h: dict[str, Any], payload: bytes, now: float) -> None:
+            if h.get(":message-type") != "event":
+                state.error = state.error or str(h.get(":exception-type") or h.get(":error-code") or "error")
+            elif bedrock:
+                event = {str(h.get(":event-type")): json.loads(payload or b"{}")}
+                state.observe(bedrock_observation(event), now)
+            elif h.get(":event-type") == "PayloadPart":
+                state.observe(decoder.feed(payload), now)
+
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        reader.divert(_Diverted(_StreamBody(on_message, done), self._queue()))
+        try:
+            await done
+        finally:
+            reader.undivert()
         if not bedrock:
             state.observe(decoder.close(), time.perf_counter())
             self.detected_format = decoder.format

@@ -261,6 +261,8 @@ class LoadTest:
         self.interrupted = False
         self.grace_s = 5.0
         self.detected_format: StreamFormat | None = None
+        self.results: list[list[RequestResult]] = []
+        """After :meth:`run`: every request of each level, in the order they finished (warm-up included)."""
 
     @property
     def s3(self) -> Any:
@@ -331,7 +333,14 @@ class LoadTest:
         else:
             state.observe(decoder.close(), time.perf_counter())
         self.detected_format = decoder.format
-        return state.result(time.perf_counter(), int(resp["ResponseMetadata"].get("RetryAttempts", 0)))
+        return self._with_id(
+            state.result(time.perf_counter(), int(resp["ResponseMetadata"].get("RetryAttempts", 0))), resp
+        )
+
+    @staticmethod
+    def _with_id(result: RequestResult, resp: dict[str, Any]) -> RequestResult:
+        result.request_id = resp["ResponseMetadata"].get("RequestId")
+        return result
 
     def _converse(self, prompt: Prompt, called: float) -> RequestResult:
         resp = self.client.converse_stream(
@@ -342,7 +351,9 @@ class LoadTest:
         state = _Stream(start=self._sent(called))
         for event in resp["stream"]:
             state.observe(bedrock_observation(event), time.perf_counter())
-        return state.result(time.perf_counter(), int(resp["ResponseMetadata"].get("RetryAttempts", 0)))
+        return self._with_id(
+            state.result(time.perf_counter(), int(resp["ResponseMetadata"].get("RetryAttempts", 0))), resp
+        )
 
     def _plain_body(self, prompt: Prompt) -> bytes:
         """The body of a non-streaming request: ``options.payload`` as given, else the LLM request JSON."""
@@ -469,19 +480,18 @@ class LoadTest:
     def _level_async(
         self, concurrency: int | None, rate: float | None, results: list[RequestResult], label: str
     ) -> None:
-        import asyncio
 
-        from inference_constructs.loadtest import aio
+        from inference_constructs.loadtest import aio, timing
 
         take, record = self._taker(label, results)
         engine = self._async_engine()
         try:
             if concurrency:
-                asyncio.run(aio.run_fixed(engine, concurrency, take, record))
+                timing.run(aio.run_fixed(engine, concurrency, take, record))
             else:
                 assert rate is not None
                 rng = random.Random(self.options.seed)
-                asyncio.run(
+                timing.run(
                     aio.run_open_loop(engine, lambda: rng.expovariate(rate), take, record, self.options.max_in_flight)
                 )
         finally:
@@ -545,8 +555,10 @@ class LoadTest:
     def run(self) -> list[dict[str, Any]]:
         """Every level in order; on Ctrl-C stop starting requests and return what was measured so far."""
         levels: list[dict[str, Any]] = []
+        self.results = []
         for concurrency, rate in self.options.levels():
             results: list[RequestResult] = []
+            self.results.append(results)
             label = f"concurrency {concurrency}" if concurrency else f"rate {rate:g}/s"
             try:
                 if concurrency:

@@ -34,15 +34,18 @@ import subprocess
 import sys
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from inference_constructs.loadtest import eventstream
+from inference_constructs.loadtest import eventstream, timing
 from inference_constructs.loadtest.timing import TimedStreamReader, start_timed_server
 
 HOST = "127.0.0.1"
 """The only address the server binds: it is a test double, never a network service."""
+
+FIRST_FRAMES_PATH = "/local/first-frames"
+"""``GET``: the :class:`FirstFrame` records so far as a JSON list (not an AWS operation; the benchmark reads it)."""
 
 SERVER_FORMATS = ("tgi", "lmi", "lmi-sse", "openai", "openai-jsonl")
 """``lmi-sse``: LMI with ``option.output_formatter=sse``; ``openai-jsonl``: LMI's chat route (JSON lines)."""
@@ -78,6 +81,26 @@ class Behaviour:
     """Added to ``itl_ms`` per other request in flight when one arrives: a larger batch decodes slower."""
 
 
+@dataclass(frozen=True)
+class FirstFrame:
+    """When the server wrote a response stream's first content frame, against when it was due.
+
+    Times are the server loop's clock, ``time.monotonic`` (``CLOCK_MONOTONIC`` on Linux: one clock for every
+    process on the machine, and the clock of ``time.perf_counter`` the client stamps with), so a client in
+    another process can split its TTFT into the request's way in, the server's lateness and the response's
+    way out.
+    """
+
+    request_id: str
+    arrived: float
+    """When the request's last byte reached the server process (the injected TTFT counts from here)."""
+    due: float
+    """``arrived`` + the injected TTFT."""
+    written: float
+    """When the server wrote the frame (just before the socket write: on loopback the client can have the bytes
+    before the write call returns)."""
+
+
 @dataclass
 class ServerCounters:
     requests: int = 0
@@ -85,6 +108,8 @@ class ServerCounters:
     throttled: int = 0
     paths: list[str] = field(default_factory=list)
     bodies: list[bytes] = field(default_factory=list)
+    first_frames: list[FirstFrame] = field(default_factory=list)
+    """One per response stream that wrote a content frame."""
 
 
 def _max_tokens(body: dict[str, Any], default: int) -> int:
@@ -203,22 +228,18 @@ class _Handler:
     async def connection(self, reader: TimedStreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             while True:
-                line = await reader.readline()
-                if not line:
-                    break
-                method, path, _ = line.decode("latin-1").split(" ", 2)
+                head = await reader.readuntil(b"\r\n\r\n")  # one read of the whole head, not one per line
+                request_line, *lines = head[:-4].decode("latin-1").split("\r\n")
+                method, path, _ = request_line.split(" ", 2)
                 headers: dict[str, str] = {}
-                while True:
-                    h = await reader.readline()
-                    if h in (b"\r\n", b"\n", b""):
-                        break
-                    name, _, value = h.decode("latin-1").partition(":")
+                for h in lines:
+                    name, _, value = h.partition(":")
                     headers[name.strip().lower()] = value.strip()
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
                 arrived = reader.arrival()  # when its last byte reached the process, on the loop's clock
                 await self.request(method, path, body, arrived, writer)
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
-            pass  # client went away, or the server is stopping
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.CancelledError):
+            pass  # client went away (or sent a head over the reader's limit), or the server is stopping
         finally:
             with contextlib.suppress(Exception):
                 writer.close()
@@ -226,6 +247,12 @@ class _Handler:
     async def request(self, method: str, path: str, raw: bytes, arrived: float, w: asyncio.StreamWriter) -> None:
         b = self.server.behaviour
         counters = self.server.counters
+        if method == "GET" and path == FIRST_FRAMES_PATH:
+            payload = json.dumps([asdict(f) for f in counters.first_frames]).encode()
+            w.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(payload))
+            w.write(payload)
+            await w.drain()
+            return
         counters.requests += 1
         counters.paths.append(path)
         counters.bodies.append(raw)
@@ -284,9 +311,9 @@ class _Handler:
         await w.drain()
 
     @staticmethod
-    def _stream_head(extra: str = "") -> bytes:
+    def _stream_head(request_id: str, extra: str = "") -> bytes:
         return (
-            f"HTTP/1.1 200 OK\r\nx-amzn-RequestId: {uuid.uuid4()}\r\n"
+            f"HTTP/1.1 200 OK\r\nx-amzn-RequestId: {request_id}\r\n"
             f"Content-Type: {eventstream.CONTENT_TYPE}\r\nTransfer-Encoding: chunked\r\n{extra}\r\n"
         ).encode()
 
@@ -295,19 +322,60 @@ class _Handler:
         if delay > 0:
             await asyncio.sleep(delay)
 
+    async def _send_at(
+        self,
+        w: asyncio.StreamWriter,
+        frames: Sequence[bytes],
+        *,
+        request_id: str,
+        arrived: float,
+        ttft: float,
+        itl: float,
+    ) -> None:
+        """Write ``frames[k]`` at ``arrived + ttft + k * itl`` (deadlines: delays do not accumulate).
+
+        Each write is a timer callback on the loop, not a task waking from a sleep: at the instant hundreds of
+        streams are due, the loop runs one small callback per stream (a socket write and the next timer), which
+        is what keeps the last stream of a burst close to its deadline. The first frame's write is recorded
+        (:class:`FirstFrame`).
+        """
+        if not frames:
+            return
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        transport = w.transport
+        first_frames = self.server.counters.first_frames
+
+        def send(k: int) -> None:
+            if done.done():
+                return  # the connection's task was cancelled: the server is stopping
+            if transport.is_closing():
+                done.set_result(None)  # the client went away
+                return
+            if k == 0:  # stamped before the write: the client can read the bytes before the write call returns
+                first_frames.append(FirstFrame(request_id, arrived, arrived + ttft, loop.time()))
+            transport.write(frames[k])
+            if k + 1 < len(frames):
+                loop.call_at(arrived + ttft + (k + 1) * itl, send, k + 1)
+            else:
+                done.set_result(None)
+
+        loop.call_at(arrived + ttft, send, 0)
+        await done
+        await w.drain()
+
     async def response_stream(self, w: asyncio.StreamWriter, b: Behaviour, n: int, arrived: float) -> None:
         content_type = "text/event-stream" if b.format in ("tgi", "lmi-sse", "openai") else "application/jsonlines"
+        request_id = str(uuid.uuid4())
         w.write(
             self._stream_head(
-                f"X-Amzn-Invoked-Production-Variant: AllTraffic\r\nX-Amzn-SageMaker-Content-Type: {content_type}\r\n"
+                request_id,
+                f"X-Amzn-Invoked-Production-Variant: AllTraffic\r\nX-Amzn-SageMaker-Content-Type: {content_type}\r\n",
             )
         )
         frames = _payload_frames(b, n)
         ttft, itl = b.ttft_ms / 1000, b.itl_ms / 1000
-        for i, data in enumerate(frames):
-            await self._at(arrived + ttft + i * itl)
-            w.write(data)
-            await w.drain()
+        await self._send_at(w, frames, request_id=request_id, arrived=arrived, ttft=ttft, itl=itl)
         chunks = len(frames)
         if b.error_after is not None and b.error_after < chunks and b.error_kind == "event":
             await self._at(arrived + ttft + b.error_after * itl)
@@ -352,23 +420,27 @@ class _Handler:
         await w.drain()
 
     async def converse_stream(self, w: asyncio.StreamWriter, b: Behaviour, n: int, arrived: float) -> None:
-        w.write(self._stream_head())
+        request_id = str(uuid.uuid4())
+        w.write(self._stream_head(request_id))
         w.write(_chunk(eventstream.json_event("messageStart", {"role": "assistant"}), b.http_chunk_bytes))
         chunks = -(-n // b.tokens_per_chunk)
-        ttft, itl = b.ttft_ms / 1000, b.itl_ms / 1000
+        frames = []
         for i in range(chunks):
-            await self._at(arrived + ttft + i * itl)
             if b.error_after is not None and i == b.error_after:
                 body = {"message": "injected model stream error", "originalStatusCode": 500}
-                w.write(_chunk(eventstream.exception("modelStreamErrorException", body), b.http_chunk_bytes))
-                w.write(b"0\r\n\r\n")
-                await w.drain()
-                return
+                frames.append(
+                    _chunk(eventstream.exception("modelStreamErrorException", body), b.http_chunk_bytes) + b"0\r\n\r\n"
+                )
+                break
             take = min(b.tokens_per_chunk, n - i * b.tokens_per_chunk)
             text = "".join(_text(i * b.tokens_per_chunk + k) for k in range(take))
             delta = {"contentBlockIndex": 0, "delta": {"text": text}}
-            w.write(_chunk(eventstream.json_event("contentBlockDelta", delta), b.http_chunk_bytes))
-            await w.drain()
+            frames.append(_chunk(eventstream.json_event("contentBlockDelta", delta), b.http_chunk_bytes))
+        await self._send_at(
+            w, frames, request_id=request_id, arrived=arrived, ttft=b.ttft_ms / 1000, itl=b.itl_ms / 1000
+        )
+        if b.error_after is not None and b.error_after < chunks:
+            return
         tail = (
             eventstream.json_event("contentBlockStop", {"contentBlockIndex": 0})
             + eventstream.json_event("messageStop", {"stopReason": "max_tokens"})
@@ -416,7 +488,7 @@ class LocalServer:
 
     def start(self) -> LocalServer:
         ready = threading.Event()
-        loop = asyncio.new_event_loop()
+        loop = timing.new_event_loop()
         self._loop = loop
 
         def run() -> None:
@@ -483,6 +555,13 @@ class ServerProcess:
         self.port = int(line.rsplit(":", 1)[1])
         return self
 
+    def first_frames(self) -> list[FirstFrame]:
+        """What the server recorded of each response stream's first frame so far."""
+        import urllib.request
+
+        with urllib.request.urlopen(self.url + FIRST_FRAMES_PATH, timeout=30) as resp:
+            return [FirstFrame(**f) for f in json.loads(resp.read())]
+
     def __exit__(self, *exc: object) -> None:
         if self._proc is not None:
             assert self._proc.stdin is not None
@@ -523,7 +602,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--until-stdin-closes", action="store_true", help="stop when stdin closes, not at Ctrl-C")
     a = p.parse_args(argv)
     if a.behaviour:
-        asyncio.run(
+        timing.run(
             _serve_forever(Behaviour(**json.loads(a.behaviour)), a.port, until_stdin_closes=a.until_stdin_closes)
         )
         return 0
@@ -539,7 +618,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.behaviour:
         b = Behaviour(**json.loads(a.behaviour))
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve_forever(b, a.port, until_stdin_closes=a.until_stdin_closes))
+        timing.run(_serve_forever(b, a.port, until_stdin_closes=a.until_stdin_closes))
     return 0
 
 

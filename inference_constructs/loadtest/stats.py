@@ -46,6 +46,8 @@ class RequestResult:
     warmup: bool = False
     started: float = 0.0
     ended: float = 0.0
+    request_id: str | None = None
+    """The service's ``x-amzn-RequestId`` of a response that streamed (None otherwise)."""
 
     @property
     def mean_itl_s(self) -> float | None:

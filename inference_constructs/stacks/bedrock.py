@@ -29,6 +29,7 @@ from inference_constructs.observability.bedrock_governance import (
     MonitoredGuardrail,
     MonitoredInvocationLogging,
 )
+from inference_constructs.stacks._handoff import keeps_exports
 
 
 class BedrockStack(Stack):
@@ -77,7 +78,9 @@ class BedrockStack(Stack):
             self.profiles[spec.name] = ApplicationInferenceProfile(
                 self,
                 spec.name,
-                name=spec.name,
+                # changes with the model (a model bump replaces the profile); the old name for the one migration
+                # deploy that keeps the exports the observability stack imported until now
+                name=spec.name if keeps_exports(self) else spec.physical_name,
                 model=spec.model,
                 tags=dict(spec.tags),
                 residency=spec.residency,

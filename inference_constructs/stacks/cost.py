@@ -10,6 +10,7 @@ from constructs import Construct
 from inference_constructs.config.schema import Cost
 from inference_constructs.cost import BudgetGuardrail, CostAllocationTagActivation, CostAnomalyMonitor
 from inference_constructs.cost.scope import CostPlan
+from inference_constructs.stacks._handoff import local_topic
 
 
 def needs_cost_stack(cost: Cost, decisions: CostPlan) -> bool:
@@ -32,6 +33,7 @@ class CostStack(Stack):
         **kwargs: Any,
     ) -> None:
         super().__init__(scope, construct_id, **kwargs)
+        alarm_topic = local_topic(self, alarm_topic)  # through SSM, not an export
         if decisions.activation_keys:
             CostAllocationTagActivation(
                 self, "TagActivation", tag_keys=decisions.activation_keys, alarm_topic=alarm_topic

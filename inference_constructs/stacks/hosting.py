@@ -1,5 +1,8 @@
 """Hosting stacks: the SageMaker endpoints of the platform with their alarms and capacity tags, sharded
-so no stack nears CloudFormation's 500-resource limit."""
+so no stack nears CloudFormation's 500-resource limit.
+
+The platform's alarm topic arrives through the SSM parameter the observability stack writes, not through an
+export: the stacks of a platform stay independently updatable (see ``_handoff``)."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from inference_constructs.observability import InferenceAlarms, MonitoredEndpoin
 from inference_constructs.plan import EndpointDecisions, capacity_schedule
 from inference_constructs.region_rules import add_region_rules
 from inference_constructs.regions import RegionRequirement
+from inference_constructs.stacks._handoff import local_topic
 
 
 def endpoint_name(platform: str, decisions: EndpointDecisions) -> str:
@@ -62,6 +66,7 @@ class HostingStack(Stack):
         **kwargs: Any,
     ) -> None:
         super().__init__(scope, construct_id, **kwargs)
+        alarm_topic = local_topic(self, alarm_topic)
         # the plan's requirements first, so the rule's descriptions name the config keys that need them
         add_region_rules(self, region_requirements)
         self.endpoints: dict[str, InferenceEndpoint] = {}

@@ -1,9 +1,13 @@
 """Observability stack: the alarm topic (shared by every alarm of the platform), Bedrock profile alarms,
-the fleet dashboard and the optional X-Ray sampling rule."""
+the fleet dashboard and the optional X-Ray sampling rule.
+
+Bedrock profile ids arrive through SSM parameters the Bedrock stack writes, not through exports: a model bump
+replaces a profile (new id), and CloudFormation refuses to change an export another stack imports."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from aws_cdk import Stack
@@ -17,6 +21,7 @@ from inference_constructs.observability import (
     MonitoredProfile,
     XRaySamplingRule,
 )
+from inference_constructs.stacks._handoff import local_value
 
 
 class ObservabilityStack(Stack):
@@ -34,6 +39,10 @@ class ObservabilityStack(Stack):
         **kwargs: Any,
     ) -> None:
         super().__init__(scope, construct_id, **kwargs)
+        profiles = [
+            replace(p, profile_id=local_value(self, p.profile_id, key=f"bedrock-profiles/{p.name}/id"))
+            for p in profiles
+        ]
         self.alarms = InferenceAlarms(
             self,
             "Alarms",

@@ -99,3 +99,20 @@ def lint(template: dict[str, Any], regions: list[str] | None = None) -> list[str
         for m in matches
         if m.rule.id[0] in "EW" and m.rule.id not in LINT_IGNORED
     ]
+
+
+def synth_templates(config: Path, outdir: Path) -> Assembly:
+    """Plan ``config`` and synthesize its stacks into ``outdir`` without the compliance gates (the gate tests
+    cover those): for tests that only read templates and the plan. Raises InferenceConfigError for a bad config."""
+    from inference_constructs.config import load_config
+    from inference_constructs.plan import plan_platform
+    from inference_constructs.stacks.platform import build_platform, write_plan
+
+    plan = plan_platform(load_config(config))
+    app = App(outdir=str(outdir), context=cli_context())
+    build_platform(app, plan)
+    write_plan(plan, app.synth().directory)
+    result = Assembly(outdir=outdir)
+    for path in sorted(outdir.glob("*.template.json")):
+        result.templates[path.name.removesuffix(".template.json")] = json.loads(path.read_text())
+    return result

@@ -63,17 +63,35 @@ def test_endpoint_configs_and_models_have_no_physical_names(default: Templates) 
 
 
 def test_every_endpoint_alarm_notifies_the_one_topic_of_the_observability_stack(default: Templates) -> None:
-    # GIVEN the observability stack owns the only topic
-    assert len(_resources(default["acme-genai-observability"], "AWS::SNS::Topic")) == 1
-    # THEN every alarm in the hosting stack that notifies anything notifies that topic (imported)
-    actions = {
-        json.dumps(action)
-        for alarm in _resources(default["acme-genai-hosting-1"], "AWS::CloudWatch::Alarm")
+    # GIVEN the observability stack owns the only topic and hands its ARN over in an SSM parameter
+    observability = default["acme-genai-observability"]
+    (topic_id,) = [k for k, r in observability["Resources"].items() if r["Type"] == "AWS::SNS::Topic"]
+    (handoff,) = [
+        r["Properties"]
+        for r in _resources(observability, "AWS::SSM::Parameter")
+        if r["Properties"]["Value"] == {"Ref": topic_id}
+    ]
+    assert handoff["Name"] == "/inference-platform/acme-genai-observability/alarm-topic-arn"
+    # THEN every alarm in the hosting stack that notifies anything notifies that topic, read from the parameter
+    hosting = default["acme-genai-hosting-1"]
+    (parameter,) = [k for k, p in hosting["Parameters"].items() if p.get("Default") == handoff["Name"]]
+    assert hosting["Parameters"][parameter]["Type"] == "AWS::SSM::Parameter::Value<String>"
+    actions = [
+        action
+        for alarm in _resources(hosting, "AWS::CloudWatch::Alarm")
         for action in alarm["Properties"].get("AlarmActions", [])
-        if "ImportValue" in json.dumps(action)
-    }
-    assert len(actions) == 1
-    assert "acme-genai-observability" in actions.pop()
+        if not (isinstance(action, dict) and action.get("Ref") in hosting["Resources"])  # not a scaling policy
+    ]
+    assert actions
+    assert {json.dumps(a) for a in actions} == {json.dumps({"Ref": parameter})}
+
+
+def test_no_stack_exports_or_imports_a_value(default: Templates) -> None:
+    # CloudFormation refuses to change or delete an export another stack imports: a model bump or a removed
+    # profile would fail the update, so values cross stacks through SSM parameters only
+    for name, template in default.items():
+        assert "Fn::ImportValue" not in json.dumps(template), name
+        assert not [o for o in template.get("Outputs", {}).values() if "Export" in o], name
 
 
 @pytest.mark.parametrize(
@@ -111,7 +129,9 @@ def test_cost_stack_has_budget_anomaly_monitor_and_tag_activation(default: Templ
     (activation,) = [r for r in cost["Resources"].values() if r["Type"].startswith("Custom::")]
     assert sorted(activation["Properties"]["TagKeys"]) == ["cost-center", "inference:platform", "team"]
     (pending,) = _resources(cost, "AWS::CloudWatch::Alarm")
-    assert "acme-genai-observability" in json.dumps(pending["Properties"]["AlarmActions"])
+    (action,) = pending["Properties"]["AlarmActions"]
+    parameter_name = "/inference-platform/acme-genai-observability/alarm-topic-arn"
+    assert cost["Parameters"][action["Ref"]]["Default"] == parameter_name
 
 
 def test_rollback_alarms_notify_the_alarm_topic(default: Templates) -> None:

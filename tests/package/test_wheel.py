@@ -1,5 +1,6 @@
 """The wheel: built from the checkout, installed into a clean venv outside the repository, and used
-from a separate CDK app that imports RealtimeEndpoint and a construct with a Lambda asset.
+from separate CDK apps: one imports RealtimeEndpoint and a construct with a Lambda asset, one builds the
+whole platform with InferencePlatform from a copy of the default config in its own folder.
 
 Offline: the clean venv gets the already-installed dependencies (aws-cdk-lib, cdk-nag, pydantic, ...)
 through a .pth file pointing at the project venv's site-packages, and the wheel itself is installed
@@ -10,12 +11,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
 import textwrap
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,6 +41,22 @@ CONSUMER_APP = textwrap.dedent(
     CostAllocationTagActivation(stack, "Tags", tag_keys=["team"])
     app.synth()
     print(json.dumps({"package": inference_constructs.__file__, "instance_type": endpoint.instance_type}))
+    """
+)
+
+
+PLATFORM_APP = textwrap.dedent(
+    """
+    import json
+    from aws_cdk import App, Stage
+    import inference_constructs
+    from inference_constructs import InferencePlatform
+
+    app = App()
+    platform = InferencePlatform(Stage(app, "Prod"), "Platform", config="platform.yaml")
+    app.synth()
+    stacks = {role: stack.stack_name for role, stack in platform.stacks.items()}
+    print(json.dumps({"package": inference_constructs.__file__, "stacks": stacks}))
     """
 )
 
@@ -68,9 +87,10 @@ def test_wheel_carries_the_data_files_and_the_lambda_assets(wheel: Path) -> None
     assert not any(n.startswith(("tests/", "stacks/", "config/")) for n in names)
 
 
-def test_installed_wheel_synthesizes_in_a_separate_cdk_app(wheel: Path, tmp_path: Path) -> None:
-    # GIVEN a clean venv outside the repository with the wheel installed (dependencies linked, offline)
-    venv = tmp_path / "venv"
+@pytest.fixture(scope="module")
+def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A clean venv outside the repository with the wheel installed (dependencies linked, offline)."""
+    venv = tmp_path_factory.mktemp("clean") / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
     site = subprocess.run(
@@ -85,17 +105,33 @@ def test_installed_wheel_synthesizes_in_a_separate_cdk_app(wheel: Path, tmp_path
         check=True,
         capture_output=True,
     )
+    return venv
+
+
+def _run_app(venv: Path, app_dir: Path) -> dict[str, Any]:
+    """Run ``app_dir/app.py`` with the clean venv's interpreter from its own folder; returns its last JSON line."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "INFERENCE_CONFIG")}
+    env["CDK_OUTDIR"] = str(app_dir / "cdk.out")
+    result = subprocess.run(
+        [str(venv / "bin" / "python"), "app.py"],
+        cwd=app_dir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return dict(json.loads(result.stdout.strip().splitlines()[-1]))
+
+
+def test_installed_wheel_synthesizes_in_a_separate_cdk_app(venv: Path, tmp_path: Path) -> None:
+    # GIVEN the clean venv and a consumer app in its own folder
     app_dir = tmp_path / "consumer"
     app_dir.mkdir()
     (app_dir / "app.py").write_text(CONSUMER_APP)
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    env["CDK_OUTDIR"] = str(app_dir / "cdk.out")
     # WHEN the consumer app runs from its own folder
-    result = subprocess.run(
-        [str(python), "app.py"], cwd=app_dir, env=env, capture_output=True, text=True, timeout=600, check=False
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    info = json.loads(result.stdout.strip().splitlines()[-1])
+    info = _run_app(venv, app_dir)
     # THEN the library came from the clean venv, chose a host, and the Lambda asset was staged
     assert info["package"].startswith(str(venv))
     assert info["instance_type"].startswith("ml.")
@@ -104,3 +140,30 @@ def test_installed_wheel_synthesizes_in_a_separate_cdk_app(wheel: Path, tmp_path
     assert {"AWS::SageMaker::Endpoint", "AWS::Lambda::Function"} <= types
     staged = list((app_dir / "cdk.out").glob("asset.*/cost_allocation_tags.py"))
     assert staged, "the Lambda handler was not staged from the installed wheel"
+
+
+def test_installed_wheel_builds_the_platform_from_a_config_in_another_folder(venv: Path, tmp_path: Path) -> None:
+    # GIVEN an app of its own that embeds InferencePlatform in a Stage, and the default config copied beside it
+    app_dir = tmp_path / "platform-app"
+    app_dir.mkdir()
+    (app_dir / "app.py").write_text(PLATFORM_APP)
+    shutil.copy(ROOT / "config" / "default.yaml", app_dir / "platform.yaml")
+    # WHEN it runs from its own folder with the clean venv (the compliance gates on)
+    info = _run_app(venv, app_dir)
+    # THEN the library came from the clean venv and built the default platform's stacks under their own names
+    assert info["package"].startswith(str(venv))
+    assert info["stacks"] == {
+        "bedrock": "acme-genai-bedrock",
+        "observability": "acme-genai-observability",
+        "hosting-1": "acme-genai-hosting-1",
+        "cost": "acme-genai-cost",
+    }
+    # AND the stage's assembly holds the four templates, the plan, and the staged Lambda assets
+    nested = app_dir / "cdk.out" / "assembly-Prod"
+    manifest = json.loads((nested / "manifest.json").read_text())
+    names = sorted(
+        a["properties"]["stackName"] for a in manifest["artifacts"].values() if "stackName" in a.get("properties", {})
+    )
+    assert names == sorted(info["stacks"].values())
+    assert json.loads((nested / "inference-plan.json").read_text())["name"] == "acme-genai"
+    assert list((app_dir / "cdk.out").glob("asset.*/cost_allocation_tags.py"))

@@ -121,3 +121,61 @@ def test_plan_entries_keep_config_order() -> None:
     # GIVEN two profiles WHEN planned THEN entries follow config order
     names = [e["name"] for e in plan_entries([_spec(name="b"), _spec(name="a")])]
     assert names == ["b", "a"]
+
+
+# ------------------------------------------------------------------ physical name (update safety)
+
+
+def test_profile_create_only_properties_are_those_of_the_resource_schema() -> None:
+    # GIVEN the CloudFormation resource schema cfn-lint bundles THEN the library's list is the schema's
+    from inference_constructs.bedrock.profiles import PROFILE_CREATE_ONLY_PROPERTIES
+    from tests.cfn_schemas import create_only
+
+    assert sorted(PROFILE_CREATE_ONLY_PROPERTIES) == sorted(
+        p[0] for p in create_only("AWS::Bedrock::ApplicationInferenceProfile")
+    )
+
+
+def test_physical_name_changes_with_the_model_only() -> None:
+    # GIVEN the same profile before and after a model bump, and after a tag change
+    before = _spec()
+    bumped = _spec(model="us.anthropic.claude-sonnet-4-5-20250929-v2:0")
+    retagged = _spec(tags={"team": "team-z"})
+    # THEN the name carries a hash that changes with the create-only model source only
+    assert before.physical_name.startswith("team-a-sonnet-")
+    assert bumped.physical_name != before.physical_name
+    assert retagged.physical_name == before.physical_name
+
+
+def test_physical_name_of_the_longest_allowed_name_fits_the_schema() -> None:
+    import re
+
+    from inference_constructs.bedrock.profiles import MAX_BASE_NAME
+    from tests.cfn_schemas import schema
+
+    # GIVEN the name limits of the resource schema
+    limits = schema("AWS::Bedrock::ApplicationInferenceProfile")["properties"]["InferenceProfileName"]
+    # WHEN the configured name has the most characters the plan allows
+    name = _spec(name="a" * MAX_BASE_NAME).physical_name
+    # THEN the physical name is within the schema's length and pattern
+    assert len(name) == limits["maxLength"]
+    assert re.fullmatch(limits["pattern"].strip("^$"), name)
+    assert check_profile_specs([_spec(name="a" * MAX_BASE_NAME)]) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("a" * 56, r"has 56 characters; use at most 55 \(the plan appends '-' and an 8-character hash"),
+        ("team-a_", r"'team-a_' ends in '_'; end it with a letter or digit"),
+    ],
+)
+def test_fails_names_that_leave_no_room_for_the_hash(name: str, message: str) -> None:
+    with pytest.raises(InferenceConfigError, match=rf"{PATH}\.name: .*{message}"):
+        validate_profile_specs([_spec(name=name)])
+
+
+def test_plan_entry_states_the_profile_name_and_why() -> None:
+    entry = plan_entry(_spec())
+    assert entry["profile_name"] == _spec().physical_name
+    assert "create-only" in entry["replacement"] and _spec().replace_only_hash() in entry["replacement"]

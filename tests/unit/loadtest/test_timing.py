@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 
 import pytest
 
+from inference_constructs.loadtest import timing
 from inference_constructs.loadtest.timing import TimedStreamReader
 
 
@@ -49,3 +51,25 @@ def test_arrival_moves_forward_as_reading_goes_on() -> None:
 
     # THEN each line has its own arrival time
     assert asyncio.run(scenario()) == [1.0, 2.0]
+
+
+def test_ready_sockets_are_read_before_work_queued_before_the_poll() -> None:
+    # GIVEN the load generator's loop with a callback queued and a socket that has become readable
+    loop = timing.new_event_loop()
+    a, b = socket.socketpair()
+    order: list[str] = []
+    try:
+        a.setblocking(False)
+        loop.add_reader(a, lambda: order.append(f"read {a.recv(8)!r}"))
+        b.send(b"x")
+        loop.call_soon(order.append, "queued")
+        loop.call_soon(loop.stop)
+        # WHEN the loop runs one pass
+        loop.run_forever()
+    finally:
+        loop.remove_reader(a)
+        loop.close()
+        a.close()
+        b.close()
+    # THEN the socket was read (and its arrival stamped) before the work queued earlier ran
+    assert order == ["read b'x'", "queued"]
