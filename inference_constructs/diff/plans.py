@@ -16,6 +16,7 @@ from typing import Any
 
 from inference_constructs.diff.warnings import PlanWarning, plan_warnings
 from inference_constructs.errors import InferenceConfigError
+from inference_constructs.updates import UpdateWarning, update_warnings
 
 __all__ = ["Change", "ItemDiff", "PlanDiff", "diff_plans", "load_plan"]
 
@@ -73,6 +74,10 @@ class PlanDiff:
     """The Savings Plan commitment each plan recommends ($/h, 0 without one)."""
     warnings: tuple[tuple[PlanWarning, ...], tuple[PlanWarning, ...]] = ((), ())
     """Each plan's coded warnings."""
+    updates: tuple[UpdateWarning, ...] = ()
+    """What deploying the new plan over the old one needs care for
+    (:func:`inference_constructs.updates.update_warnings`: a scaled variant's instance type, a replaced profile,
+    an endpoint moving stack)."""
 
     @property
     def new_warnings(self) -> tuple[PlanWarning, ...]:
@@ -106,6 +111,7 @@ class PlanDiff:
                 "resolved": [w.to_dict() for w in self.resolved_warnings],
                 "all": [w.to_dict() for w in self.warnings[1]],
             },
+            "update_warnings": [u.to_dict() for u in self.updates],
             "notes": list(self.notes),
         }
 
@@ -193,6 +199,7 @@ def diff_plans(old: Doc, new: Doc) -> PlanDiff:
         notes=notes,
         commitment_usd_per_hour=(_commitment(old), _commitment(new)),
         warnings=(plan_warnings(old), plan_warnings(new)),
+        updates=tuple(update_warnings(old, new)),
     )
 
 

@@ -39,6 +39,12 @@ class DiffReport:
                 f"--fail-over-usd {gates.fail_over_usd:g}: the monthly cost at maximum capacity rises by {rise:.2f} USD"
             )
         if gates.fail_on_replacement:
+            updates = self.plans.updates
+            if updates:
+                out.append(
+                    f"--fail-on-replacement: {len(updates)} plan update warning(s): "
+                    + ", ".join(sorted({u.code for u in updates}))
+                )
             if self.templates is None:
                 out.append(f"--fail-on-replacement: replacements unknown ({self.why_no_templates})")
             else:
@@ -70,6 +76,8 @@ class DiffReport:
         lines += ["", "Cost                              old         new       delta"]
         lines += [f"  {label:<28}{o:>10}  {n:>10}  {d:>10}" for label, o, n, d in _cost_rows(self.plans)]
         lines += ["", *self._resource_text()]
+        lines += ["", "Plan update warnings"]
+        lines += [f"  {u}" for u in self.plans.updates] or ["  none"]
         lines += ["", "New warnings"]
         lines += [f"  [{w.code}] {w.text}" for w in self.plans.new_warnings] or ["  none"]
         if self.plans.resolved_warnings:
@@ -117,6 +125,9 @@ class DiffReport:
             lines += [_item_row(i) for i in changed]
         else:
             lines.append("No endpoint or profile changes.")
+        if self.plans.updates:
+            lines += ["", "#### Plan update warnings", ""]
+            lines += [f"- `{u.code}` {u.message}" for u in self.plans.updates]
         lines += ["", *self._resource_markdown()]
         lines += ["", "#### New warnings", ""]
         lines += [f"- `{w.code}` {w.text}" for w in self.plans.new_warnings] or ["None."]

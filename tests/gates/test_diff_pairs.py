@@ -21,7 +21,7 @@ import yaml
 from inference_constructs.__main__ import main
 from inference_constructs.diff import DiffReport, compare
 from inference_constructs.plan import HOURS_PER_MONTH
-from tests.gates.synth import ROOT, synth_config
+from tests.gates.synth import ROOT, synth_templates
 
 BASE: dict[str, Any] = yaml.safe_load((ROOT / "config" / "default.yaml").read_text())
 CDK = ROOT / "node_modules" / ".bin" / "cdk"
@@ -90,8 +90,7 @@ def _assembly(diff_assemblies: dict[str, Path], tmp_path_factory: pytest.TempPat
         if name != "base":
             PAIRS[name](config)
         root = tmp_path_factory.mktemp(f"diff-{name}")
-        result = synth_config(_write(config, root / "platform.yaml"), root / "cdk.out")
-        assert result.error is None, result.error
+        synth_templates(_write(config, root / "platform.yaml"), root / "cdk.out")
         diff_assemblies[name] = root / "cdk.out"
     return diff_assemblies[name]
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from inference_constructs.config import load_config, parse_config
-from inference_constructs.diff import diff_plans
+from inference_constructs.diff import DiffReport, Gates, diff_plans
 from inference_constructs.diff.warnings import UNCLASSIFIED, WARNING_CODES, classify, plan_warnings
 from inference_constructs.plan import plan_platform
 from inference_constructs.scaling.decisions import ASYNC_ZERO_WARNING, SCALE_TO_ZERO_WARNING
@@ -92,3 +92,16 @@ def test_reordering_endpoints_adds_no_warning() -> None:
     result = diff_plans(_plan(fixed, _ep("fraud")), _plan(_ep("fraud"), fixed))
     assert result.new_warnings == ()
     assert result.resolved_warnings == ()
+
+
+def test_plan_update_warning_is_listed_and_crosses_the_replacement_gate() -> None:
+    # GIVEN a scaled endpoint whose instance type changes
+    scaled = {"scaling": {"invocations_per_instance_per_minute": 100}}
+    old = _plan(_ep("churn", **scaled))
+    new = _plan(_ep("churn", instance_type="ml.m5.2xlarge", **scaled))
+    # WHEN diffed THEN the plan's update warning is carried with its code
+    result = diff_plans(old, new)
+    assert [(u.code, u.subject) for u in result.updates] == [("scaled-variant-instance-type", "churn")]
+    # AND it crosses --fail-on-replacement, naming the code
+    crossed = DiffReport(result, None, "plans only").crossed(Gates(fail_on_replacement=True))
+    assert crossed[0] == "--fail-on-replacement: 1 plan update warning(s): scaled-variant-instance-type"
