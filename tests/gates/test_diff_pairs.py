@@ -122,10 +122,13 @@ def test_profile_model_bump_replaces_the_profile_for_its_model_source(pair: tupl
     old, new, report = pair
     # WHEN diffed THEN exactly the profile is replaced, forced by ModelSource (create-only), and a user sees it
     assert report.templates is not None
-    visible = report.templates.user_facing_replacements
-    assert [(c.resource_type, c.label, c.forced_by) for c in visible] == [
-        ("AWS::Bedrock::ApplicationInferenceProfile", "team-a-sonnet", ("ModelSource (direct)",))
-    ]
+    (profile,) = report.templates.user_facing_replacements
+    assert profile.resource_type == "AWS::Bedrock::ApplicationInferenceProfile"
+    assert "ModelSource (direct)" in profile.forced_by
+    # AND its name changes with it (the name carries a hash of the model), so CloudFormation can replace it
+    assert profile.label.startswith("team-a-sonnet-")
+    assert "InferenceProfileName (direct)" in profile.forced_by
+    assert report.templates.blockers == ()
     # AND the replacement gate exits 1, naming the gate
     assert (
         main(["diff", str(old / "inference-plan.json"), str(new / "inference-plan.json"), "--fail-on-replacement"]) == 1
