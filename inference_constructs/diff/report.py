@@ -115,7 +115,7 @@ class DiffReport:
         """Markdown for a pull-request comment: the same sections as :meth:`table`, as tables and lists."""
         crossed = self.crossed(gates)
         lines = ["### Inference platform diff", ""]
-        lines += [f"**Gate crossed:** {c}" for c in crossed] or ["No gate crossed."]
+        lines += [f"- **Gate crossed:** {c}" for c in crossed] or ["No gate crossed."]
         lines += ["", "| Cost | old | new | delta |", "|---|---:|---:|---:|"]
         lines += [f"| {label} | {o} | {n} | {d} |" for label, o, n, d in _cost_rows(self.plans)]
         changed = [i for i in self.plans.items if i.status != "unchanged"]

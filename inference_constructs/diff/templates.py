@@ -483,7 +483,8 @@ def _scaling_blockers(old: Templates, new: Templates, changes: list[ResourceChan
                 )
                 out[(change.stack, change.logical_id)] = (
                     f"the endpoint update {what} while it is registered with Application Auto Scaling: SageMaker "
-                    "refuses; deregister the scalable target first or deploy the new host as a new variant"
+                    "refuses until the scalable target is deregistered (two deploys: the plan's "
+                    "scaled-variant-instance-type warning)"
                 )
     return out
 

@@ -81,7 +81,7 @@ def test_markdown_is_a_pull_request_comment(image_bump: tuple[str, str], capsys:
     assert main(["diff", *image_bump, "--markdown", "--fail-over-usd", "1"]) == 1
     out = capsys.readouterr().out
     assert out.startswith("### Inference platform diff\n")
-    assert "**Gate crossed:** --fail-over-usd 1" in out
+    assert "- **Gate crossed:** --fail-over-usd 1" in out
     assert (
         "| routine | `acme-hosting-1/Config` (AWS::SageMaker::EndpointConfig) | ProductionVariants (refers to Model"
         in out
