@@ -13,16 +13,18 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from inference_constructs.bedrock.governance_config import guardrail_spec, invocation_logging_spec
-from inference_constructs.bedrock.logging_spec import check_invocation_logging
+from inference_constructs.bedrock.logging_spec import InvocationLoggingSpec, check_invocation_logging
 from inference_constructs.bedrock.logging_spec import plan_entry as logging_plan_entry
 from inference_constructs.bedrock.model_source import ModelSource, Residency
+from inference_constructs.bedrock.plan_sections import InvocationLoggingPlan, ProfilePlan, RouterPlan
 from inference_constructs.bedrock.pricing import Workload, token_economics, workload_from_counts
 from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_specs, check_router_roles, plan_entries
-from inference_constructs.bedrock.routing import RouterSpec, check_router_specs, router_plan_entry
+from inference_constructs.bedrock.routing import RouterSpec, check_router_specs, router_plan
 from inference_constructs.catalog import Catalog, load_catalog
 from inference_constructs.config.constraints import dashboard_problems
 from inference_constructs.config.schema import BedrockWorkload, Endpoint, PlatformConfig
 from inference_constructs.containers.model_access import HfTokenSecret
+from inference_constructs.cost.capacity_tags import PLATFORM_TAG
 from inference_constructs.cost.commitment import CapacitySchedule, CommitmentRecommendation, recommend_commitment
 from inference_constructs.cost.scope import CostPlan, decide_cost
 from inference_constructs.errors import InferenceConfigError
@@ -40,6 +42,18 @@ from inference_constructs.hosting.decisions import (
     plan_endpoint,
 )
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK, EndpointFootprint, assign_stacks
+from inference_constructs.observability.decisions import (
+    AlarmDecision,
+    AlarmSettings,
+    DashboardDecision,
+    ObservabilityPlan,
+    XRaySamplingDecision,
+    delivery_failure_alarm,
+    endpoint_alarm_prefix,
+    endpoint_alarms,
+    intervention_alarm,
+    profile_alarms,
+)
 from inference_constructs.regions import (
     RegionRequirement,
     load_resource_regions,
@@ -194,6 +208,9 @@ class EndpointDecisions:
     schedule: CapacitySchedule | None = None
     endpoint_name: str = ""
     """The SageMaker endpoint name clients invoke: ``<platform>-<endpoint>`` (stable across updates)."""
+    alarms: tuple[AlarmDecision, ...] = ()
+    """The endpoint's monitoring alarms (latency and traffic anomalies, error rate, backlog, cold start), built in
+    its hosting stack on the platform's alarm topic."""
 
     @property
     def footprint(self) -> EndpointFootprint:
@@ -333,6 +350,7 @@ class EndpointDecisions:
         # Null unless real-time with capacity.min 0, and unless serverless.
         entry["inference_component"] = asdict(h.inference_component) if h.inference_component else None
         entry["serverless"] = asdict(h.serverless) if h.serverless else None
+        entry["alarms"] = [a.to_dict() for a in self.alarms]
         entry["decisions"] = list(self.hosting.reasons)
         entry["warnings"] = list(self.warnings)
         return entry
@@ -348,20 +366,38 @@ class PlatformPlan:
     warnings: tuple[str, ...] = ()
     savings_plan: CommitmentRecommendation | None = None
     """The Savings Plan commitment sized to the instance-backed endpoints' schedules (None without any)."""
-    bedrock: tuple[dict[str, Any], ...] = ()
-    """One plan entry per Bedrock profile, in config order (``bedrock.profiles.plan_entry``)."""
+    bedrock: tuple[ProfilePlan, ...] = ()
+    """What the plan says of each Bedrock profile, in config order."""
     profiles: tuple[ProfileSpec, ...] = ()
     """The Bedrock profiles to create, in config order."""
-    bedrock_routers: tuple[dict[str, Any], ...] = ()
-    """One plan entry per Bedrock prompt router, in config order."""
+    bedrock_routers: tuple[RouterPlan, ...] = ()
+    """What the plan says of each Bedrock prompt router, in config order."""
     routers: tuple[RouterSpec, ...] = ()
     """The Bedrock prompt routers to create, in config order."""
     regions: dict[str, tuple[RegionRequirement, ...]] = field(default_factory=dict)
     """What each part (a hosting stack's name, ``bedrock``, ``cost``) needs that not every region has."""
-    bedrock_invocation_logging: dict[str, Any] | None = None
+    bedrock_invocation_logging: InvocationLoggingPlan | None = None
+    """What the plan says of the account's Bedrock model invocation logging; None when off."""
     cost: CostPlan = field(default_factory=CostPlan)
-    """What the cost stack builds: activated keys, the budget filter, the anomaly monitor."""
+    """What the cost stack builds: activated keys, the budget, the anomaly monitor, the required tags."""
+    name: str = ""
+    """The platform's name: it prefixes every stack and endpoint name."""
+    account: str | None = None
+    """The account the stacks are bound to; None: environment-agnostic templates."""
+    region: str | None = None
+    """The Region the stacks are bound to; None: environment-agnostic templates."""
+    tags: dict[str, str] = field(default_factory=dict)
+    """Tags applied to every taggable resource: ``inference:platform`` = the platform's name, then the config's."""
+    invocation_logging: InvocationLoggingSpec | None = None
     """The account's Bedrock model invocation logging (destinations, retention, data flags); None when off."""
+    observability: ObservabilityPlan = field(default_factory=ObservabilityPlan)
+    """Alarm topic subscription, alarm thresholds, the dashboard, X-Ray sampling, and the alarms outside the
+    hosting stacks."""
+
+    @property
+    def needs_bedrock_stack(self) -> bool:
+        """True when the plan has any Bedrock profile, prompt router or invocation logging."""
+        return bool(self.profiles or self.routers or self.invocation_logging is not None)
 
     def endpoints_by_stack(self) -> dict[str, list[EndpointDecisions]]:
         """Endpoints grouped by the hosting stack they were planned into, in stack order."""
@@ -378,18 +414,23 @@ class PlatformPlan:
     def to_json(self) -> dict[str, Any]:
         """The plan document (``docs/config.md``, "The plan")."""
         doc: dict[str, Any] = {
-            "name": self.config.name,
+            "name": self.name,
+            "account": self.account,
+            "tags": dict(self.tags),
             "prices_as_of": self.catalog.prices_as_of,
             "prices_region": self.catalog.region,
             "price_source": self.catalog.price_source,
             "endpoints": [e.to_json() for e in self.endpoints],
             "baseline_usd_per_hour": self.baseline_usd_per_hour,
             "savings_plan": self.savings_plan.to_dict() if self.savings_plan is not None else None,
-            "bedrock": list(self.bedrock),
-            "bedrock_invocation_logging": self.bedrock_invocation_logging,
+            "bedrock": [p.to_json() for p in self.bedrock],
+            "bedrock_invocation_logging": None
+            if self.bedrock_invocation_logging is None
+            else self.bedrock_invocation_logging.to_json(),
             "regions": self.regions_json(),
-            "bedrock_routers": list(self.bedrock_routers),
+            "bedrock_routers": [r.to_json() for r in self.bedrock_routers],
             "cost": self.cost.to_json(),
+            "observability": self.observability.to_dict(),
             "warnings": list(self.warnings) + [w for e in self.endpoints for w in e.warnings],
         }
         return doc
@@ -501,43 +542,41 @@ def _hosting_json(h: EndpointPlan) -> dict[str, Any]:
     }
 
 
-def _guardrail_lines(profiles: Sequence[dict[str, Any]]) -> list[str]:
+def _guardrail_lines(profiles: Sequence[ProfilePlan]) -> list[str]:
     """One line per Bedrock profile naming the guardrail its grants enforce."""
     lines = []
     for p in profiles:
-        g = p.get("guardrail")
+        g = p.guardrail
         if g:
             which = f"{g['id']} version {g['version']}" if g["source"] == "existing" else f"{g['name']} (created)"
-            lines.append(f"bedrock profile {p['name']}: enforces guardrail {which}")
+            lines.append(f"bedrock profile {p.name}: enforces guardrail {which}")
     return lines
 
 
-def _bedrock_lines(bedrock: Sequence[dict[str, Any]], routers: Sequence[dict[str, Any]]) -> list[str]:
+def _bedrock_lines(bedrock: Sequence[ProfilePlan], routers: Sequence[RouterPlan]) -> list[str]:
     """One line per priced Bedrock profile and per prompt router."""
     lines = []
     for entry in bedrock:
-        econ = entry.get("token_economics")
+        econ = entry.token_economics
         if not econ:
             continue
         options = ", ".join(f"{o['option']} ${o['monthly_usd']:,.2f}" for o in econ["options"])
         usd = econ["monthly_usd"]
-        head = f"bedrock {entry['name']}: " + (
-            "unpriced" if usd is None else f"{econ['recommended']} ${usd:,.2f}/month"
-        )
+        head = f"bedrock {entry.name}: " + ("unpriced" if usd is None else f"{econ['recommended']} ${usd:,.2f}/month")
         line = f"{head} ({options}); {econ['reason']}" if options else f"{head}; {econ['reason']}"
         glob = econ.get("global_profile")
         if glob and glob["monthly_saving_usd"] > 0:
             line += f"; on-demand through the global profile: ${glob['monthly_usd']:,.2f} (any commercial Region)"
         lines.append(line)
     for router in routers:
-        cost = router.get("cost_range") or {}
+        cost = router.cost_range or {}
         low, high = cost.get("all_cheapest_monthly_usd"), cost.get("all_fallback_monthly_usd")
         span = (
             f"${low:,.2f} (all cheapest) to ${high:,.2f} (all fallback)/month"
             if low is not None and high is not None
             else "no workload priced"
         )
-        lines.append(f"bedrock router {router['name']} ({router['router_name']}): {span}")
+        lines.append(f"bedrock router {router.name} ({router.router_name}): {span}")
     return lines
 
 
@@ -627,20 +666,30 @@ def plan_platform(
         max_resources=max_resources_per_stack,
     )
     problems.extend(stack_problems)
+    alarm_settings = AlarmSettings(anomaly_std_devs=config.observability.anomaly_std_devs)
     for i, number in enumerate(numbers):
+        endpoint_name = f"{config.name}-{endpoints[i].name}"
+        hosting = endpoints[i].hosting
         endpoints[i] = replace(
             endpoints[i],
             stack=hosting_stack_name(config.name, number),
-            endpoint_name=f"{config.name}-{endpoints[i].name}",
+            endpoint_name=endpoint_name,
+            alarms=endpoint_alarms(
+                endpoints[i].kind,
+                prefix=endpoint_alarm_prefix(endpoint_name, hosting.variant_name),
+                label=f"endpoint {endpoint_name}",
+                settings=alarm_settings,
+                inference_component=hosting.uses_inference_component,
+            ),
         )
     requirements = region_requirements(config, endpoints)
     if config.region:
         problems.extend(region_problems(config.region, requirements))
     if problems:
         raise InferenceConfigError(problems)
-    bedrock = plan_entries(specs, deploy_region=config.region)
-    for entry, spec, workload in zip(bedrock, specs, workloads, strict=True):
-        econ = (
+    unpriced = plan_entries(specs, deploy_region=config.region)
+    bedrock = [
+        entry.priced(
             None
             if workload is None
             else token_economics(
@@ -650,10 +699,14 @@ def plan_platform(
                 global_allowed=spec.residency is Residency.ANY,
             )
         )
-        entry["token_economics"] = econ
-        entry["warnings"] += [f"bedrock profile {spec.name}: {w}" for w in (econ or {}).get("warnings", [])]
+        for entry, spec, workload in zip(unpriced, specs, workloads, strict=True)
+    ]
     logging_entry = logging_plan_entry(logging) if logging is not None else None
-    warnings = tuple(w for entry in [*bedrock, logging_entry or {}] for w in entry.get("warnings", [])) + cost.warnings
+    warnings = (
+        tuple(w for entry in bedrock for w in entry.warnings)
+        + (logging_entry.warnings if logging_entry is not None else ())
+        + cost.warnings
+    )
     return PlatformPlan(
         config=config,
         endpoints=tuple(endpoints),
@@ -662,11 +715,54 @@ def plan_platform(
         savings_plan=savings_plan,
         bedrock=tuple(bedrock),
         profiles=tuple(specs),
-        bedrock_routers=tuple(router_plan_entry(r) for r in routers),
+        bedrock_routers=tuple(router_plan(r) for r in routers),
         routers=tuple(routers),
         regions=requirements,
         bedrock_invocation_logging=logging_entry,
         cost=cost,
+        name=config.name,
+        account=config.account,
+        region=config.region,
+        tags={PLATFORM_TAG: config.name, **config.tags},
+        invocation_logging=logging,
+        observability=decide_observability(config, endpoints, specs, logging, alarm_settings),
+    )
+
+
+def decide_observability(
+    config: PlatformConfig,
+    endpoints: Sequence[EndpointDecisions],
+    profiles: Sequence[ProfileSpec],
+    logging: InvocationLoggingSpec | None,
+    settings: AlarmSettings,
+) -> ObservabilityPlan:
+    """The ``observability`` section: topic subscription, dashboard, sampling rule, and the alarms of the
+    observability stack (per profile) and of the Bedrock stack (invocation-log delivery, guardrail interventions)."""
+    obs = config.observability
+    gpu = tuple(e.endpoint_name for e in endpoints if e.hosting.gpu_count > 0 and e.kind is not EndpointKind.SERVERLESS)
+    x = obs.xray_sampling
+    guarded = [p for p in profiles if p.guardrail is not None]
+    governance = tuple(delivery_failure_alarm(d) for d in (logging.delivery_paths if logging else ())) + tuple(
+        intervention_alarm(i, p.name, p.guardrail.intervention_alarm_percent)
+        for i, p in enumerate(guarded)
+        if p.guardrail is not None
+    )
+    return ObservabilityPlan(
+        alarm_email=obs.alarm_email,
+        settings=settings,
+        dashboard=DashboardDecision(
+            gpu_endpoints=gpu,
+            profiles=tuple(p.name for p in profiles),
+            source_account_ids=tuple(obs.source_account_ids),
+        )
+        if obs.dashboard
+        else None,
+        xray_sampling=None
+        if x is None
+        else XRaySamplingDecision(x.service_name, x.url_path, x.fixed_rate, x.priority, x.reservoir_size),
+        alarms=tuple(a for p in profiles for a in profile_alarms(p.name, settings=settings)),
+        governance_alarms=governance,
+        governance_dashboard=obs.dashboard and bool(governance),
     )
 
 

@@ -313,11 +313,17 @@ def plan_entry(spec: GuardrailSpec) -> dict[str, Any]:
         "source": "created",
         "name": spec.name,
         "version": f"new numbered version per policy change (fingerprint {spec.policy_fingerprint})",
+        "policy_fingerprint": spec.policy_fingerprint,
+        "description": spec.description,
+        "blocked_input_messaging": spec.blocked_input_messaging,
+        "blocked_outputs_messaging": spec.blocked_outputs_messaging,
         "enforced_by": "iam",
         "content_filters": {
             f.type: {"input": f.input_strength, "output": f.output_strength} for f in spec.content_filters
         },
-        "denied_topics": [t.name for t in spec.denied_topics],
+        "denied_topics": [
+            {"name": t.name, "definition": t.definition, "examples": list(t.examples)} for t in spec.denied_topics
+        ],
         "pii_entities": {e.type: e.action for e in spec.pii_entities},
         "contextual_grounding": {
             "grounding_threshold": spec.grounding_threshold,

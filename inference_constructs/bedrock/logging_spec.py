@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inference_constructs.aws_limits import broken_bucket_rules
+from inference_constructs.bedrock.plan_sections import InvocationLoggingPlan
 
 #: CloudWatch Logs retention values (CFN AWS::Logs::LogGroup RetentionInDays enum, cfn-lint 1.58 schema).
 RETENTION_DAYS = (
@@ -145,8 +146,8 @@ def logging_config(
     return config
 
 
-def plan_entry(spec: InvocationLoggingSpec) -> dict[str, Any]:
-    """The plan document's ``bedrock_invocation_logging`` section."""
+def plan_entry(spec: InvocationLoggingSpec) -> InvocationLoggingPlan:
+    """What the plan says of the account's invocation logging (the ``bedrock_invocation_logging`` section)."""
     warnings = []
     if spec.existing_bucket:
         warnings.append(
@@ -159,12 +160,12 @@ def plan_entry(spec: InvocationLoggingSpec) -> dict[str, Any]:
             "bedrock invocation logging: overwrite_existing is true, so a configuration this stack did not create is "
             "replaced (and restored when the stack is deleted)"
         )
-    return {
-        "destinations": spec.destinations,
-        "bucket": "created" if spec.creates_bucket else spec.existing_bucket,
-        "retention_days": spec.retention_days,
-        "data": {key.removesuffix("_data"): getattr(spec, key) for key in DATA_FLAGS},
-        "overwrite_existing": spec.overwrite_existing,
-        "scope": "account and Region singleton",
-        "warnings": warnings,
-    }
+    return InvocationLoggingPlan(
+        destinations=tuple(spec.destinations),
+        bucket="created" if spec.creates_bucket else spec.existing_bucket,
+        retention_days=spec.retention_days,
+        data={key.removesuffix("_data"): getattr(spec, key) for key in DATA_FLAGS},
+        overwrite_existing=spec.overwrite_existing,
+        scope="account and Region singleton",
+        warnings=tuple(warnings),
+    )

@@ -262,7 +262,7 @@ class Workload:
 def workload_from_counts(
     *,
     path: str,
-    latency: str = Latency.INTERACTIVE.value,
+    latency: str = Workload.latency.value,
     input_tokens_per_month: int | None = None,
     output_tokens_per_month: int | None = None,
     cache_read_tokens_per_month: int | None = None,

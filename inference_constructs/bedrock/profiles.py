@@ -33,6 +33,7 @@ from inference_constructs.bedrock.model_source import (
     check_profile,
     raise_if_problems,
 )
+from inference_constructs.bedrock.plan_sections import ProfilePlan
 from inference_constructs.bedrock.regions import TABLE_AS_OF
 from inference_constructs.bedrock.routing import RouterSpec
 from inference_constructs.errors import InferenceConfigError
@@ -167,7 +168,12 @@ def validate_profile_specs(specs: Sequence[ProfileSpec], *, path: str = "bedrock
 
 
 def plan_entry(spec: ProfileSpec, *, deploy_region: str | None = None) -> dict[str, Any]:
-    """The plan document entry of one (valid) profile.
+    """The plan document entry of one (valid) profile (:meth:`ProfilePlan.to_json` of :func:`profile_plan`)."""
+    return profile_plan(spec, deploy_region=deploy_region).to_json()
+
+
+def profile_plan(spec: ProfileSpec, *, deploy_region: str | None = None) -> ProfilePlan:
+    """What the plan says of one (valid) profile.
 
     Keys: ``name``, ``profile_name`` (the ``InferenceProfileName``: name plus a hash of the model),
     ``replacement`` (why the name carries the hash), ``model``, ``source_kind``, ``model_id``, ``geography``,
@@ -190,31 +196,32 @@ def plan_entry(spec: ProfileSpec, *, deploy_region: str | None = None) -> dict[s
         else:
             where = f"{source.geography_prefix} geography: requests may be served in {', '.join(regions or ())}"
         warnings.append(f"bedrock profile {spec.name}: requests can leave the deploy Region ({where})")
-    return {
-        "name": spec.name,
-        "profile_name": spec.physical_name,
-        "replacement": (
+    return ProfilePlan(
+        name=spec.name,
+        profile_name=spec.physical_name,
+        replacement=(
             "InferenceProfileName, ModelSource and Description are create-only: a model change replaces the profile, "
             f"so its name carries a hash of the model ({spec.replace_only_hash()}) and changes with it; the new "
             "profile has a new id and ARN, which callers must switch to"
         ),
-        "model": spec.model,
-        "source_kind": source.kind.value,
-        "model_id": source.model_id,
-        "geography": source.geography_prefix,
-        "destination_regions": list(regions) if regions is not None else None,
-        "leaves_region": source.leaves_region,
-        "residency": spec.residency.value,
-        "max_output_tokens": spec.max_output_tokens,
-        "output_burndown_rate": output_burndown_rate(source.model_id),
-        "cache_checkpoint_min_tokens": cache_checkpoint_min_tokens(source.model_id),
-        "regions_table_as_of": TABLE_AS_OF,
-        "guardrail": guardrail_plan_entry(spec.guardrail) if spec.guardrail is not None else None,
-        "guidance": token_guidance(source.model_id, spec.max_output_tokens),
-        "warnings": warnings,
-    }
+        model=spec.model,
+        source_kind=source.kind.value,
+        model_id=source.model_id,
+        geography=source.geography_prefix,
+        destination_regions=tuple(regions) if regions is not None else None,
+        leaves_region=source.leaves_region,
+        residency=spec.residency.value,
+        max_output_tokens=spec.max_output_tokens,
+        output_burndown_rate=output_burndown_rate(source.model_id),
+        cache_checkpoint_min_tokens=cache_checkpoint_min_tokens(source.model_id),
+        regions_table_as_of=TABLE_AS_OF,
+        guardrail=guardrail_plan_entry(spec.guardrail) if spec.guardrail is not None else None,
+        guidance=tuple(token_guidance(source.model_id, spec.max_output_tokens)),
+        warnings=tuple(warnings),
+        tags=dict(spec.tags),
+    )
 
 
-def plan_entries(specs: Sequence[ProfileSpec], *, deploy_region: str | None = None) -> list[dict[str, Any]]:
-    """Plan entries for ``specs`` in config order (call after :func:`validate_profile_specs`)."""
-    return [plan_entry(spec, deploy_region=deploy_region) for spec in specs]
+def plan_entries(specs: Sequence[ProfileSpec], *, deploy_region: str | None = None) -> list[ProfilePlan]:
+    """What the plan says of ``specs``, in config order (call after :func:`validate_profile_specs`)."""
+    return [profile_plan(spec, deploy_region=deploy_region) for spec in specs]

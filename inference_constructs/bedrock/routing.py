@@ -42,6 +42,7 @@ from inference_constructs.bedrock.model_source import (
     check_name,
     check_tags,
 )
+from inference_constructs.bedrock.plan_sections import RouterPlan
 from inference_constructs.bedrock.pricing import PriceTable, Workload, deployment_of, load_prices, on_demand_option
 
 NAME_HASH_LENGTH = 8
@@ -210,23 +211,28 @@ def router_cost_range(spec: RouterSpec, *, table: PriceTable | None = None) -> d
 
 
 def router_plan_entry(spec: RouterSpec, *, table: PriceTable | None = None) -> dict[str, Any]:
-    """The plan document entry of one (valid) router."""
-    return {
-        "name": spec.name,
-        "router_name": spec.physical_name,
-        "models": list(spec.models),
-        "fallback_model": spec.fallback_model,
-        "response_quality_difference": spec.response_quality_difference,
-        "family": router_family(spec.sources[0].model_id),
-        "tags": dict(spec.tags),
-        "replacement": (
+    """The plan document entry of one (valid) router (:meth:`RouterPlan.to_json` of :func:`router_plan`)."""
+    return router_plan(spec, table=table).to_json()
+
+
+def router_plan(spec: RouterSpec, *, table: PriceTable | None = None) -> RouterPlan:
+    """What the plan says of one (valid) router."""
+    return RouterPlan(
+        name=spec.name,
+        router_name=spec.physical_name,
+        models=tuple(spec.models),
+        fallback_model=spec.fallback_model,
+        response_quality_difference=spec.response_quality_difference,
+        family=router_family(spec.sources[0].model_id),
+        tags=dict(spec.tags),
+        replacement=(
             "PromptRouterName, Models, FallbackModel, RoutingCriteria and Description are create-only: changing "
             f"models, fallback, criteria or description gives a new name (hash {spec.replace_only_hash()}) and a "
             "new router ARN; callers invoke the router ARN and must switch to the new one"
         ),
-        "invoke": "modelId = the router ARN; grants cover the router and both models",
-        "cost_range": router_cost_range(spec, table=table),
-    }
+        invoke="modelId = the router ARN; grants cover the router and both models",
+        cost_range=router_cost_range(spec, table=table),
+    )
 
 
 __all__ = [
@@ -238,5 +244,6 @@ __all__ = [
     "check_router_specs",
     "router_cost_range",
     "router_family",
+    "router_plan",
     "router_plan_entry",
 ]

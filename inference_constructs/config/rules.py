@@ -1,5 +1,13 @@
-"""Rules that span several keys of the config file, checked on the raw data so that they are
-reported together with field-level problems (one message for the whole file)."""
+"""Rules that span several keys of the config file and that only the file has (which keys are present, the
+config's own blocks), checked on the raw data so that they are reported together with field-level problems
+(one message for the whole file).
+
+Rules that a decision guards live next to that decision, once, and the plan runs them with the config's key
+paths: capacity and schedule bounds and provisioned concurrency in
+:mod:`inference_constructs.scaling.decisions`; blocks of another endpoint type, ``multi_model`` and ``image``
+required, ``model.s3_uri`` required for source s3 in :mod:`inference_constructs.hosting.checks`; reserved tag
+prefixes in :mod:`inference_constructs.config.constraints`.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +15,12 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
+from inference_constructs.config.schema import Endpoint, Model
 from inference_constructs.errors import Problem
 
-_KIND_BLOCKS = {"serverless": "serverless", "async": "async", "multi_model": "multi-model"}
+#: What an omitted key means (the schema's defaults, read from the models rather than written again).
+_DEFAULT_TYPE = Endpoint.model_fields["type"].default.value
+_DEFAULT_SOURCE = Model.model_fields["source"].default.value
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -41,9 +52,6 @@ def _problems(data: dict[str, Any]) -> Iterator[str]:
         [_dict(p).get("name") for p in profiles],
         "application inference profile names must be unique",
     )
-    for key in _dict(data.get("tags")):
-        if isinstance(key, str) and key.lower().startswith("aws:"):
-            yield Problem(f"tags.{key}", "the aws: prefix is reserved by AWS", "choose another key", "tag_reserved")
     cost = _dict(data.get("cost"))
     budget = _dict(cost.get("budget"))
     if budget.get("monthly_limit_usd") is None:
@@ -82,21 +90,10 @@ def _duplicates(path: str, names: list[Any], why: str) -> Iterator[str]:
             yield Problem(f"{path}[{index}].name", f"{name!r} is used more than once", why, "duplicate")
 
 
-def _endpoint_problems(path: str, ep: dict[str, Any]) -> Iterator[str]:  # noqa: C901, PLR0912 - one branch per rule
-    kind = ep.get("type", "realtime")
-    capacity = _dict(ep.get("capacity"))
-    lo, hi = _int(capacity.get("min", 1)), _int(capacity.get("max", 1))
-    if lo is not None and hi is not None and 0 <= hi < lo and hi >= 1:
-        yield f"{path}.capacity.min: {lo} is greater than capacity.max {hi}; use min <= max"
-    for key, owner in _KIND_BLOCKS.items():
-        if ep.get(key) is not None and kind != owner:
-            yield f"{path}.{key}: only applies to type: {owner}, not {kind}; remove it or change type"
-    if kind == "multi-model" and ep.get("multi_model") is None:
-        yield f"{path}.multi_model: required for type: multi-model; add multi_model.model_data_prefix"
-    if ep.get("serving") == "custom" and not ep.get("image"):
-        yield f"{path}.image: required when serving: custom; give the container image URI"
+def _endpoint_problems(path: str, ep: dict[str, Any]) -> Iterator[str]:
+    kind = ep.get("type", _DEFAULT_TYPE)
     model = _dict(ep.get("model"))
-    source = model.get("source", "huggingface")
+    source = model.get("source", _DEFAULT_SOURCE)
     if model.get("s3_uri") and source != "s3":
         yield f"{path}.model.s3_uri: only used with model.source s3; set source: s3, or remove s3_uri"
     if model.get("s3_uri") and kind == "multi-model":
@@ -109,22 +106,12 @@ def _endpoint_problems(path: str, ep: dict[str, Any]) -> Iterator[str]:  # noqa:
             f"{path}.capacity: serverless endpoints have no instances to count; size them with "
             "serverless.max_concurrency and serverless.provisioned_concurrency, and remove capacity"
         )
-    if source == "s3" and not model.get("s3_uri") and kind != "multi-model":
-        yield f"{path}.model.s3_uri: required when model.source is s3; give s3://bucket/key.tar.gz or a prefix"
     if source == "huggingface" and not model.get("id"):
         yield f"{path}.model.id: required when model.source is huggingface; give the Hugging Face model id"
     vpc = _dict(ep.get("vpc"))
     if bool(_list(vpc.get("subnet_ids"))) != bool(_list(vpc.get("security_group_ids"))):
         missing = "security_group_ids" if _list(vpc.get("subnet_ids")) else "subnet_ids"
         yield f"{path}.vpc.{missing}: empty while the other vpc list is set; give both subnet ids and security groups"
-    serverless = _dict(ep.get("serverless"))
-    pc, mc = _int(serverless.get("provisioned_concurrency", 0)), _int(serverless.get("max_concurrency", 20))
-    if pc is not None and mc is not None and pc > mc:
-        yield f"{path}.serverless.provisioned_concurrency: {pc} exceeds max_concurrency {mc}; use at most {mc}"
-    for j, floor in enumerate(_list(_dict(ep.get("scaling")).get("schedule"))):
-        floor_min = _int(_dict(floor).get("min"))
-        if floor_min is not None and hi is not None and floor_min > hi:
-            yield f"{path}.scaling.schedule[{j}].min: {floor_min} exceeds capacity.max {hi}; use at most {hi}"
     capture = _dict(ep.get("data_capture"))
     if _int(capture.get("sampling_percent")) and not capture.get("s3_uri"):
         yield f"{path}.data_capture.s3_uri: required when sampling_percent > 0; give an s3:// destination"

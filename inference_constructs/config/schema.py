@@ -1,23 +1,73 @@
 """Pydantic v2 models of the platform config file (``docs/config.md`` is the contract: key names are API).
 
-Every model forbids unknown keys; defaults below are what an omitted key means. Field-level
-ranges live here; rules that span fields are in :mod:`inference_constructs.config.rules`.
+Every model forbids unknown keys; defaults are what an omitted key means. A key that the decision types
+also have (:class:`~inference_constructs.spec.ModelSpec`, the hosting request's options, the Bedrock and
+cost specs) takes its default from them through :func:`_default`, so each default is written once, in the
+decision type; ``tests/unit/config/test_defaults.py`` fails on a default written here as well. Field-level
+ranges live here; rules that span fields are in :mod:`inference_constructs.config.rules` or, when a
+decision guards them, next to that decision.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import dataclasses
+import inspect
+from collections.abc import Callable
+from enum import Enum
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from inference_constructs.bedrock.guardrails import LIMITS as GUARDRAIL_LIMITS
-from inference_constructs.spec import AcceleratorChoice, DType, EndpointKind, ModelSourceKind, Serving
+from inference_constructs.bedrock.guardrails import ContentFilter, GuardrailSpec, PiiEntity
+from inference_constructs.bedrock.logging_spec import InvocationLoggingSpec
+from inference_constructs.bedrock.pricing import Workload
+from inference_constructs.bedrock.profiles import ProfileSpec
+from inference_constructs.cost.commitment import recommend_commitment
+from inference_constructs.hosting.checks import (
+    MAX_ASYNC_CONCURRENT_INVOCATIONS,
+    MAX_SECURITY_GROUPS,
+    MAX_SUBNETS,
+    S3_URI_PATTERN,
+    SECURITY_GROUP_PATTERN,
+    SERVERLESS_MEMORY_MB,
+    SUBNET_PATTERN,
+)
+from inference_constructs.hosting.request import (
+    Capacity as CapacityRequest,
+)
+from inference_constructs.hosting.request import (
+    DataCaptureOptions,
+    DeploymentOptions,
+    EndpointRequest,
+    MultiModelOptions,
+    ServerlessOptions,
+)
+from inference_constructs.scaling.decisions import (
+    MAX_BACKLOG_TARGET,
+    MAX_CAPACITY,
+    MAX_CONCURRENCY_TARGET,
+    MAX_INVOCATIONS_TARGET,
+    MAX_SERVERLESS_CONCURRENCY,
+)
+from inference_constructs.spec import AcceleratorChoice, DType, EndpointKind, ModelSourceKind, ModelSpec, Serving
+
+
+def _default(owner: type[Any] | Callable[..., Any], name: str, *, literal: bool = False) -> Any:
+    """The default of ``owner``'s field (a dataclass) or keyword parameter (a function) ``name``: the one place
+    it is written. ``literal``: the enum member's string value, for keys typed as a ``Literal`` of strings."""
+    fields = getattr(owner, "__dataclass_fields__", None)
+    value = fields[name].default if fields is not None else inspect.signature(owner).parameters[name].default
+    if value is inspect.Parameter.empty or value is dataclasses.MISSING:
+        raise TypeError(f"{getattr(owner, '__qualname__', owner)}.{name} has no default")
+    return value.value if literal and isinstance(value, Enum) else value
+
 
 AccountId = Annotated[str, StringConstraints(pattern=r"^[0-9]{12}$")]
 RoleArn = Annotated[
     str, StringConstraints(max_length=2048, pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9_+=,.@/-]+$")
 ]
-S3Uri = Annotated[str, StringConstraints(pattern=r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?$")]
+S3Uri = Annotated[str, StringConstraints(pattern=S3_URI_PATTERN)]
 Email = Annotated[str, StringConstraints(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")]
 TagKey = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^[\w\s.:/=+@-]+$")]
 TagValue = Annotated[str, StringConstraints(max_length=256, pattern=r"^[\w\s.:/=+@-]*$")]
@@ -53,73 +103,79 @@ class HfToken(_Model):
 class Model(_Model):
     """What is served. ``parameters_billion`` is needed for accelerator sizing unless ``instance_type`` is set."""
 
-    source: ModelSourceKind = ModelSourceKind.HUGGINGFACE
+    source: ModelSourceKind = _default(ModelSpec, "source")
     id: str | None = Field(default=None, min_length=1, max_length=512)
     s3_uri: S3Uri | None = None
     parameters_billion: float | None = Field(default=None, gt=0, le=2000)
-    dtype: DType = DType.BF16
-    max_context_tokens: int = Field(default=4096, ge=1, le=2_000_000)
-    max_concurrent_sequences: int = Field(default=8, ge=1, le=4096)
+    dtype: DType = _default(ModelSpec, "dtype")
+    max_context_tokens: int = Field(default=_default(ModelSpec, "max_context_tokens"), ge=1, le=2_000_000)
+    max_concurrent_sequences: int = Field(default=_default(ModelSpec, "max_concurrent_sequences"), ge=1, le=4096)
     architecture: Architecture | None = None
-    neuron_compiled: bool = False
+    neuron_compiled: bool = _default(ModelSpec, "neuron_compiled")
     hf_token: HfToken | None = None
 
 
 class Capacity(_Model):
     """Instance count bounds; ``min: 0`` only where the endpoint type can scale to zero."""
 
-    min: int = Field(default=1, ge=0, le=1000)
-    max: int = Field(default=1, ge=1, le=1000)
+    min: int = Field(default=_default(CapacityRequest, "min"), ge=0, le=MAX_CAPACITY)
+    max: int = Field(default=_default(CapacityRequest, "max"), ge=1, le=MAX_CAPACITY)
 
 
 class ScheduledFloor(_Model):
     """A scheduled change of the minimum capacity (Application Auto Scaling cron, UTC)."""
 
     cron: CronExpr
-    min: int = Field(ge=0, le=1000)
-    max: int | None = Field(default=None, ge=1, le=1000)
+    min: int = Field(ge=0, le=MAX_CAPACITY)
+    max: int | None = Field(default=None, ge=1, le=MAX_CAPACITY)
 
 
 class Scaling(_Model):
     """Scaling intent; each key present becomes its own policy."""
 
-    concurrency_per_instance: float | None = Field(default=None, gt=0, le=10_000)
-    invocations_per_instance_per_minute: float | None = Field(default=None, gt=0, le=1_000_000)
+    concurrency_per_instance: float | None = Field(default=None, gt=0, le=int(MAX_CONCURRENCY_TARGET))
+    invocations_per_instance_per_minute: float | None = Field(default=None, gt=0, le=int(MAX_INVOCATIONS_TARGET))
     gpu_memory_percent: float | None = Field(default=None, gt=0, le=100)
-    backlog_per_instance: float | None = Field(default=None, gt=0, le=100_000)
+    backlog_per_instance: float | None = Field(default=None, gt=0, le=int(MAX_BACKLOG_TARGET))
     schedule: list[ScheduledFloor] = Field(default_factory=list, max_length=50)
 
 
 class Serverless(_Model):
     """Serverless inference settings (CPU only). ``memory_mb`` null: sized from the model's footprint."""
 
-    memory_mb: int | None = Field(default=None, ge=1024, le=6144, multiple_of=1024)
-    max_concurrency: int = Field(default=20, ge=1, le=200)
-    provisioned_concurrency: int = Field(default=0, ge=0, le=200)
+    memory_mb: int | None = Field(
+        default=None, ge=SERVERLESS_MEMORY_MB[0], le=SERVERLESS_MEMORY_MB[-1], multiple_of=SERVERLESS_MEMORY_MB[0]
+    )
+    max_concurrency: int = Field(
+        default=_default(ServerlessOptions, "max_concurrency"), ge=1, le=MAX_SERVERLESS_CONCURRENCY
+    )
+    provisioned_concurrency: int = Field(
+        default=_default(ServerlessOptions, "provisioned_concurrency"), ge=0, le=MAX_SERVERLESS_CONCURRENCY
+    )
 
 
 class AsyncInference(_Model):
     """Asynchronous inference settings; the output bucket is created when ``output_s3_uri`` is null."""
 
     output_s3_uri: S3Uri | None = None
-    max_concurrent_invocations_per_instance: int = Field(default=4, ge=1, le=1000)
+    max_concurrent_invocations_per_instance: int = Field(default=4, ge=1, le=MAX_ASYNC_CONCURRENT_INVOCATIONS)
 
 
 class MultiModel(_Model):
     """Multi-model endpoint settings."""
 
     model_data_prefix: S3Uri
-    cache: bool = True
+    cache: bool = _default(MultiModelOptions, "cache")
 
 
 class Vpc(_Model):
     """VPC placement; subnets and security groups go together."""
 
-    subnet_ids: list[Annotated[str, StringConstraints(pattern=r"^subnet-[0-9a-f]{8,17}$")]] = Field(
-        default_factory=list, max_length=16
+    subnet_ids: list[Annotated[str, StringConstraints(pattern=SUBNET_PATTERN)]] = Field(
+        default_factory=list, max_length=MAX_SUBNETS
     )
-    security_group_ids: list[Annotated[str, StringConstraints(pattern=r"^sg-[0-9a-f]{8,17}$")]] = Field(
-        default_factory=list, max_length=5
+    security_group_ids: list[Annotated[str, StringConstraints(pattern=SECURITY_GROUP_PATTERN)]] = Field(
+        default_factory=list, max_length=MAX_SECURITY_GROUPS
     )
 
 
@@ -127,14 +183,16 @@ class DataCapture(_Model):
     """Request/response capture to S3."""
 
     s3_uri: S3Uri | None = None
-    sampling_percent: int = Field(default=0, ge=0, le=100)
+    sampling_percent: int = Field(default=_default(DataCaptureOptions, "sampling_percent"), ge=0, le=100)
 
 
 class Deployment(_Model):
     """How updates shift traffic, and whether alarms roll them back."""
 
-    strategy: Literal["all-at-once", "blue-green", "canary", "linear"] = "blue-green"
-    rollback_on_alarms: bool = True
+    strategy: Literal["all-at-once", "blue-green", "canary", "linear"] = _default(
+        DeploymentOptions, "strategy", literal=True
+    )
+    rollback_on_alarms: bool = _default(DeploymentOptions, "rollback_on_alarms")
 
 
 class Endpoint(_Model):
@@ -145,7 +203,7 @@ class Endpoint(_Model):
     model: Model = Field(default_factory=Model)
     serving: Serving = Serving.LMI
     image: str | None = Field(default=None, min_length=1, max_length=255)
-    accelerator: AcceleratorChoice = AcceleratorChoice.AUTO
+    accelerator: AcceleratorChoice = _default(EndpointRequest, "accelerator")
     instance_type: Annotated[str, StringConstraints(pattern=r"^(auto|ml\.[a-z0-9-]+\.[a-z0-9]+)$")] = "auto"
     capacity: Capacity = Field(default_factory=Capacity)
     scaling: Scaling = Field(default_factory=Scaling)
@@ -165,8 +223,8 @@ class GuardrailContentFilter(_Model):
     """A harmful-content category and how strictly prompts and responses are filtered."""
 
     type: Annotated[str, StringConstraints(pattern=r"^[A-Z_]+$")]
-    input_strength: Literal["NONE", "LOW", "MEDIUM", "HIGH"] = "HIGH"
-    output_strength: Literal["NONE", "LOW", "MEDIUM", "HIGH"] = "HIGH"
+    input_strength: Literal["NONE", "LOW", "MEDIUM", "HIGH"] = _default(ContentFilter, "input_strength")
+    output_strength: Literal["NONE", "LOW", "MEDIUM", "HIGH"] = _default(ContentFilter, "output_strength")
 
 
 class GuardrailDeniedTopic(_Model):
@@ -183,7 +241,7 @@ class GuardrailPiiEntity(_Model):
     """A PII entity type and what the guardrail does with it."""
 
     type: Annotated[str, StringConstraints(pattern=r"^[A-Z_]+$")]
-    action: Literal["BLOCK", "ANONYMIZE", "NONE"] = "ANONYMIZE"
+    action: Literal["BLOCK", "ANONYMIZE", "NONE"] = _default(PiiEntity, "action")
 
 
 class GuardrailGrounding(_Model):
@@ -216,21 +274,23 @@ class BedrockGuardrail(_Model):
     blocked_outputs_messaging: str | None = Field(
         default=None, min_length=1, max_length=GUARDRAIL_LIMITS["messaging_max_length"][0]
     )
-    intervention_alarm_percent: float = Field(default=25.0, gt=0, le=100)
+    intervention_alarm_percent: float = Field(
+        default=_default(GuardrailSpec, "intervention_alarm_percent"), gt=0, le=100
+    )
 
 
 class InvocationLogging(_Model):
     """Model invocation logging of the account and Region (one configuration per account and Region)."""
 
-    s3: bool | Annotated[str, StringConstraints(min_length=3, max_length=63)] = True
-    cloudwatch_logs: bool = True
-    retention_days: int = Field(default=365, ge=1, le=3653)
-    text_data: bool = True
-    image_data: bool = False
-    embedding_data: bool = False
-    video_data: bool = False
-    audio_data: bool = False
-    overwrite_existing: bool = False
+    s3: bool | Annotated[str, StringConstraints(min_length=3, max_length=63)] = _default(InvocationLoggingSpec, "s3")
+    cloudwatch_logs: bool = _default(InvocationLoggingSpec, "cloudwatch_logs")
+    retention_days: int = Field(default=_default(InvocationLoggingSpec, "retention_days"), ge=1, le=3653)
+    text_data: bool = _default(InvocationLoggingSpec, "text_data")
+    image_data: bool = _default(InvocationLoggingSpec, "image_data")
+    embedding_data: bool = _default(InvocationLoggingSpec, "embedding_data")
+    video_data: bool = _default(InvocationLoggingSpec, "video_data")
+    audio_data: bool = _default(InvocationLoggingSpec, "audio_data")
+    overwrite_existing: bool = _default(InvocationLoggingSpec, "overwrite_existing")
 
 
 TokenCount = Annotated[int, Field(ge=0, le=10**15)]
@@ -248,7 +308,7 @@ class BedrockWorkload(_Model):
     output_tokens_per_request: TokenCount | None = None
     cache_read_tokens_per_request: TokenCount | None = None
     cache_write_tokens_per_request: TokenCount | None = None
-    latency: Literal["interactive", "flexible", "offline"] = "interactive"
+    latency: Literal["interactive", "flexible", "offline"] = _default(Workload, "latency", literal=True)
 
 
 class BedrockProfile(_Model):
@@ -259,7 +319,7 @@ class BedrockProfile(_Model):
     tags: dict[TagKey, TagValue] = Field(default_factory=dict, max_length=200)
     invoke_role_arns: list[RoleArn] = Field(default_factory=list, max_length=50)
     max_output_tokens: int | None = Field(default=None, ge=1, le=1_000_000)
-    residency: Literal["any", "single-region"] = "any"
+    residency: Literal["any", "single-region"] = _default(ProfileSpec, "residency", literal=True)
     workload: BedrockWorkload | None = None
     guardrail: BedrockGuardrail | None = None
 
@@ -308,8 +368,10 @@ class Observability(_Model):
 class SavingsPlan(_Model):
     """Savings Plan commitment recommendation settings."""
 
-    term_years: Literal[1, 3] = 1
-    payment: Literal["no-upfront", "partial-upfront", "all-upfront"] = "no-upfront"
+    term_years: Literal[1, 3] = _default(recommend_commitment, "term_years")
+    payment: Literal["no-upfront", "partial-upfront", "all-upfront"] = _default(
+        recommend_commitment, "payment", literal=True
+    )
 
 
 class Budget(_Model):

@@ -19,7 +19,7 @@ from typing import Any
 
 from inference_constructs.catalog import InstanceType
 from inference_constructs.containers.images import ImageVariant, image_key
-from inference_constructs.spec import Accelerator, DType, Serving
+from inference_constructs.spec import Accelerator, DType, EndpointKind, Serving
 
 __all__ = [
     "COMPATIBILITY_FILE",
@@ -29,6 +29,7 @@ __all__ = [
     "QuantizedLayout",
     "dtype_quality",
     "dtype_support",
+    "endpoint_kinds",
     "engine_for",
     "engine_rules",
     "family_problem",
@@ -38,6 +39,7 @@ __all__ = [
     "neuron_sdk_problem",
     "quantized_layout",
     "tensor_parallel_degrees",
+    "variant_hosts",
 ]
 
 COMPATIBILITY_FILE = Path(__file__).with_name("compatibility.json")
@@ -211,3 +213,19 @@ def quantized_layout(dtype: DType) -> QuantizedLayout | None:
 def dtype_quality(dtype: DType) -> str:
     """What switching to ``dtype`` costs in quality, as the data states it."""
     return str(load_compatibility()["dtype_quality"].get(dtype.value, ""))
+
+
+def endpoint_kinds(serving: Serving, variant: ImageVariant) -> frozenset[EndpointKind]:
+    """The endpoint kinds ``serving``'s image for a ``variant`` host can be (``endpoint_kinds`` in the data; for
+    ``custom`` the row ``custom-<variant>``). Empty when the data lists none, which refuses every kind."""
+    rows: Mapping[str, Any] = load_compatibility()["endpoint_kinds"]
+    key = image_key(serving, variant) or f"{serving.value}-{variant.value}"
+    return frozenset(EndpointKind(kind) for kind in rows.get(key, ()))
+
+
+def variant_hosts(kind: EndpointKind, variant: ImageVariant) -> bool:
+    """True when some image for a ``variant`` host can be a ``kind`` endpoint (no Neuron image is multi-model, and
+    no GPU or Neuron image serverless)."""
+    rows: Mapping[str, Any] = load_compatibility()["endpoint_kinds"]
+    suffix = f"-{variant.value}"
+    return any(key.endswith(suffix) and kind.value in kinds for key, kinds in rows.items() if key != "source")

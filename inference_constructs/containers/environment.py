@@ -20,7 +20,7 @@ from types import MappingProxyType
 
 from inference_constructs.containers.model_access import TOKEN_KEYS, looks_like_token
 from inference_constructs.errors import ProblemCollector
-from inference_constructs.spec import Accelerator, DType, Serving
+from inference_constructs.spec import Accelerator, DType, ModelSpec, Serving
 
 __all__ = [
     "ENVIRONMENT_OWNERS",
@@ -142,11 +142,11 @@ class ServingParameters:
     tensor_parallel_degree:
         GPUs, or NeuronCores on Inferentia/Trainium, one model copy is sharded over.
     max_model_len:
-        Prompt + output tokens per sequence.
+        Prompt + output tokens per sequence. Default: the model's default (``ModelSpec.max_context_tokens``).
     max_concurrent_sequences:
-        Sequences batched at once.
+        Sequences batched at once. Default: the model's default (``ModelSpec.max_concurrent_sequences``).
     dtype:
-        Served weight type.
+        Served weight type. Default: the model's default (``ModelSpec.dtype``).
     quantization:
         Runtime quantization method, or ``None``.
     model_loading_timeout_seconds:
@@ -157,9 +157,9 @@ class ServingParameters:
     accelerator: Accelerator
     model_location: str | None
     tensor_parallel_degree: int = 1
-    max_model_len: int = 4096
-    max_concurrent_sequences: int = 8
-    dtype: DType = DType.BF16
+    max_model_len: int = ModelSpec.max_context_tokens
+    max_concurrent_sequences: int = ModelSpec.max_concurrent_sequences
+    dtype: DType = ModelSpec.dtype
     quantization: str | None = None
     model_loading_timeout_seconds: int | None = None
 

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inference_constructs.config.schema import PlatformConfig
-from inference_constructs.cost.capacity_tags import PLATFORM_TAG
+from inference_constructs.cost.capacity_tags import CAPACITY_TAG_KEYS, PLATFORM_TAG
+from inference_constructs.observability.decisions import AlarmDecision, pending_keys_alarm
 
 _ACCOUNT_OF_ARN = re.compile(r"^arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:(\d{12}):")
 
@@ -39,6 +40,44 @@ def platform_expression(platform: str) -> dict[str, Any]:
     """A Cost Explorer / Budgets ``Expression`` selecting the spend tagged ``inference:platform = platform``
     (``Tags`` with ``Key``, ``Values``, ``MatchOptions``; the key is the tag key itself, without ``user:``)."""
     return {"Tags": {"Key": PLATFORM_TAG, "MatchOptions": ["EQUALS"], "Values": [platform]}}
+
+
+#: Actual-spend percents of the budget limit that notify (the forecast notifies at 100 %).
+BUDGET_NOTIFY_AT_PERCENT = (80.0, 100.0)
+#: How often Cost Anomaly Detection sends the e-mail subscription its findings.
+ANOMALY_FREQUENCY = "DAILY"
+
+
+@dataclass(frozen=True)
+class BudgetPlan:
+    """The monthly budget (``cost.budget``): its limit, who is notified at which actual-spend percents, and
+    which roles are denied new endpoints at ``deny_at_percent``."""
+
+    monthly_limit_usd: float
+    notify_emails: tuple[str, ...] = ()
+    notify_at_percent: tuple[float, ...] = BUDGET_NOTIFY_AT_PERCENT
+    deny_role_arns: tuple[str, ...] = ()
+    deny_at_percent: float = 100.0
+
+    def to_json(self) -> dict[str, Any]:
+        """The budget's plan entry."""
+        return {
+            "monthly_limit_usd": self.monthly_limit_usd,
+            "notify_emails": list(self.notify_emails),
+            "notify_at_percent": list(self.notify_at_percent),
+            "deny_role_arns": list(self.deny_role_arns),
+            "deny_at_percent": self.deny_at_percent,
+        }
+
+
+@dataclass(frozen=True)
+class AnomalySubscriptionPlan:
+    """The anomaly subscription (``cost.anomaly_monitor``): who is told of anomalies whose total impact reaches
+    ``threshold_usd``, how often."""
+
+    notify_email: str
+    threshold_usd: float
+    frequency: str = ANOMALY_FREQUENCY
 
 
 @dataclass(frozen=True)
@@ -57,6 +96,17 @@ class CostPlan:
         ``existing_monitor_arn``) or None (no anomaly monitoring).
     deny_account:
         The account every deny role is in (the one the cost stack must be deployed to), or None without roles.
+    budget:
+        The budget, or None without ``cost.budget.monthly_limit_usd``.
+    subscription:
+        The anomaly subscription, or None without ``cost.anomaly_monitor.notify_email``.
+    capacity_tags:
+        True when the hosting stacks tag each endpoint with its baseline and peak capacity.
+    required_tag_keys:
+        Tag keys every taggable resource must carry (a missing one is a synth error): the activated keys the
+        library does not set per endpoint.
+    tag_activation_alarm:
+        The pending-keys alarm of the tag activation, or None without keys to activate.
     """
 
     activation_keys: tuple[str, ...] = ()
@@ -66,6 +116,16 @@ class CostPlan:
     existing_monitor_arn: str | None = None
     deny_account: str | None = None
     warnings: tuple[str, ...] = field(default=())
+    budget: BudgetPlan | None = None
+    subscription: AnomalySubscriptionPlan | None = None
+    capacity_tags: bool = True
+    required_tag_keys: tuple[str, ...] = ()
+    tag_activation_alarm: AlarmDecision | None = None
+
+    @property
+    def needs_stack(self) -> bool:
+        """True when the plan asks for any cost resource (activation, budget or anomaly monitor)."""
+        return bool(self.activation_keys or self.budget or self.monitor)
 
     def to_json(self) -> dict[str, Any]:
         """The ``cost`` section of the plan document."""
@@ -76,6 +136,17 @@ class CostPlan:
             "anomaly_monitor_specification": self.monitor_specification,
             "existing_monitor_arn": self.existing_monitor_arn,
             "deny_roles_account": self.deny_account,
+            "budget": None if self.budget is None else self.budget.to_json(),
+            "anomaly_subscription": None
+            if self.subscription is None
+            else {
+                "notify_email": self.subscription.notify_email,
+                "threshold_usd": self.subscription.threshold_usd,
+                "frequency": self.subscription.frequency,
+            },
+            "capacity_tags": self.capacity_tags,
+            "required_tag_keys": list(self.required_tag_keys),
+            "tag_activation_alarm": None if self.tag_activation_alarm is None else self.tag_activation_alarm.to_dict(),
         }
 
 
@@ -121,6 +192,20 @@ def decide_cost(config: PlatformConfig) -> tuple[CostPlan, list[str]]:
         existing_monitor_arn=monitor.existing_monitor_arn if kind == "existing" else None,
         deny_account=deny_account,
         warnings=tuple(warnings),
+        budget=None
+        if budget.monthly_limit_usd is None
+        else BudgetPlan(
+            monthly_limit_usd=budget.monthly_limit_usd,
+            notify_emails=(budget.notify_email,) if budget.notify_email else (),
+            deny_role_arns=tuple(budget.deny_role_arns),
+            deny_at_percent=budget.deny_new_endpoints_at_percent,
+        ),
+        subscription=AnomalySubscriptionPlan(monitor.notify_email, monitor.threshold_usd)
+        if kind is not None and monitor.notify_email
+        else None,
+        capacity_tags=cost.capacity_tags,
+        required_tag_keys=tuple(k for k in cost.activate_cost_allocation_tags if k not in CAPACITY_TAG_KEYS),
+        tag_activation_alarm=pending_keys_alarm() if keys else None,
     )
     return plan, problems
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 from aws_cdk import CustomResource, Duration, Stack
@@ -20,18 +19,26 @@ from inference_constructs._kms import log_group_key
 from inference_constructs.compliance import acknowledge
 from inference_constructs.cost.capacity_tags import validate_cost_tags
 from inference_constructs.errors import ProblemCollector
+from inference_constructs.observability.decisions import (
+    PENDING_ALARM_AFTER_SECONDS,
+    PENDING_KEYS_METRIC,
+    TAG_ACTIVATION_NAMESPACE,
+    TAG_ACTIVATION_RETRY_SECONDS,
+    AlarmDecision,
+    pending_keys_alarm,
+)
 
-#: Namespace and metric the function writes (embedded metric format) after every run; the handler's own
-#: constants (``lambda/cost_allocation_tags``) must match, which the handler tests check.
-METRIC_NAMESPACE = "InferenceConstructs/CostAllocationTags"
-PENDING_METRIC = "PendingKeys"
+#: Namespace and metric the function writes (embedded metric format) after every run (defined with the alarm
+#: decision on them).
+METRIC_NAMESPACE = TAG_ACTIVATION_NAMESPACE
+PENDING_METRIC = PENDING_KEYS_METRIC
 #: The function's timeout. The handler stops calling Cost Explorer while 20 s are left, to answer in time.
 FUNCTION_TIMEOUT = Duration.minutes(2)
 #: How long CloudFormation waits for the answer (``ServiceTimeout``, 1-3600 s; its default is 3600 s). Above the
 #: function's timeout, so that one Lambda retry of a crashed run can still answer; never the default hour.
 SERVICE_TIMEOUT = Duration.minutes(5)
 #: A key still pending after this long alarms: a new tag takes up to 24 hours to appear in Cost Explorer.
-PENDING_ALARM_AFTER = Duration.hours(48)
+PENDING_ALARM_AFTER = Duration.seconds(PENDING_ALARM_AFTER_SECONDS)
 #: PutMetricAlarm: period x evaluation periods may not exceed 7 days (604,800 s) for periods of an hour or more.
 _MAX_EVALUATION_SECONDS = 604_800
 
@@ -103,10 +110,10 @@ class CostAllocationTagActivation(Construct):
         validate_cost_tags(dict.fromkeys(keys, ""), path, problems)
         self.tag_keys: tuple[str, ...] = tuple(keys)
 
-        interval = retry_interval or Duration.hours(6)
+        interval = retry_interval or Duration.seconds(TAG_ACTIVATION_RETRY_SECONDS)
         period_s = int(interval.to_seconds())
-        evaluation_periods = max(1, math.ceil(PENDING_ALARM_AFTER.to_seconds() / period_s))
-        if period_s % 60 or period_s * evaluation_periods > _MAX_EVALUATION_SECONDS:
+        alarm = pending_keys_alarm(period_s)
+        if period_s % 60 or period_s * alarm.evaluation_periods > _MAX_EVALUATION_SECONDS:
             problems.add(
                 "retry_interval",
                 f"{period_s} s is not allowed",
@@ -173,27 +180,26 @@ class CostAllocationTagActivation(Construct):
         )
         self.pending_alarm: cloudwatch.CfnAlarm | None = None
         if alarm_topic is not None:
-            self.pending_alarm = self._pending_alarm(alarm_topic, period_s, evaluation_periods)
+            self.pending_alarm = self._pending_alarm(alarm_topic, alarm)
         self._acknowledge()
 
-    def _pending_alarm(self, topic: sns.ITopic, period_s: int, evaluation_periods: int) -> cloudwatch.CfnAlarm:
+    def _pending_alarm(self, topic: sns.ITopic, alarm: AlarmDecision) -> cloudwatch.CfnAlarm:
+        """The planned pending-keys alarm, on this function's metric (a direct child: its logical id predates
+        the plan)."""
         return cloudwatch.CfnAlarm(
             self,
-            "PendingAlarm",
-            alarm_description=(
-                "Cost allocation tag keys still not active after 48 hours: the key is on no billed resource yet, "
-                "or this is a member account (activate the keys in the management account); see the function's log"
-            ),
-            namespace=METRIC_NAMESPACE,
-            metric_name=PENDING_METRIC,
+            alarm.alarm,
+            alarm_description=alarm.description,
+            namespace=alarm.namespace,
+            metric_name=alarm.metric,
             dimensions=[cloudwatch.CfnAlarm.DimensionProperty(name="FunctionName", value=self.function.function_name)],
-            statistic="Minimum",
-            period=period_s,
-            evaluation_periods=evaluation_periods,
-            datapoints_to_alarm=evaluation_periods,
-            threshold=1,
-            comparison_operator="GreaterThanOrEqualToThreshold",
-            treat_missing_data="missing",
+            statistic=alarm.statistic,
+            period=alarm.period_seconds,
+            evaluation_periods=alarm.evaluation_periods,
+            datapoints_to_alarm=alarm.datapoints_to_alarm,
+            threshold=alarm.threshold,
+            comparison_operator=alarm.comparison_operator,
+            treat_missing_data=alarm.treat_missing_data,
             alarm_actions=[topic.topic_arn],
             ok_actions=[topic.topic_arn],
         )

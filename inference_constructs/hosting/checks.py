@@ -1,7 +1,12 @@
 """The rules an endpoint request must follow, each adding ``<key path>: <what is wrong>; <how to fix>`` to a
 :class:`~inference_constructs.errors.ProblemCollector`. Pure Python (no ``aws_cdk`` import).
 
-Key paths use the config file's key names (``endpoints:``) under the ``path`` prefix given by the caller.
+Key paths use the config file's key names (``endpoints:``) under the ``path`` prefix given by the caller. Each
+rule is written once: the capacity and provisioned-concurrency bounds are the scaling decisions' own checks
+(:mod:`inference_constructs.scaling.decisions`), and which endpoint kinds a serving stack can be on a host is
+data (``endpoint_kinds`` in ``containers/compatibility.json``, read through
+:func:`~inference_constructs.containers.compatibility.endpoint_kinds`). The config loader leaves these rules
+to the plan, which runs them with the config's key paths.
 """
 
 from __future__ import annotations
@@ -15,24 +20,46 @@ from inference_constructs.containers import (
     image_key,
     validate_user_environment,
 )
+from inference_constructs.containers.compatibility import endpoint_kinds, variant_hosts
 from inference_constructs.containers.model_access import TOKEN_VARIABLES, gated_prefix
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.hosting.request import EndpointRequest, ServerlessOptions
+from inference_constructs.scaling.decisions import (
+    check_capacity as check_capacity_bounds,
+)
+from inference_constructs.scaling.decisions import (
+    check_provisioned_concurrency_bounds,
+)
 from inference_constructs.sizing import HostDecision
 from inference_constructs.spec import (
-    Accelerator,
     AcceleratorChoice,
     EndpointKind,
     ModelSourceKind,
     Serving,
 )
 
+# Limits written once: these checks (construct props) and the config schema's ranges and patterns use them.
 SERVERLESS_MEMORY_MB = (1024, 2048, 3072, 4096, 5120, 6144)
-"""The memory sizes a serverless endpoint accepts, in MB."""
-_S3_URI = re.compile(r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?$")
+"""The memory sizes a serverless endpoint accepts, in MB (SageMaker API reference,
+https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ProductionVariantServerlessConfig.html)."""
+MAX_SUBNETS = 16
+"""Subnets of an endpoint's VPC configuration: 1-16 (SageMaker API reference, VpcConfig,
+https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_VpcConfig.html)."""
+MAX_SECURITY_GROUPS = 5
+"""Security groups of an endpoint's VPC configuration: 1-5 (SageMaker API reference, VpcConfig)."""
+MAX_ASYNC_CONCURRENT_INVOCATIONS = 1000
+"""Most concurrent requests per instance of an async endpoint (SageMaker API reference,
+AsyncInferenceClientConfig.MaxConcurrentInvocationsPerInstance: 1-1000)."""
+S3_URI_PATTERN = r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?$"
+"""An S3 URI: a bucket name of S3's characters, then an optional key or prefix."""
+SUBNET_PATTERN = r"^subnet-[0-9a-f]{8,17}$"
+"""A subnet id as EC2 writes it (``subnet-`` and 8 or 17 hex digits; the API accepts any ``[-0-9a-zA-Z]+``)."""
+SECURITY_GROUP_PATTERN = r"^sg-[0-9a-f]{8,17}$"
+"""A security group id as EC2 writes it (``sg-`` and 8 or 17 hex digits)."""
+_S3_URI = re.compile(S3_URI_PATTERN)
 _IMAGE_URI = re.compile(r"^[a-z0-9.-]+(:\d+)?/[a-z0-9._/-]+(:[\w.-]+|@sha256:[0-9a-f]{64})$")
-_SUBNET = re.compile(r"^subnet-[0-9a-f]{8,17}$")
-_SECURITY_GROUP = re.compile(r"^sg-[0-9a-f]{8,17}$")
+_SUBNET = re.compile(SUBNET_PATTERN)
+_SECURITY_GROUP = re.compile(SECURITY_GROUP_PATTERN)
 
 
 def key_path(path: str, name: str) -> str:
@@ -43,22 +70,12 @@ def key_path(path: str, name: str) -> str:
 
 
 def check_capacity(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
+    """Instance-count bounds: the scaling rules (min <= max, min 0 only where the kind can scale to zero), plus
+    serverless endpoints, which have no instances."""
     cap = req.capacity
     key = key_path(path, "capacity")
-    if cap.min < 0:
-        p.add(f"{key}.min", f"{cap.min} is negative", "use 0 or more")
-    if cap.max < 1:
-        p.add(f"{key}.max", f"{cap.max} is below 1", "use at least 1")
-    if cap.min > cap.max:
-        p.add(key, f"min {cap.min} is above max {cap.max}", "make min <= max")
-    if cap.min == 0 and req.kind is EndpointKind.MULTI_MODEL:
-        p.add(
-            f"{key}.min",
-            "0 is not allowed for a multi-model endpoint (only inference components scale a real-time endpoint to "
-            "zero, and they host one model each)",
-            "use min 1, or one realtime endpoint per model with min 0",
-        )
-    elif cap.min == 0 and req.kind is EndpointKind.SERVERLESS:
+    check_capacity_bounds(p, path, kind=req.kind, min_capacity=cap.min, max_capacity=cap.max, scales=False)
+    if cap.min == 0 and req.kind is EndpointKind.SERVERLESS:
         p.add(
             f"{key}.min",
             "0 is not allowed for a serverless endpoint (it has no instances and already scales to zero by itself)",
@@ -98,7 +115,12 @@ def check_model_source(req: EndpointRequest, p: ProblemCollector, path: str) -> 
         return
     uri = m.s3_uri
     if not uri:
-        p.add(f"{mkey}.s3_uri", "is required for source s3", "give s3://bucket/key.tar.gz or s3://bucket/prefix/")
+        p.add(
+            f"{mkey}.s3_uri",
+            "required when model.source is s3",
+            "give s3://bucket/key.tar.gz or s3://bucket/prefix/",
+            code="conflict",
+        )
         return
     if is_unresolved(uri):
         return
@@ -126,8 +148,9 @@ def check_image(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
         if not req.image:
             p.add(
                 key,
-                "is required for serving custom",
+                "required when serving: custom",
                 "give the full image uri (account.dkr.ecr.region.amazonaws.com/repo:tag)",
+                code="conflict",
             )
         elif not is_unresolved(req.image) and not _IMAGE_URI.match(req.image):
             p.add(
@@ -142,13 +165,15 @@ def check_image(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
 def check_serverless(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
     s = req.serverless or ServerlessOptions()
     skey = key_path(path, "serverless")
-    if req.serving.is_llm:
+    if EndpointKind.SERVERLESS not in endpoint_kinds(req.serving, ImageVariant.CPU):
+        able = ", ".join(v.value for v in Serving if EndpointKind.SERVERLESS in endpoint_kinds(v, ImageVariant.CPU))
         p.add(
             key_path(path, "serving"),
             f"{req.serving.value} needs a gpu or neuron host, but serverless endpoints run on cpu only",
-            "use type realtime or async, or a cpu serving stack (sklearn, xgboost, pytorch, triton, custom)",
+            f"use type realtime or async, or a cpu serving stack ({able})",
         )
-    if req.accelerator not in (AcceleratorChoice.AUTO, AcceleratorChoice.CPU):
+    variant = _choice_variant(req.accelerator)
+    if variant is not None and not variant_hosts(EndpointKind.SERVERLESS, variant):
         p.add(
             key_path(path, "accelerator"),
             f"{req.accelerator.value} is not available to serverless endpoints (cpu only)",
@@ -181,53 +206,70 @@ def check_serverless(req: EndpointRequest, p: ProblemCollector, path: str) -> No
             "use type realtime, or sampling_percent 0",
         )
     if s.memory_mb is not None and s.memory_mb not in SERVERLESS_MEMORY_MB:
-        p.add(f"{skey}.memory_mb", f"{s.memory_mb} is not allowed", "use 1024..6144 in steps of 1024")
-    if not 1 <= s.max_concurrency <= 200:
-        p.add(f"{skey}.max_concurrency", f"{s.max_concurrency} is not allowed", "use 1..200")
-    if not 0 <= s.provisioned_concurrency <= 200:
-        p.add(f"{skey}.provisioned_concurrency", f"{s.provisioned_concurrency} is not allowed", "use 0..200")
-    elif s.provisioned_concurrency > s.max_concurrency:
-        p.add(
-            f"{skey}.provisioned_concurrency",
-            f"{s.provisioned_concurrency} is above max_concurrency {s.max_concurrency}",
-            "keep it at or below max_concurrency",
-        )
+        low, high = SERVERLESS_MEMORY_MB[0], SERVERLESS_MEMORY_MB[-1]
+        p.add(f"{skey}.memory_mb", f"{s.memory_mb} is not allowed", f"use {low}..{high} in steps of {low}")
+    check_provisioned_concurrency_bounds(
+        p, path, min_capacity=s.provisioned_concurrency, max_capacity=s.max_concurrency
+    )
+
+
+def _choice_variant(choice: AcceleratorChoice) -> ImageVariant | None:
+    """The image variant an explicit accelerator choice needs (None for ``auto``)."""
+    if choice is AcceleratorChoice.AUTO:
+        return None
+    if choice is AcceleratorChoice.GPU:
+        return ImageVariant.GPU
+    return ImageVariant.CPU if choice is AcceleratorChoice.CPU else ImageVariant.NEURON
+
+
+def hosts_kind(kind: EndpointKind, serving: Serving, variant: ImageVariant) -> bool:
+    """True when ``serving`` on a ``variant`` host can be a ``kind`` endpoint (the compatibility data)."""
+    return kind in endpoint_kinds(serving, variant)
+
+
+def _kind_servings(kind: EndpointKind, variant: ImageVariant) -> str:
+    """The serving stacks that can be a ``kind`` endpoint on a ``variant`` host, for messages (``triton``)."""
+    return " or ".join(v.value for v in Serving if v is not Serving.CUSTOM and hosts_kind(kind, v, variant))
+
+
+def _kind_block(req: EndpointRequest, p: ProblemCollector, path: str, key: str, owner: EndpointKind) -> None:
+    """A block that only ``owner`` endpoints read (``serverless``, ``async``, ``multi_model``)."""
+    p.add(
+        key_path(path, key),
+        f"only applies to type: {owner.value}, not {req.kind.value}",
+        f"remove {key}, or use type: {owner.value}",
+        code="conflict",
+    )
 
 
 def check_kind_blocks(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
     if req.kind is not EndpointKind.SERVERLESS and req.serverless is not None:
-        where = "multi-model endpoints run on instances" if req.kind is EndpointKind.MULTI_MODEL else "it is not used"
-        p.add(
-            key_path(path, "serverless"),
-            f"is set for a {req.kind.value} endpoint; {where}",
-            "remove serverless, or use type serverless",
-        )
+        _kind_block(req, p, path, "serverless", EndpointKind.SERVERLESS)
     if req.kind is EndpointKind.MULTI_MODEL and req.multi_model is None:
         p.add(
             key_path(path, "multi_model"),
-            "is required for a multi-model endpoint",
-            "give model_data_prefix: s3://bucket/models/",
+            "required for type: multi-model",
+            "add multi_model.model_data_prefix (s3://bucket/models/)",
+            code="conflict",
         )
     if req.kind not in (EndpointKind.MULTI_MODEL, EndpointKind.SERVERLESS) and req.multi_model is not None:
-        p.add(
-            key_path(path, "multi_model"),
-            f"is set for a {req.kind.value} endpoint",
-            "use type multi-model, or remove multi_model",
-        )
+        _kind_block(req, p, path, "multi_model", EndpointKind.MULTI_MODEL)
     if req.kind is not EndpointKind.ASYNC and req.async_inference is not None:
-        p.add(key_path(path, "async"), f"is set for a {req.kind.value} endpoint", "use type async, or remove async")
-    if req.kind is EndpointKind.MULTI_MODEL:
-        if req.accelerator is AcceleratorChoice.GPU and req.serving is not Serving.TRITON:
-            p.add(
-                key_path(path, "accelerator"),
-                f"gpu multi-model endpoints need serving triton, not {req.serving.value}",
-                "use serving triton, or accelerator cpu",
-            )
-        elif req.accelerator in (AcceleratorChoice.INFERENTIA, AcceleratorChoice.TRAINIUM):
+        _kind_block(req, p, path, "async", EndpointKind.ASYNC)
+    variant = _choice_variant(req.accelerator)
+    if req.kind is EndpointKind.MULTI_MODEL and variant is not None:
+        if not variant_hosts(req.kind, variant):
             p.add(
                 key_path(path, "accelerator"),
                 f"multi-model endpoints do not run on {req.accelerator.value}",
-                "use cpu, or gpu with triton",
+                f"use cpu, or gpu with {_kind_servings(req.kind, ImageVariant.GPU)}",
+            )
+        elif variant is ImageVariant.GPU and not hosts_kind(req.kind, req.serving, variant):
+            able = _kind_servings(req.kind, variant)
+            p.add(
+                key_path(path, "accelerator"),
+                f"{req.accelerator.value} multi-model endpoints need serving {able}, not {req.serving.value}",
+                f"use serving {able}, or accelerator cpu",
             )
     if req.multi_model is not None:
         check_s3(req.multi_model.model_data_prefix, p, key_path(path, "multi_model.model_data_prefix"), prefix=True)
@@ -235,8 +277,12 @@ def check_kind_blocks(req: EndpointRequest, p: ProblemCollector, path: str) -> N
         a = req.async_inference
         check_s3(a.output_s3_uri, p, key_path(path, "async.output_s3_uri"))
         n = a.max_concurrent_invocations_per_instance
-        if n is not None and not 1 <= n <= 1000:
-            p.add(key_path(path, "async.max_concurrent_invocations_per_instance"), f"{n} is not allowed", "use 1..1000")
+        if n is not None and not 1 <= n <= MAX_ASYNC_CONCURRENT_INVOCATIONS:
+            p.add(
+                key_path(path, "async.max_concurrent_invocations_per_instance"),
+                f"{n} is not allowed",
+                f"use 1..{MAX_ASYNC_CONCURRENT_INVOCATIONS}",
+            )
 
 
 def check_network(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
@@ -250,10 +296,14 @@ def check_network(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
                 f"{missing} missing; a vpc needs both subnets and security groups",
                 "give both lists, or remove vpc",
             )
-        if len(subnets) > 16:
-            p.add(f"{key}.subnet_ids", f"{len(subnets)} subnets are too many", "use at most 16")
-        if len(groups) > 5:
-            p.add(f"{key}.security_group_ids", f"{len(groups)} security groups are too many", "use at most 5")
+        if len(subnets) > MAX_SUBNETS:
+            p.add(f"{key}.subnet_ids", f"{len(subnets)} subnets are too many", f"use at most {MAX_SUBNETS}")
+        if len(groups) > MAX_SECURITY_GROUPS:
+            p.add(
+                f"{key}.security_group_ids",
+                f"{len(groups)} security groups are too many",
+                f"use at most {MAX_SECURITY_GROUPS}",
+            )
         for i, s in enumerate(subnets):
             if not is_unresolved(s) and not _SUBNET.match(s):
                 p.add(f"{key}.subnet_ids[{i}]", f"{s} is not a subnet id", "use subnet-0123456789abcdef0")
@@ -312,6 +362,7 @@ def check_explicit_host(req: EndpointRequest, catalog: Catalog, p: ProblemCollec
     if inst is None:
         return  # sizing reports unknown instance types with suggestions
     key = key_path(path, "instance_type")
+    variant = ImageVariant.for_host(inst.accelerator, inst.architecture)
     if inst.accelerator.is_neuron and not has_image(req.serving, inst):
         p.add(
             key,
@@ -326,18 +377,19 @@ def check_explicit_host(req: EndpointRequest, catalog: Catalog, p: ProblemCollec
         )
     elif (
         req.kind is EndpointKind.MULTI_MODEL
-        and inst.accelerator is Accelerator.GPU
-        and req.serving is not Serving.TRITON
+        and variant is ImageVariant.GPU
+        and not hosts_kind(req.kind, req.serving, variant)
     ):
+        able = _kind_servings(req.kind, variant)
         p.add(
             key,
-            f"{name} is a gpu host; multi-model endpoints on gpu need serving triton, not {req.serving.value}",
-            "use serving triton, or a cpu instance type",
+            f"{name} is a gpu host; multi-model endpoints on gpu need serving {able}, not {req.serving.value}",
+            f"use serving {able}, or a cpu instance type",
         )
-    elif req.kind is EndpointKind.MULTI_MODEL and inst.accelerator.is_neuron:
+    elif not variant_hosts(req.kind, variant):
         p.add(
             key,
-            f"{name} is an {inst.accelerator.value} host; multi-model endpoints do not run on neuron",
+            f"{name} is an {inst.accelerator.value} host; {req.kind.value} endpoints do not run on {variant.value}",
             "use a cpu or single-gpu instance type",
         )
     elif not has_image(req.serving, inst):
@@ -349,14 +401,19 @@ def check_explicit_host(req: EndpointRequest, catalog: Catalog, p: ProblemCollec
 
 
 def check_multi_model_host(req: EndpointRequest, host: HostDecision, p: ProblemCollector, path: str) -> None:
-    if req.kind is not EndpointKind.MULTI_MODEL:
-        return
+    """A given host (or the sizing's choice) must take the request's kind with its serving stack."""
     inst = host.instance
-    if inst.accelerator is Accelerator.GPU and req.serving is not Serving.TRITON:
+    variant = ImageVariant.for_host(inst.accelerator, inst.architecture)
+    if (
+        req.kind is EndpointKind.MULTI_MODEL
+        and variant is ImageVariant.GPU
+        and not hosts_kind(req.kind, req.serving, variant)
+    ):
+        able = _kind_servings(req.kind, variant)
         p.add(
             key_path(path, "serving"),
             f"{req.serving.value} cannot serve a multi-model endpoint on gpu host {inst.name}",
-            "use serving triton (the only multi-model container on gpu), or accelerator cpu",
+            f"use serving {able} (the only multi-model container on gpu), or accelerator cpu",
         )
 
 

@@ -17,6 +17,7 @@ from inference_constructs.catalog import Catalog, InstanceType, load_catalog
 from inference_constructs.containers import (
     MODEL_DIR,
     ContainerImage,
+    ImageVariant,
     ServingParameters,
     container_environment,
     default_quantization,
@@ -39,6 +40,7 @@ from inference_constructs.hosting.checks import (
     check_network,
     check_serverless,
     has_image,
+    hosts_kind,
     key_path,
 )
 from inference_constructs.hosting.deployment import plan_deployment
@@ -120,14 +122,8 @@ def _choose(req: EndpointRequest, catalog: Catalog, path: str) -> HostDecision:
     multi_gpu_rule = req.kind is EndpointKind.MULTI_MODEL
 
     def fits_rules(inst: InstanceType) -> bool:
-        if not has_image(req.serving, inst):
-            return False
-        if multi_gpu_rule:
-            if inst.accelerator.is_neuron:
-                return False
-            if inst.accelerator is Accelerator.GPU and req.serving is not Serving.TRITON:
-                return False
-        return True
+        variant = ImageVariant.for_host(inst.accelerator, inst.architecture)
+        return has_image(req.serving, inst) and hosts_kind(req.kind, req.serving, variant)
 
     return choose_host(
         req.model,
@@ -150,14 +146,14 @@ def _serverless_memory(req: EndpointRequest, reasons: list[str], p: ProblemColle
             p.add(
                 key_path(path, "serverless.memory_mb"),
                 f"{s.memory_mb} MB cannot hold a {weights:.1f} GB model (needs about {needed_mb} MB)",
-                "raise memory_mb (max 6144), quantize the model, or use type realtime",
+                f"raise memory_mb (max {SERVERLESS_MEMORY_MB[-1]}), quantize the model, or use type realtime",
             )
         return s.memory_mb
     fitting = [m for m in SERVERLESS_MEMORY_MB if m >= needed_mb]
     if not fitting:
         p.add(
             key_path(path, "model"),
-            f"a {weights:.1f} GB model needs about {needed_mb} MB, above serverless' 6144 MB",
+            f"a {weights:.1f} GB model needs about {needed_mb} MB, above serverless' {SERVERLESS_MEMORY_MB[-1]} MB",
             "use type realtime or async, or a smaller model",
         )
         return SERVERLESS_MEMORY_MB[-1]

@@ -13,12 +13,14 @@ endpoints that name their rollback alarms are not updated.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from aws_cdk import aws_cloudwatch as cloudwatch
 from constructs import Construct
+
+from inference_constructs.observability.decisions import AlarmDecision
 
 #: Statistics CloudWatch renders as ``Statistic``; everything else (``p99``, ``tm90``, ...) is ``ExtendedStatistic``.
 SIMPLE_STATISTICS = frozenset({"SampleCount", "Average", "Sum", "Minimum", "Maximum"})
@@ -225,3 +227,57 @@ def _emit(scope: Construct, construct_id: str, common: _Common, **metric_props: 
         ok_actions=list(common.ok_actions) or None,
         **metric_props,
     )
+
+
+def add_planned_alarm(
+    scope: Construct,
+    decision: AlarmDecision,
+    dimension_values: Mapping[str, str],
+    *,
+    account_id: str | None = None,
+    actions: Sequence[str] = (),
+    ok_actions: Sequence[str] = (),
+) -> cloudwatch.CfnAlarm:
+    """The ``CfnAlarm`` of a planned alarm, as the child ``decision.alarm`` of ``scope``: its dimensions bound to
+    ``dimension_values`` (name -> value, e.g. the built endpoint's name), read from ``account_id`` when that is
+    not the alarm's own account."""
+
+    def metric(name: str, statistic: str) -> AlarmMetric:
+        dims = tuple((d, dimension_values[d]) for d in decision.dimensions)
+        return AlarmMetric(
+            decision.namespace,
+            name,
+            dims,
+            statistic,
+            decision.period_seconds,
+            unit=decision.unit,
+            account_id=account_id,
+        )
+
+    common: dict[str, Any] = {
+        "comparison_operator": COMPARISON_OPERATOR_MEMBERS[decision.comparison_operator],
+        "evaluation_periods": decision.evaluation_periods,
+        "datapoints_to_alarm": decision.datapoints_to_alarm,
+        "treat_missing_data": TREAT_MISSING_DATA_MEMBERS[decision.treat_missing_data],
+        "description": decision.description,
+        "actions": actions,
+        "ok_actions": ok_actions,
+    }
+    if decision.kind == "anomaly":
+        std_devs = decision.std_devs
+        assert std_devs is not None, "an anomaly alarm decision states its band width"
+        return add_anomaly_alarm(
+            scope, decision.alarm, metric(decision.metric, decision.statistic), std_devs=std_devs, **common
+        )
+    threshold = decision.threshold
+    assert threshold is not None, "a static alarm decision states its threshold"
+    watched: AlarmMetric | AlarmMath = (
+        AlarmMath(
+            decision.expression,
+            tuple((q.id, metric(q.metric, q.statistic)) for q in decision.metrics),
+            label=decision.expression_label,
+        )
+        if decision.expression is not None
+        else metric(decision.metric, decision.statistic)
+    )
+    return add_alarm(scope, decision.alarm, watched, threshold=threshold, **common)

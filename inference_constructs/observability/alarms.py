@@ -19,12 +19,20 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
 
-from inference_constructs._ids import construct_id as name_id
 from inference_constructs._kms import alarm_topic_key
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
-from inference_constructs.observability import metric_definitions, metrics
-from inference_constructs.observability.alarm_resources import AlarmMath, AlarmMetric, add_alarm, add_anomaly_alarm
+from inference_constructs.observability import metric_definitions
+from inference_constructs.observability.alarm_resources import add_planned_alarm
+from inference_constructs.observability.decisions import (
+    DEFAULT_SETTINGS,
+    AlarmDecision,
+    AlarmSettings,
+    endpoint_alarm_prefix,
+    endpoint_alarms,
+    profile_alarms,
+)
+from inference_constructs.observability.metric_definitions import Dimension
 from inference_constructs.observability.targets import (
     MonitoredEndpoint,
     MonitoredProfile,
@@ -32,11 +40,9 @@ from inference_constructs.observability.targets import (
     validate_endpoints,
     validate_profiles,
 )
-from inference_constructs.spec import EndpointKind
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-_PERIOD_SECONDS = 300  # 5-minute periods, as the dashboard graphs them
-_ANOMALY_EVALUATIONS = 3
+_DEFAULTS = DEFAULT_SETTINGS
 _MAX_ALARM_WINDOW_MINUTES = 1440  # period x evaluation periods may not exceed one day
 
 
@@ -99,12 +105,12 @@ class InferenceAlarms(Construct):
         *,
         endpoints: Sequence[MonitoredEndpoint] = (),
         profiles: Sequence[MonitoredProfile] = (),
-        anomaly_std_devs: float = 2.0,
+        anomaly_std_devs: float = _DEFAULTS.anomaly_std_devs,
         alarm_email: str | None = None,
-        error_rate_percent: float = 5.0,
-        oldest_request_age_seconds: int = 900,
-        backlog_without_capacity_minutes: int = 15,
-        cold_start_seconds: float = 60.0,
+        error_rate_percent: float = _DEFAULTS.error_rate_percent,
+        oldest_request_age_seconds: int = _DEFAULTS.oldest_request_age_seconds,
+        backlog_without_capacity_minutes: int = _DEFAULTS.backlog_without_capacity_minutes,
+        cold_start_seconds: float = _DEFAULTS.cold_start_seconds,
         topic: sns.ITopic | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
@@ -119,7 +125,6 @@ class InferenceAlarms(Construct):
         problems.extend(validate_endpoints(endpoints))
         problems.extend(validate_profiles(profiles))
         problems.raise_if_any()
-        self._std_devs = anomaly_std_devs
 
         if topic is not None:
             if alarm_email:
@@ -167,205 +172,66 @@ class InferenceAlarms(Construct):
         self.alarms: dict[str, cloudwatch.CfnAlarm] = {}
         """Every alarm by construct id (``AWS::CloudWatch::Alarm`` resources; for an ``IAlarm``, e.g. for a
         composite alarm, use ``cloudwatch.Alarm.from_alarm_arn(scope, id, alarm.attr_arn)``)."""
+        settings = AlarmSettings(
+            anomaly_std_devs=anomaly_std_devs,
+            error_rate_percent=error_rate_percent,
+            oldest_request_age_seconds=oldest_request_age_seconds,
+            backlog_without_capacity_minutes=backlog_without_capacity_minutes,
+            cold_start_seconds=cold_start_seconds,
+        )
         for index, endpoint in enumerate(endpoints):
-            self._endpoint_alarms(
-                _endpoint_id(endpoint, index),
-                endpoint,
-                error_rate_percent=error_rate_percent,
-                oldest_request_age_seconds=oldest_request_age_seconds,
-                backlog_without_capacity_minutes=backlog_without_capacity_minutes,
-                cold_start_seconds=cold_start_seconds,
+            label = "endpoint" if is_unresolved(endpoint.name) else f"endpoint {endpoint.name}"
+            decisions = endpoint_alarms(
+                endpoint.kind,
+                prefix=_endpoint_id(endpoint, index),
+                label=label,
+                settings=settings,
+                inference_component=endpoint.inference_component_name is not None,
             )
+            values = {
+                **metric_definitions.endpoint_dimensions(endpoint.name, endpoint.variant_name),
+                Dimension.INFERENCE_COMPONENT_NAME.value: endpoint.inference_component_name or "",
+            }
+            for decision in decisions:
+                self._add(decision, values, endpoint.account_id)
         for profile in profiles:
-            prefix = name_id(profile.name)
-            self._anomaly(
-                f"{prefix}OutputTokensAnomaly",
-                AlarmMetric(
-                    metric_definitions.BEDROCK_NAMESPACE,
-                    "OutputTokenCount",
-                    (("ModelId", profile.profile_id),),
-                    "Sum",
-                    _PERIOD_SECONDS,
-                    account_id=self._account(profile.account_id),
-                ),
-                cloudwatch.ComparisonOperator.GREATER_THAN_UPPER_THRESHOLD,
-                f"Bedrock profile {profile.name}: OutputTokenCount (sum per 5 min) above its anomaly band for 15 "
-                "minutes; a workload is spending more tokens than usual (prompt change, retry loop, abuse)",
-            )
+            for decision in profile_alarms(profile.name, settings=settings):
+                self._add(decision, {Dimension.MODEL_ID.value: profile.profile_id}, profile.account_id)
 
-    # ------------------------------------------------------------------------------------------------ helpers
+    def _add(self, decision: AlarmDecision, dimension_values: dict[str, str], account_id: str | None) -> None:
+        """Translate one planned alarm, notifying the topic on ALARM and OK."""
+        self.alarms[decision.alarm] = add_planned_alarm(
+            self,
+            decision,
+            dimension_values,
+            account_id=self._account(account_id),
+            actions=self._actions,
+            ok_actions=self._actions,
+        )
 
     def _account(self, account_id: str | None) -> str | None:
         """The account to read a metric from when it is not this stack's (a cross-account alarm), else None."""
         return account_id if account_id is not None and account_id != self._stack_account else None
 
-    def _endpoint_metric(
-        self,
-        endpoint: MonitoredEndpoint,
-        metric_name: str,
-        statistic: str,
-        *,
-        period_seconds: int = _PERIOD_SECONDS,
-        queue_metric: bool = False,
-    ) -> AlarmMetric:
-        """An ``AWS/SageMaker`` metric of ``endpoint``: per variant (or inference component), or with
-        ``queue_metric`` the async queue metrics' ``EndpointName`` only."""
-        dimensions = metric_definitions.endpoint_dimensions(
-            endpoint.name,
-            endpoint.variant_name,
-            inference_component_name=endpoint.inference_component_name,
-            variant_dimension=not queue_metric,
-        )
-        return AlarmMetric(
-            metric_definitions.SAGEMAKER_NAMESPACE,
-            metric_name,
-            tuple(dimensions.items()),
-            statistic,
-            period_seconds,
-            account_id=self._account(endpoint.account_id),
-        )
-
-    def _anomaly(
-        self,
-        construct_id: str,
-        metric: AlarmMetric,
-        operator: cloudwatch.ComparisonOperator,
-        description: str,
-    ) -> None:
-        self.alarms[construct_id] = add_anomaly_alarm(
-            self,
-            construct_id,
-            metric,
-            std_devs=self._std_devs,
-            evaluation_periods=_ANOMALY_EVALUATIONS,
-            datapoints_to_alarm=_ANOMALY_EVALUATIONS,
-            comparison_operator=operator,
-            treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
-            description=description,
-            actions=self._actions,
-            ok_actions=self._actions,
-        )
-
-    def _static(
-        self,
-        construct_id: str,
-        metric: AlarmMetric | AlarmMath,
-        *,
-        threshold: float,
-        operator: cloudwatch.ComparisonOperator,
-        evaluation_periods: int,
-        datapoints_to_alarm: int,
-        description: str,
-    ) -> None:
-        self.alarms[construct_id] = add_alarm(
-            self,
-            construct_id,
-            metric,
-            threshold=threshold,
-            comparison_operator=operator,
-            evaluation_periods=evaluation_periods,
-            datapoints_to_alarm=datapoints_to_alarm,
-            treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
-            description=description,
-            actions=self._actions,
-            ok_actions=self._actions,
-        )
-
-    def _endpoint_alarms(
-        self,
-        prefix: str,
-        endpoint: MonitoredEndpoint,
-        *,
-        error_rate_percent: float,
-        oldest_request_age_seconds: int,
-        backlog_without_capacity_minutes: int,
-        cold_start_seconds: float,
-    ) -> None:
-        label = "endpoint" if is_unresolved(endpoint.name) else f"endpoint {endpoint.name}"
-        self._anomaly(
-            f"{prefix}ModelLatencyP99Anomaly",
-            self._endpoint_metric(endpoint, "ModelLatency", "p99"),
-            cloudwatch.ComparisonOperator.GREATER_THAN_UPPER_THRESHOLD,
-            f"SageMaker {label}: ModelLatency p99 above its anomaly band for 15 minutes; latency regressed",
-        )
-        if endpoint.kind is not EndpointKind.ASYNC:
-            rate = metrics.error_rate_expression("5XX")
-            self._anomaly(
-                f"{prefix}InvocationsAnomaly",
-                self._endpoint_metric(endpoint, "Invocations", "Sum"),
-                cloudwatch.ComparisonOperator.LESS_THAN_LOWER_OR_GREATER_THAN_UPPER_THRESHOLD,
-                f"SageMaker {label}: Invocations outside its anomaly band for 15 minutes; traffic surged or dropped",
-            )
-            self._static(
-                f"{prefix}5xxErrorRate",
-                AlarmMath(
-                    rate.expression,
-                    (
-                        (rate.errors_id, self._endpoint_metric(endpoint, rate.errors_metric, "Sum")),
-                        ("invocations", self._endpoint_metric(endpoint, "Invocations", "Sum")),
-                    ),
-                    label=rate.label,
-                ),
-                threshold=error_rate_percent,
-                operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-                evaluation_periods=3,
-                datapoints_to_alarm=2,
-                description=f"SageMaker {label}: more than {error_rate_percent:g} % of invocations returned 5XX in "
-                "two of three 5-minute periods",
-            )
-        if endpoint.kind is EndpointKind.ASYNC:
-            self._static(
-                f"{prefix}BacklogWithoutCapacity",
-                self._endpoint_metric(
-                    endpoint, "HasBacklogWithoutCapacity", "Average", period_seconds=60, queue_metric=True
-                ),
-                threshold=1,
-                operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-                evaluation_periods=backlog_without_capacity_minutes,
-                datapoints_to_alarm=backlog_without_capacity_minutes,
-                description=f"SageMaker async {label}: requests queued with zero instances for "
-                f"{backlog_without_capacity_minutes} minutes; scale-from-zero is not working",
-            )
-            self._static(
-                f"{prefix}OldestRequestAge",
-                self._endpoint_metric(endpoint, "ApproximateAgeOfOldestRequest", "Maximum", queue_metric=True),
-                threshold=oldest_request_age_seconds,
-                operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-                evaluation_periods=3,
-                datapoints_to_alarm=3,
-                description=f"SageMaker async {label}: the oldest queued request is older than "
-                f"{oldest_request_age_seconds} s for 15 minutes; the queue is not draining",
-            )
-        if endpoint.kind is EndpointKind.SERVERLESS:
-            self._static(
-                f"{prefix}ColdStart",
-                self._endpoint_metric(endpoint, "ModelSetupTime", "Maximum"),
-                threshold=cold_start_seconds * 1_000_000,
-                operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-                evaluation_periods=1,
-                datapoints_to_alarm=1,
-                description=f"SageMaker serverless {label}: a cold start (ModelSetupTime, microseconds) took longer "
-                f"than {cold_start_seconds:g} s; consider provisioned concurrency or a smaller image",
-            )
-
 
 def _endpoint_id(endpoint: MonitoredEndpoint, index: int) -> str:
     """Construct-id prefix of an endpoint's alarms: its name (and variant unless AllTraffic), or its index when the
     name is a token."""
-    base = f"Endpoint{index}" if is_unresolved(endpoint.name) else name_id(endpoint.name)
-    if endpoint.variant_name != "AllTraffic" and not is_unresolved(endpoint.variant_name):
-        base += name_id(endpoint.variant_name)
-    return base
+    return endpoint_alarm_prefix(
+        None if is_unresolved(endpoint.name) else endpoint.name,
+        None if is_unresolved(endpoint.variant_name) else endpoint.variant_name,
+        index,
+    )
 
 
 def check_alarm_settings(
     *,
-    anomaly_std_devs: float = 2.0,
+    anomaly_std_devs: float = _DEFAULTS.anomaly_std_devs,
     alarm_email: str | None = None,
-    error_rate_percent: float = 5.0,
-    oldest_request_age_seconds: int = 900,
-    backlog_without_capacity_minutes: int = 15,
-    cold_start_seconds: float = 60.0,
+    error_rate_percent: float = _DEFAULTS.error_rate_percent,
+    oldest_request_age_seconds: int = _DEFAULTS.oldest_request_age_seconds,
+    backlog_without_capacity_minutes: int = _DEFAULTS.backlog_without_capacity_minutes,
+    cold_start_seconds: float = _DEFAULTS.cold_start_seconds,
     path: str = "",
 ) -> ProblemCollector:
     """Collect every problem with the alarm settings (``path`` prefixes key names, e.g. ``observability``)."""

@@ -21,21 +21,17 @@ from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from inference_constructs.observability.alarm_resources import AlarmMath, AlarmMetric, add_alarm
+from inference_constructs.observability.alarm_resources import add_planned_alarm
+from inference_constructs.observability.decisions import (
+    DELIVERY_FAILURE_METRICS,
+    delivery_failure_alarm,
+    intervention_alarm,
+)
 from inference_constructs.observability.metric_definitions import BEDROCK_NAMESPACE, GUARDRAILS_NAMESPACE
 
-#: Delivery failure metric of each invocation-logging destination.
-DELIVERY_FAILURE_METRICS = {
-    "s3": "ModelInvocationLogsS3DeliveryFailure",
-    "cloudwatch_logs": "ModelInvocationLogsCloudWatchDeliveryFailure",
-    "large_data": "ModelInvocationLargeDataS3DeliveryFailure",
-}
 #: Delivery success metric of each destination (graphed beside the failures).
 DELIVERY_SUCCESS_METRICS = {k: v.replace("Failure", "Success") for k, v in DELIVERY_FAILURE_METRICS.items()}
 _PERIOD = Duration.minutes(5)
-_PERIOD_SECONDS = 300
-#: Interventions are judged over 3 consecutive 5-minute periods (a single blocked prompt is not an incident).
-INTERVENTION_EVALUATION_PERIODS = 3
 
 
 @dataclass(frozen=True)
@@ -73,11 +69,6 @@ def delivery_metric(metric_name: str, *, period: Duration | None = None) -> clou
     return cloudwatch.Metric(
         namespace=BEDROCK_NAMESPACE, metric_name=metric_name, statistic="Sum", period=period or _PERIOD
     )
-
-
-def _guardrail_alarm_metric(metric_name: str, guardrail: MonitoredGuardrail) -> AlarmMetric:
-    dims = (("GuardrailArn", guardrail.arn), ("GuardrailVersion", guardrail.version))
-    return AlarmMetric(GUARDRAILS_NAMESPACE, metric_name, dims, "Sum", _PERIOD_SECONDS)
 
 
 class BedrockGovernanceMonitoring(Construct):
@@ -119,46 +110,12 @@ class BedrockGovernanceMonitoring(Construct):
         self.alarms: list[cloudwatch.CfnAlarm] = []
         destinations = invocation_logging.destinations if invocation_logging else ()
         for destination in destinations:
-            metric = DELIVERY_FAILURE_METRICS[destination]
-            self.alarms.append(
-                add_alarm(
-                    self,
-                    f"DeliveryFailure{destination.title().replace('_', '')}",
-                    AlarmMetric(BEDROCK_NAMESPACE, metric, (), "Sum", _PERIOD_SECONDS),
-                    threshold=1,
-                    comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-                    evaluation_periods=1,
-                    datapoints_to_alarm=1,
-                    treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
-                    description=f"Bedrock model invocation logs failed to reach {destination} ({metric} >= 1 in 5 min)",
-                    actions=[topic.topic_arn],
-                )
-            )
+            decision = delivery_failure_alarm(destination)
+            self.alarms.append(add_planned_alarm(self, decision, {}, actions=[topic.topic_arn]))
         for i, guardrail in enumerate(guardrails):
-            self.alarms.append(
-                add_alarm(
-                    self,
-                    f"Interventions{i}",
-                    AlarmMath(
-                        expression="100*intervened/invocations",
-                        using=(
-                            ("intervened", _guardrail_alarm_metric("InvocationsIntervened", guardrail)),
-                            ("invocations", _guardrail_alarm_metric("Invocations", guardrail)),
-                        ),
-                        label="intervened %",
-                    ),
-                    threshold=guardrail.intervention_alarm_percent,
-                    comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-                    evaluation_periods=INTERVENTION_EVALUATION_PERIODS,
-                    datapoints_to_alarm=INTERVENTION_EVALUATION_PERIODS,
-                    treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
-                    description=(
-                        f"guardrail of bedrock profile {guardrail.profile} intervened in more than "
-                        f"{guardrail.intervention_alarm_percent:g}% of requests for 15 minutes"
-                    ),
-                    actions=[topic.topic_arn],
-                )
-            )
+            decision = intervention_alarm(i, guardrail.profile, guardrail.intervention_alarm_percent)
+            values = {"GuardrailArn": guardrail.arn, "GuardrailVersion": guardrail.version}
+            self.alarms.append(add_planned_alarm(self, decision, values, actions=[topic.topic_arn]))
         self.dashboard: cloudwatch.Dashboard | None = None
         if dashboard:
             self.dashboard = cloudwatch.Dashboard(self, "Dashboard", widgets=self._rows(guardrails, destinations))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
+from typing import Literal, NamedTuple
 
 from inference_constructs import aws_limits
 from inference_constructs._tokens import is_unresolved
@@ -32,8 +33,11 @@ __all__ = [
     "SAGEMAKER_NAMESPACE",
     "VARIANT_DIMENSIONS",
     "Dimension",
+    "ErrorClass",
+    "ErrorRateExpression",
     "account_filter",
     "endpoint_dimensions",
+    "error_rate_expression",
     "gpu_metric_divisor",
     "gpu_metric_target",
     "longest_dashboard_search",
@@ -185,4 +189,25 @@ def longest_dashboard_search(account_ids: Sequence[str]) -> int:
     :data:`MAX_SEARCH_LENGTH`."""
     return len(
         search(BEDROCK_NAMESPACE, BEDROCK_DIMENSIONS, CACHE_WRITE_METRIC_NAMES, "SampleCount", account_ids=account_ids)
+    )
+
+
+ErrorClass = Literal["4XX", "5XX"]
+"""The invocation error classes SageMaker counts (``Invocation4XXErrors``, ``Invocation5XXErrors``)."""
+
+
+class ErrorRateExpression(NamedTuple):
+    """The parts of ``100*errors/invocations`` for one error class (shared by the graph and the alarm)."""
+
+    errors_id: str
+    errors_metric: str
+    expression: str
+    label: str
+
+
+def error_rate_expression(error_class: ErrorClass) -> ErrorRateExpression:
+    """``100*errors<class>/invocations`` over ``Invocation<class>Errors`` and ``Invocations`` (both sums)."""
+    errors_id = f"errors{error_class.lower()}"
+    return ErrorRateExpression(
+        errors_id, f"Invocation{error_class}Errors", f"100*{errors_id}/invocations", f"{error_class} error rate (%)"
     )

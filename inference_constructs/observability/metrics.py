@@ -22,7 +22,7 @@ https://docs.aws.amazon.com/bedrock/latest/userguide/monitoring.html):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, NamedTuple
+from typing import Literal
 
 from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
@@ -33,6 +33,8 @@ from inference_constructs.observability.metric_definitions import (  # SEARCH re
     CACHE_WRITE_METRIC_NAMES,
     ENDPOINT_ONLY_DIMENSIONS,
     VARIANT_DIMENSIONS,
+    ErrorClass,
+    error_rate_expression,
     search,
 )
 from inference_constructs.observability.targets import MonitoredEndpoint, MonitoredProfile
@@ -50,8 +52,6 @@ CACHE_READ_METRIC_NAMES = ("CacheReadInputTokens", "CacheReadInputTokenCount")
 
 BILLING_REGION = "us-east-1"
 DEFAULT_PERIOD = Duration.minutes(5)
-
-ErrorClass = Literal["4XX", "5XX"]
 
 
 # --------------------------------------------------------------------------------------------------------- SEARCH
@@ -338,23 +338,6 @@ def endpoint_error_rate_percent(
         },
         label=rate.label,
         period=period,
-    )
-
-
-class ErrorRateExpression(NamedTuple):
-    """The parts of ``100*errors/invocations`` for one error class (shared by the graph and the alarm)."""
-
-    errors_id: str
-    errors_metric: str
-    expression: str
-    label: str
-
-
-def error_rate_expression(error_class: ErrorClass) -> ErrorRateExpression:
-    """``100*errors<class>/invocations`` over ``Invocation<class>Errors`` and ``Invocations`` (both sums)."""
-    errors_id = f"errors{error_class.lower()}"
-    return ErrorRateExpression(
-        errors_id, f"Invocation{error_class}Errors", f"100*{errors_id}/invocations", f"{error_class} error rate (%)"
     )
 
 

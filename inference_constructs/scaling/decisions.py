@@ -39,7 +39,7 @@ from inference_constructs.observability.metric_definitions import (
     Dimension,
     gpu_metric_target,
 )
-from inference_constructs.spec import EndpointKind, Serving
+from inference_constructs.spec import EndpointKind, ModelSpec, Serving
 
 # --------------------------------------------------------------------------------------------
 # Vocabulary
@@ -313,10 +313,19 @@ DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION = 0.7
 DEFAULT_BACKLOG_PER_INSTANCE = 5.0
 """Default async backlog per instance (the value in the SageMaker async auto scaling guide)."""
 
+# Bounds written once: these checks (construct props and the plan) and the config schema's ranges use them.
 MAX_CONCURRENCY_TARGET = 10_000.0
+"""Largest ``scaling.concurrency_per_instance`` target accepted."""
 MAX_INVOCATIONS_TARGET = 1_000_000.0
+"""Largest ``scaling.invocations_per_instance_per_minute`` target accepted."""
 MAX_BACKLOG_TARGET = 100_000.0
+"""Largest ``scaling.backlog_per_instance`` target accepted."""
 MAX_CAPACITY = 1000
+"""Largest ``capacity.max`` (and scheduled ``min``/``max``) accepted."""
+MAX_SERVERLESS_CONCURRENCY = 200
+"""Largest ``serverless.max_concurrency`` and ``provisioned_concurrency``: MaxConcurrency and ProvisionedConcurrency
+are 1-200 (SageMaker API reference,
+https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ProductionVariantServerlessConfig.html)."""
 
 SCALE_TO_ZERO_WARNING = (
     "scales to zero instances through an inference component: after idle, the first requests fail "
@@ -381,6 +390,8 @@ def check_capacity(
 ) -> None:
     """Check instance-count bounds for ``kind`` (rules: min <= max, min 0 only where possible, no burstable).
 
+    The one home of these rules: the hosting checks and the constructs' ``auto_scale_*`` methods call it.
+
     ``scales`` is False when the endpoint has fixed capacity and no policies (then a burstable host
     is fine). ``inference_component_allowed`` is False when the caller scales variant instances
     directly (``EndpointAutoScaling``), where real-time min 0 is impossible.
@@ -391,14 +402,16 @@ def check_capacity(
     if max_capacity < 1 or max_capacity > MAX_CAPACITY:
         problems.add(max_key, f"{max_capacity} is out of range", f"use 1..{MAX_CAPACITY}")
     if min_capacity > max_capacity:
-        problems.add(min_key, f"{min_capacity} is greater than capacity.max {max_capacity}", "set min <= max")
+        problems.add(
+            min_key, f"{min_capacity} is greater than capacity.max {max_capacity}", "set min <= max", code="conflict"
+        )
     if min_capacity == 0:
         if kind is EndpointKind.MULTI_MODEL:
             problems.add(
                 min_key,
                 "0 is not allowed on a multi-model endpoint (only inference components and async endpoints scale "
-                "to zero)",
-                "use 1 or more",
+                "to zero, and an inference component hosts one model)",
+                "use 1 or more, or one realtime endpoint per model with min 0",
             )
         elif kind is EndpointKind.REALTIME and not inference_component_allowed:
             problems.add(
@@ -710,16 +723,19 @@ def provisioned_concurrency_policy(
 def check_provisioned_concurrency_bounds(
     problems: ProblemCollector, path: str, *, min_capacity: int, max_capacity: int
 ) -> None:
-    """Serverless provisioned concurrency: 0 <= min <= max, 1 <= max <= 200."""
+    """Serverless provisioned concurrency: 0 <= min <= max, 1 <= max <= :data:`MAX_SERVERLESS_CONCURRENCY` (the one
+    home of these rules: the hosting checks and ``ServerlessProvisionedConcurrencyScaling`` call it)."""
+    most = MAX_SERVERLESS_CONCURRENCY
     if min_capacity < 0:
-        problems.add(_key(path, "serverless.provisioned_concurrency"), f"{min_capacity} is negative", "use 0..200")
-    if max_capacity < 1 or max_capacity > 200:
-        problems.add(_key(path, "serverless.max_concurrency"), f"{max_capacity} is out of range", "use 1..200")
+        problems.add(_key(path, "serverless.provisioned_concurrency"), f"{min_capacity} is negative", f"use 0..{most}")
+    if max_capacity < 1 or max_capacity > most:
+        problems.add(_key(path, "serverless.max_concurrency"), f"{max_capacity} is out of range", f"use 1..{most}")
     if min_capacity > max_capacity:
         problems.add(
             _key(path, "serverless.provisioned_concurrency"),
             f"{min_capacity} is greater than serverless.max_concurrency {max_capacity}",
-            "set provisioned_concurrency <= max_concurrency",
+            f"use at most {max_capacity} (serverless.max_concurrency)",
+            code="conflict",
         )
 
 
@@ -759,7 +775,8 @@ def schedule_floors(
             problems.add(
                 f"{base}.min",
                 f"{floor.min_capacity} is greater than the maximum {effective_max}",
-                "set min <= max (capacity.max, or this entry's max)",
+                f"use at most {effective_max} (capacity.max, or this entry's max)",
+                code="conflict",
             )
         if len(problems.problems) == before:
             valid.append(floor)
@@ -792,10 +809,11 @@ class HostFacts:
 
 @dataclass(frozen=True)
 class ServerlessFacts:
-    """Serverless settings that bound provisioned-concurrency scaling."""
+    """Serverless settings that bound provisioned-concurrency scaling: the endpoint's ``serverless.max_concurrency``
+    and ``serverless.provisioned_concurrency`` (their defaults are the hosting request's, ``ServerlessOptions``)."""
 
-    max_concurrency: int = 20
-    provisioned_concurrency: int = 0
+    max_concurrency: int
+    provisioned_concurrency: int
     target_utilization: float = DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION
 
 
@@ -828,7 +846,8 @@ def plan_scaling(
     host:
         GPU count and burstability of the chosen host. Default: a CPU host that is not burstable.
     serverless:
-        Serverless settings. Default: no provisioned concurrency, so nothing scales.
+        Serverless settings. Default: the hosting request's defaults (``ServerlessOptions``): no provisioned
+        concurrency, so nothing scales.
     inference_component:
         Whether the hosting plan hosts the model through an inference component (its copies scale, not the
         variant's instances). Default: decided by :func:`uses_inference_component` from ``kind`` and
@@ -850,7 +869,7 @@ def plan_scaling(
     host = host or HostFacts()
     problems = ProblemCollector()
     if kind is EndpointKind.SERVERLESS:
-        return _plan_serverless(problems, path, intent=intent, serverless=serverless or ServerlessFacts())
+        return _plan_serverless(problems, path, intent=intent, serverless=serverless or _default_serverless())
 
     via_component = _through_component(kind, min_capacity, inference_component)
     scales = min_capacity != max_capacity or intent.has_policies
@@ -1026,6 +1045,14 @@ def scaling_signal(
     return "driven by " + "; ".join(parts)
 
 
+def _default_serverless() -> ServerlessFacts:
+    """The facts of a serverless endpoint whose options are all defaults (the hosting request's defaults)."""
+    from inference_constructs.hosting.request import ServerlessOptions  # here: hosting imports this module
+
+    options = ServerlessOptions()
+    return ServerlessFacts(options.max_concurrency, options.provisioned_concurrency)
+
+
 def _plan_serverless(
     problems: ProblemCollector, path: str, *, intent: ScalingIntent, serverless: ServerlessFacts
 ) -> ScalingPlan:
@@ -1066,7 +1093,9 @@ def _warning(path: str, text: str) -> str:
     return f"{path}: {text}" if path else text
 
 
-def bottleneck_intent(kind: EndpointKind, *, max_concurrent_sequences: int = 8, llm: bool = True) -> ScalingIntent:
+def bottleneck_intent(
+    kind: EndpointKind, *, max_concurrent_sequences: int = ModelSpec.max_concurrent_sequences, llm: bool = True
+) -> ScalingIntent:
     """A default scaling intent that targets the endpoint's real bottleneck, for endpoints with no ``scaling:`` keys.
 
     - real-time and multi-model: in-flight requests per instance at 75% of the batch the server keeps in

@@ -33,9 +33,8 @@ from inference_constructs.stacks._handoff import keeps_exports
 
 
 class BedrockStack(Stack):
-    """Application inference profiles from ``bedrock.profiles``, prompt routers from ``bedrock.routers`` and
-    ``bedrock.invocation_logging``. Composition only; ``alarm_email`` and ``dashboard`` come from the
-    ``observability:`` block."""
+    """Application inference profiles, prompt routers and the account's invocation logging, as the plan decided
+    them. Composition only; ``alarm_email`` and ``dashboard`` come from the plan's ``observability`` section."""
 
     def __init__(
         self,

@@ -7,15 +7,9 @@ from typing import Any
 from aws_cdk import Stack, aws_sns
 from constructs import Construct
 
-from inference_constructs.config.schema import Cost
 from inference_constructs.cost import BudgetGuardrail, CostAllocationTagActivation, CostAnomalyMonitor
 from inference_constructs.cost.scope import CostPlan
 from inference_constructs.stacks._handoff import local_topic
-
-
-def needs_cost_stack(cost: Cost, decisions: CostPlan) -> bool:
-    """True when the ``cost:`` block asks for any resource (activation, budget or anomaly monitor)."""
-    return bool(decisions.activation_keys or cost.budget.monthly_limit_usd or decisions.monitor)
 
 
 class CostStack(Stack):
@@ -27,7 +21,6 @@ class CostStack(Stack):
         scope: Construct,
         construct_id: str,
         *,
-        cost: Cost,
         decisions: CostPlan,
         alarm_topic: aws_sns.ITopic,
         **kwargs: Any,
@@ -38,23 +31,26 @@ class CostStack(Stack):
             CostAllocationTagActivation(
                 self, "TagActivation", tag_keys=decisions.activation_keys, alarm_topic=alarm_topic
             )
-        budget = cost.budget
-        if budget.monthly_limit_usd:
+        budget = decisions.budget
+        if budget is not None:
             BudgetGuardrail(
                 self,
                 "Budget",
                 monthly_limit_usd=budget.monthly_limit_usd,
-                notify_emails=[budget.notify_email] if budget.notify_email else [],
+                notify_emails=budget.notify_emails,
+                notify_at_percent=budget.notify_at_percent,
                 deny_role_arns=budget.deny_role_arns,
-                deny_at_percent=budget.deny_new_endpoints_at_percent,
+                deny_at_percent=budget.deny_at_percent,
                 filter_expression=decisions.budget_filter,
             )
-        if decisions.monitor and cost.anomaly_monitor.notify_email:
+        subscription = decisions.subscription
+        if subscription is not None:
             CostAnomalyMonitor(
                 self,
                 "AnomalyMonitor",
-                notify_email=cost.anomaly_monitor.notify_email,
-                threshold_usd=cost.anomaly_monitor.threshold_usd,
+                notify_email=subscription.notify_email,
+                threshold_usd=subscription.threshold_usd,
+                frequency=subscription.frequency,
                 monitor_specification=decisions.monitor_specification,
                 existing_monitor_arn=decisions.existing_monitor_arn,
             )

@@ -15,6 +15,7 @@ from constructs import Construct
 from inference_constructs.cost import apply_cost_tags, capacity_tags
 from inference_constructs.hosting import InferenceEndpoint, endpoint_from_request
 from inference_constructs.observability import InferenceAlarms, MonitoredEndpoint
+from inference_constructs.observability.decisions import AlarmSettings
 from inference_constructs.plan import EndpointDecisions, capacity_schedule
 from inference_constructs.region_rules import add_region_rules
 from inference_constructs.regions import RegionRequirement
@@ -60,7 +61,7 @@ class HostingStack(Stack):
         platform: str,
         endpoints: Sequence[EndpointDecisions],
         alarm_topic: aws_sns.ITopic,
-        anomaly_std_devs: float,
+        alarm_settings: AlarmSettings,
         capacity_tagging: bool,
         region_requirements: Sequence[RegionRequirement] = (),
         **kwargs: Any,
@@ -110,6 +111,10 @@ class HostingStack(Stack):
             self,
             "Alarms",
             endpoints=[monitored(platform, d, self.endpoints[d.name]) for d in endpoints],
-            anomaly_std_devs=anomaly_std_devs,
+            anomaly_std_devs=alarm_settings.anomaly_std_devs,
+            error_rate_percent=alarm_settings.error_rate_percent,
+            oldest_request_age_seconds=alarm_settings.oldest_request_age_seconds,
+            backlog_without_capacity_minutes=alarm_settings.backlog_without_capacity_minutes,
+            cold_start_seconds=alarm_settings.cold_start_seconds,
             topic=alarm_topic,
         )

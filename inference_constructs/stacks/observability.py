@@ -13,7 +13,6 @@ from typing import Any
 from aws_cdk import Stack
 from constructs import Construct
 
-from inference_constructs.config.schema import Observability
 from inference_constructs.observability import (
     InferenceAlarms,
     InferenceDashboard,
@@ -21,11 +20,12 @@ from inference_constructs.observability import (
     MonitoredProfile,
     XRaySamplingRule,
 )
+from inference_constructs.observability.decisions import ObservabilityPlan
 from inference_constructs.stacks._handoff import local_value
 
 
 class ObservabilityStack(Stack):
-    """Composition of the ``observability:`` block. Endpoint alarms live in the hosting stacks and notify
+    """Composition of the plan's ``observability`` section. Endpoint alarms live in the hosting stacks and notify
     :attr:`alarms` ``.topic``."""
 
     def __init__(
@@ -33,7 +33,7 @@ class ObservabilityStack(Stack):
         scope: Construct,
         construct_id: str,
         *,
-        settings: Observability,
+        observability: ObservabilityPlan,
         endpoints: Sequence[MonitoredEndpoint],
         profiles: Sequence[MonitoredProfile],
         **kwargs: Any,
@@ -43,25 +43,30 @@ class ObservabilityStack(Stack):
             replace(p, profile_id=local_value(self, p.profile_id, key=f"bedrock-profiles/{p.name}/id"))
             for p in profiles
         ]
+        settings = observability.settings
         self.alarms = InferenceAlarms(
             self,
             "Alarms",
             profiles=profiles,
             anomaly_std_devs=settings.anomaly_std_devs,
-            alarm_email=settings.alarm_email,
+            error_rate_percent=settings.error_rate_percent,
+            oldest_request_age_seconds=settings.oldest_request_age_seconds,
+            backlog_without_capacity_minutes=settings.backlog_without_capacity_minutes,
+            cold_start_seconds=settings.cold_start_seconds,
+            alarm_email=observability.alarm_email,
         )
         self.dashboard: InferenceDashboard | None = None
-        if settings.dashboard:
+        if observability.dashboard is not None:
             self.dashboard = InferenceDashboard(
                 self,
                 "Dashboard",
                 endpoints=endpoints,
                 profiles=profiles,
-                source_account_ids=settings.source_account_ids,
+                source_account_ids=observability.dashboard.source_account_ids,
             )
         self.sampling_rule: XRaySamplingRule | None = None
-        if settings.xray_sampling is not None:
-            x = settings.xray_sampling
+        if observability.xray_sampling is not None:
+            x = observability.xray_sampling
             self.sampling_rule = XRaySamplingRule(
                 self,
                 "SamplingRule",

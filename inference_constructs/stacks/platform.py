@@ -18,18 +18,16 @@ from typing import cast
 from aws_cdk import App, AspectPriority, Aspects, Environment, Stack, Stage, Token, cx_api
 from constructs import Construct
 
-from inference_constructs.bedrock.governance_config import invocation_logging_spec
 from inference_constructs.compliance import add_compliance_gates
 from inference_constructs.config import PlatformConfig, load_config
-from inference_constructs.cost import CAPACITY_TAG_KEYS, RequireCostTags, apply_cost_tags
-from inference_constructs.cost.capacity_tags import PLATFORM_TAG
+from inference_constructs.cost import RequireCostTags, apply_cost_tags
 from inference_constructs.errors import InferenceConfigError, Problem
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK
 from inference_constructs.observability import MonitoredProfile
 from inference_constructs.plan import PlatformPlan, plan_platform
 from inference_constructs.region_rules import add_region_rules
 from inference_constructs.stacks.bedrock import BedrockStack
-from inference_constructs.stacks.cost import CostStack, needs_cost_stack
+from inference_constructs.stacks.cost import CostStack
 from inference_constructs.stacks.hosting import HostingStack, monitored
 from inference_constructs.stacks.observability import ObservabilityStack
 
@@ -45,22 +43,21 @@ def build_platform(scope: Construct, plan: PlatformPlan, *, env: Environment | N
     Stage's environment, or stay environment-agnostic). Returns the stacks by role (``bedrock``,
     ``observability``, ``hosting-1``..., ``cost``).
     """
-    config = plan.config
-    name = config.name
-    if env is None and (config.account or config.region):
-        env = Environment(account=config.account, region=config.region)
+    name = plan.name
+    if env is None and (plan.account or plan.region):
+        env = Environment(account=plan.account, region=plan.region)
+    obs = plan.observability
     stacks: dict[str, Stack] = {}
     profiles: list[MonitoredProfile] = []
-    logging = invocation_logging_spec(config.bedrock.invocation_logging)
-    if config.bedrock.profiles or config.bedrock.routers or logging is not None:
+    if plan.needs_bedrock_stack:
         bedrock = BedrockStack(
             scope,
             f"{name}-bedrock",
             profiles=list(plan.profiles),
             routers=list(plan.routers),
-            invocation_logging=logging,
-            alarm_email=config.observability.alarm_email,
-            dashboard=config.observability.dashboard,
+            invocation_logging=plan.invocation_logging,
+            alarm_email=obs.alarm_email,
+            dashboard=obs.governance_dashboard,
             stack_name=f"{name}-bedrock",
             env=env,
         )
@@ -73,7 +70,7 @@ def build_platform(scope: Construct, plan: PlatformPlan, *, env: Environment | N
     observability = ObservabilityStack(
         scope,
         f"{name}-observability",
-        settings=config.observability,
+        observability=obs,
         endpoints=[monitored(name, e) for e in plan.endpoints],
         profiles=profiles,
         stack_name=f"{name}-observability",
@@ -87,17 +84,16 @@ def build_platform(scope: Construct, plan: PlatformPlan, *, env: Environment | N
             platform=name,
             endpoints=endpoints,
             alarm_topic=observability.alarms.topic,
-            anomaly_std_devs=config.observability.anomaly_std_devs,
-            capacity_tagging=config.cost.capacity_tags,
+            alarm_settings=obs.settings,
+            capacity_tagging=plan.cost.capacity_tags,
             region_requirements=plan.region_requirements(stack_name),
             stack_name=stack_name,
             env=env,
         )
-    if needs_cost_stack(config.cost, plan.cost):
+    if plan.cost.needs_stack:
         cost = CostStack(
             scope,
             f"{name}-cost",
-            cost=config.cost,
             decisions=plan.cost,
             alarm_topic=observability.alarms.topic,
             stack_name=f"{name}-cost",
@@ -106,9 +102,9 @@ def build_platform(scope: Construct, plan: PlatformPlan, *, env: Environment | N
         stacks["cost"] = cost
         add_region_rules(cost, plan.region_requirements("cost"))
     # Tags and the required-tag check go on the platform's stacks, not on ``scope``: a Stage may hold other stacks.
-    required = [k for k in config.cost.activate_cost_allocation_tags if k not in CAPACITY_TAG_KEYS]
+    required = list(plan.cost.required_tag_keys)
     for stack in stacks.values():
-        apply_cost_tags(stack, {PLATFORM_TAG: name, **config.tags})
+        apply_cost_tags(stack, dict(plan.tags))
         if required:
             Aspects.of(stack).add(RequireCostTags(required), priority=AspectPriority.READONLY)
     return stacks
@@ -207,7 +203,7 @@ class InferencePlatform(Construct):
                 )
             )
         neighbours = [p for p in stage.node.find_all() if isinstance(p, InferencePlatform) and p._stage is stage]
-        problems = _env_problems(plan.config, env)
+        problems = _env_problems(plan, env)
         plan_path = None if plan_file is None else Path(stage.outdir) / plan_file
         if plan_file is not None:
             problems += _plan_file_problems(plan_file, plan_path, neighbours)
@@ -230,12 +226,12 @@ class InferencePlatform(Construct):
             write_plan(plan, plan_path.parent, plan_path.name)
 
 
-def _env_problems(config: PlatformConfig, env: Environment | None) -> list[Problem]:
+def _env_problems(plan: PlatformPlan, env: Environment | None) -> list[Problem]:
     """An ``env`` value that contradicts what the config sets (the plan was made for the config's region)."""
     if env is None:
         return []
     problems = []
-    for key, ours in (("account", config.account), ("region", config.region)):
+    for key, ours in (("account", plan.account), ("region", plan.region)):
         theirs = getattr(env, key)
         if ours and theirs is not None and not Token.is_unresolved(theirs) and theirs != ours:
             problems.append(

@@ -1,7 +1,9 @@
-"""Where every property the library writes on an endpoint's resources comes from.
+"""Where every property the library writes on its SageMaker, scaling, alarm, alarm-topic, dashboard, cost and
+Bedrock profile resources comes from.
 
-One entry per ``(resource type, property path)``: ``Plan`` names the field of the endpoint's entry in the plan
-document (``inference-plan.json``) whose value the property must equal; ``Fixed`` is a value the translation
+One entry per ``(resource type, property path)``: ``Plan`` names the field of the plan document
+(``inference-plan.json``: the endpoint's entry, the alarm's entry, or a platform section) whose value the
+property must equal; ``Fixed`` is a value the translation
 always writes (not a decision); ``Wiring`` is CDK plumbing (a ``Ref``, an ARN, a name derived from the
 construct path, a tag) that the plan does not state. Property paths join nested keys with ``.``; a list is one
 value. ``tests/gates/test_property_map.py`` walks every such resource of the default platform and every
@@ -10,21 +12,29 @@ example and fails on a property with no entry here, or whose value differs from 
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from inference_constructs.cost import CAPACITY_TAG_KEYS
+from inference_constructs.observability.alarm_resources import js_number
 
 Entry = Mapping[str, Any]
 
 
 @dataclass(frozen=True)
 class Context:
-    """What a property's plan field is looked up in: the endpoint's plan entry and, for a scaling policy or an
-    alarm, the plan's policy or alarm it was built from."""
+    """What a property's plan field is looked up in: the whole plan document, the endpoint's plan entry (for an
+    endpoint's resources) and, for a scaling policy or an alarm, the plan's policy or alarm it was built from;
+    ``owner`` is the resource's construct path inside its stack."""
 
-    endpoint: Entry
+    plan: Entry
+    endpoint: Entry = field(default_factory=dict)
     policy: Entry = field(default_factory=dict)
     alarm: Entry = field(default_factory=dict)
+    owner: str = ""
 
 
 @dataclass(frozen=True)
@@ -61,8 +71,27 @@ COMPONENT = "AWS::SageMaker::InferenceComponent"
 TARGET = "AWS::ApplicationAutoScaling::ScalableTarget"
 POLICY = "AWS::ApplicationAutoScaling::ScalingPolicy"
 ALARM = "AWS::CloudWatch::Alarm"
+TOPIC = "AWS::SNS::Topic"
+SUBSCRIPTION = "AWS::SNS::Subscription"
+DASHBOARD = "AWS::CloudWatch::Dashboard"
+BUDGET = "AWS::Budgets::Budget"
+BUDGET_ACTION = "AWS::Budgets::BudgetsAction"
+MONITOR = "AWS::CE::AnomalyMonitor"
+ANOMALY_SUBSCRIPTION = "AWS::CE::AnomalySubscription"
+SAMPLING = "AWS::XRay::SamplingRule"
+PROFILE = "AWS::Bedrock::ApplicationInferenceProfile"
+GUARDRAIL = "AWS::Bedrock::Guardrail"
+GUARDRAIL_VERSION = "AWS::Bedrock::GuardrailVersion"
+ROUTER = "AWS::Bedrock::IntelligentPromptRouter"
+LOGGING = "Custom::BedrockInvocationLogging"
 
-TAGS = Wiring("tags: the platform tag, the config's tags and the capacity tags, applied by the cost layer")
+
+def _tag_pairs(tags: list[dict[str, str]]) -> dict[str, str]:
+    """A template's tag list without the capacity tags (those are per endpoint, from its plan entry)."""
+    return {t["Key"]: t["Value"] for t in tags if t["Key"] not in CAPACITY_TAG_KEYS}
+
+
+TAGS = Plan("tags (the capacity tags of an endpoint's resources aside)", lambda c: c.plan["tags"], _tag_pairs)
 
 
 def _at(section: str) -> Callable[[str], Callable[[Context], Any]]:
@@ -81,6 +110,159 @@ def _p(key: str) -> Callable[[Context], Any]:
 
 def _a(key: str) -> Callable[[Context], Any]:
     return lambda c: c.alarm[key]
+
+
+def _at_plan(*keys: str) -> Callable[[Context], Any]:
+    """``_at_plan("cost", "budget", "monthly_limit_usd")`` reads that path of the plan document."""
+
+    def read(c: Context) -> Any:
+        value: Any = c.plan
+        for key in keys:
+            value = value[key]
+        return value
+
+    return read
+
+
+def _queries(metrics: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """An alarm's ``Metrics`` without the dimension values and accounts (wiring): per query its id, expression,
+    label, metric, namespace, dimension names, period and statistic."""
+    out = []
+    for q in metrics:
+        stat = q.get("MetricStat")
+        metric = stat["Metric"] if stat else {}
+        out.append(
+            (
+                q["Id"],
+                q.get("Expression"),
+                q.get("Label"),
+                metric.get("MetricName"),
+                metric.get("Namespace"),
+                _names(metric.get("Dimensions", [])),
+                stat["Period"] if stat else None,
+                stat["Stat"] if stat else None,
+            )
+        )
+    return out
+
+
+def _planned_queries(c: Context) -> list[tuple[Any, ...]]:
+    """The ``Metrics`` an alarm's plan entry describes: the band over ``m0`` (anomaly), the expression over its
+    metrics (metric math), or the metric alone as ``m1`` (a plain metric read from another account)."""
+    a = c.alarm
+    stat = (a["namespace"], a["dimensions"], a["period_seconds"])
+
+    def query(qid: str, metric: str, statistic: str) -> tuple[Any, ...]:
+        return (qid, None, None, metric, stat[0], stat[1], stat[2], statistic)
+
+    def expression(text: str, label: str | None) -> tuple[Any, ...]:
+        return ("expr_1", text, label, None, None, [], None, None)
+
+    if a["kind"] == "anomaly":
+        band = f"ANOMALY_DETECTION_BAND(m0, {js_number(a['std_devs'])})"
+        return [expression(band, "Anomaly Detection Band"), query("m0", a["metric"], a["statistic"])]
+    if a["expression"]:
+        using = [query(m["id"], m["metric"], m["statistic"]) for m in a["metrics"]]
+        return [expression(a["expression"], a["expression_label"]), *using]
+    return [query("m1", a["metric"], a["statistic"])]
+
+
+def _body_text(body: Any) -> str:
+    """A dashboard body's JSON text with its tokens (the Region) left out."""
+    if isinstance(body, dict) and "Fn::Join" in body:
+        return "".join(p for p in body["Fn::Join"][1] if isinstance(p, str))
+    return str(body)
+
+
+def _dashboard_content(body: Any) -> dict[str, Any]:
+    """What a dashboard body shows that the plan decides: per-GPU widgets (endpoint names), per-profile widgets,
+    the source accounts' cost lines, and for the governance dashboard its guardrail rows and delivery graph."""
+    titles = [w.get("properties", {}).get("title", "") for w in json.loads(_body_text(body))["widgets"]]
+    return {
+        "gpu_endpoints": [t.split("/", 1)[0] for t in titles if ": GPU per device" in t],
+        "profiles": [
+            re.sub(r" \(.*\)$", "", t.split(": tokens per invocation", 1)[0])
+            for t in titles
+            if ": tokens per invocation and cache-hit ratio" in t
+        ],
+        "source_account_ids": re.findall(r"(\d{12}) estimated charges", _body_text(body)),
+        "guardrails": sum(t.startswith("Guardrail of ") for t in titles),
+        "delivery": "Invocation log delivery" in titles,
+    }
+
+
+def _planned_dashboard(c: Context) -> dict[str, Any]:
+    obs = c.plan["observability"]
+    governance = obs["governance_alarms"]
+    if c.owner.startswith("Governance/"):
+        return {
+            "gpu_endpoints": [],
+            "profiles": [],
+            "source_account_ids": [],
+            "guardrails": sum(a["metric"] == "InvocationsIntervened" for a in governance),
+            "delivery": any(a["namespace"] == "AWS/Bedrock" for a in governance),
+        }
+    return {**obs["dashboard"], "guardrails": 0, "delivery": False}
+
+
+def _budget_notifications(c: Context) -> list[tuple[str, float, list[str]]]:
+    b = c.plan["cost"]["budget"]
+    emails = b["notify_emails"]
+    return [("ACTUAL", p, emails) for p in b["notify_at_percent"]] + [("FORECASTED", 100, emails)]
+
+
+def _notifications(items: list[dict[str, Any]]) -> list[tuple[str, float, list[str]]]:
+    return [
+        (
+            n["Notification"]["NotificationType"],
+            n["Notification"]["Threshold"],
+            [s["Address"] for s in n["Subscribers"]],
+        )
+        for n in items
+    ]
+
+
+def _role_name(arn: str) -> str:
+    return arn.rsplit("/", 1)[-1]
+
+
+def _sampling(key: str) -> Callable[[Context], Any]:
+    return lambda c: c.plan["observability"]["xray_sampling"][key]
+
+
+def _profile(c: Context) -> Entry:
+    return next(p for p in c.plan["bedrock"] if p["name"] == c.owner.split("/", 1)[0])
+
+
+def _guardrail(c: Context) -> Entry:
+    """The plan's guardrail of the profile whose guardrail construct (``<profile>Guardrail``) owns the resource."""
+    owner = c.owner.split("/", 1)[0]
+    return next(p["guardrail"] for p in c.plan["bedrock"] if f"{p['name']}Guardrail" == owner)
+
+
+def _g(key: str) -> Callable[[Context], Any]:
+    return lambda c: _guardrail(c)[key]
+
+
+def _router(c: Context) -> Entry:
+    return next(r for r in c.plan["bedrock_routers"] if f"Router{r['name']}" == c.owner.split("/", 1)[0])
+
+
+def _arn_tail(value: Any) -> str:
+    """The last ``/`` part of an ARN (a ``Fn::Join`` of the partition and Region with the model's id)."""
+    return _body_text(value).rsplit("/", 1)[-1]
+
+
+def _logging(key: str) -> Callable[[Context], Any]:
+    return lambda c: c.plan["bedrock_invocation_logging"][key]
+
+
+def _logging_data(kind: str) -> Callable[[Context], Any]:
+    return lambda c: c.plan["bedrock_invocation_logging"]["data"][kind]
+
+
+def _bucket(value: Any) -> str:
+    return value if isinstance(value, str) else "created"
 
 
 def _names(dimensions: list[dict[str, Any]]) -> list[str]:
@@ -325,9 +507,16 @@ PROPERTY_MAP: dict[tuple[str, str], Source] = {
     # ------------------------------------------------------------------------------------------ Alarms
     (ALARM, "AlarmDescription"): Plan("the alarm's reason", _a("description")),
     (ALARM, "AlarmActions"): Wiring(
-        "the wake-up step policy (Ref), or the platform's alarm topic (Ref) on rollback alarms"
+        "the wake-up step policy (Ref), or the platform's alarm topic (Ref, an import in other stacks), or the "
+        "Bedrock stack's governance topic"
     ),
-    (ALARM, "OKActions"): Wiring("the platform's alarm topic (Ref), set by the hosting stack on rollback alarms"),
+    (ALARM, "OKActions"): Wiring("the alarm topic (Ref or import), on every alarm that notifies people"),
+    (ALARM, "Metrics"): Plan(
+        "kind, std_devs, expression, expression_label, metrics, metric, namespace, dimensions, period_seconds",
+        _planned_queries,
+        _queries,
+    ),
+    (ALARM, "ThresholdMetricId"): Fixed("expr_1", "an anomaly alarm's threshold is its band, query expr_1"),
     (ALARM, "Namespace"): Plan("namespace", _a("namespace")),
     (ALARM, "MetricName"): Plan("metric", _a("metric")),
     (ALARM, "Statistic"): Plan("statistic", _a("statistic")),
@@ -341,4 +530,189 @@ PROPERTY_MAP: dict[tuple[str, str], Source] = {
     (ALARM, "TreatMissingData"): Plan("treat_missing_data", _a("treat_missing_data")),
     (ALARM, "Dimensions"): Plan("dimensions (names; values are the endpoint's names)", _a("dimensions"), _names),
     (ALARM, "Tags"): TAGS,
+    # ------------------------------------------------------------------------------------------ Alarm topics
+    (TOPIC, "DisplayName"): Fixed("Inference alarms", "the name people see on a notification"),
+    (TOPIC, "KmsMasterKeyId"): Wiring("the topic's customer-managed KMS key (Ref)"),
+    (TOPIC, "Tags"): TAGS,
+    (SUBSCRIPTION, "Endpoint"): Plan("observability.alarm_email", _at_plan("observability", "alarm_email")),
+    (SUBSCRIPTION, "Protocol"): Fixed("email", "the alarm address is an e-mail address"),
+    (SUBSCRIPTION, "TopicArn"): Wiring("the alarm topic (Ref)"),
+    # ------------------------------------------------------------------------------------------ Dashboards
+    (DASHBOARD, "DashboardBody"): Plan(
+        "observability.dashboard (gpu_endpoints, profiles, source_account_ids), or the governance alarms' "
+        "guardrails and delivery destinations; the fleet rows are a fixed layout",
+        _planned_dashboard,
+        _dashboard_content,
+    ),
+    (DASHBOARD, "Tags"): TAGS,
+    # ------------------------------------------------------------------------------------------ X-Ray
+    (SAMPLING, "SamplingRule.FixedRate"): Plan("observability.xray_sampling.fixed_rate", _sampling("fixed_rate")),
+    (SAMPLING, "SamplingRule.Priority"): Plan("observability.xray_sampling.priority", _sampling("priority")),
+    (SAMPLING, "SamplingRule.ReservoirSize"): Plan(
+        "observability.xray_sampling.reservoir_size", _sampling("reservoir_size")
+    ),
+    (SAMPLING, "SamplingRule.ServiceName"): Plan("observability.xray_sampling.service_name", _sampling("service_name")),
+    (SAMPLING, "SamplingRule.URLPath"): Plan("observability.xray_sampling.url_path", _sampling("url_path")),
+    (SAMPLING, "SamplingRule.HTTPMethod"): Fixed("*", "every method"),
+    (SAMPLING, "SamplingRule.Host"): Fixed("*", "every host"),
+    (SAMPLING, "SamplingRule.ResourceARN"): Fixed("*", "every resource"),
+    (SAMPLING, "SamplingRule.ServiceType"): Fixed("*", "every service type"),
+    (SAMPLING, "SamplingRule.Version"): Fixed(1, "the only sampling rule version"),
+    (SAMPLING, "SamplingRule.RuleName"): Wiring("a unique name from the construct path"),
+    (SAMPLING, "Tags"): TAGS,
+    # ------------------------------------------------------------------------------------------ Budget
+    (BUDGET, "Budget.BudgetLimit.Amount"): Plan(
+        "cost.budget.monthly_limit_usd", _at_plan("cost", "budget", "monthly_limit_usd")
+    ),
+    (BUDGET, "Budget.BudgetLimit.Unit"): Fixed("USD", "budgets are in US dollars"),
+    (BUDGET, "Budget.BudgetType"): Fixed("COST", "a cost budget"),
+    (BUDGET, "Budget.TimeUnit"): Fixed("MONTHLY", "a monthly budget"),
+    (BUDGET, "Budget.FilterExpression.Tags.Key"): Plan(
+        "cost.budget_filter.Tags.Key", _at_plan("cost", "budget_filter", "Tags", "Key")
+    ),
+    (BUDGET, "Budget.FilterExpression.Tags.MatchOptions"): Plan(
+        "cost.budget_filter.Tags.MatchOptions", _at_plan("cost", "budget_filter", "Tags", "MatchOptions")
+    ),
+    (BUDGET, "Budget.FilterExpression.Tags.Values"): Plan(
+        "cost.budget_filter.Tags.Values", _at_plan("cost", "budget_filter", "Tags", "Values")
+    ),
+    (BUDGET, "NotificationsWithSubscribers"): Plan(
+        "cost.budget.notify_at_percent (actual spend; the forecast at 100 %) to cost.budget.notify_emails",
+        _budget_notifications,
+        _notifications,
+    ),
+    (BUDGET, "ResourceTags"): TAGS,
+    (BUDGET_ACTION, "ActionThreshold.Type"): Fixed("PERCENTAGE", "the threshold is a percent of the limit"),
+    (BUDGET_ACTION, "ActionThreshold.Value"): Plan(
+        "cost.budget.deny_at_percent", _at_plan("cost", "budget", "deny_at_percent")
+    ),
+    (BUDGET_ACTION, "ActionType"): Fixed("APPLY_IAM_POLICY", "the action attaches the deny policy"),
+    (BUDGET_ACTION, "ApprovalModel"): Fixed("AUTOMATIC", "no one approves a deny at the threshold"),
+    (BUDGET_ACTION, "BudgetName"): Wiring("the budget (Ref)"),
+    (BUDGET_ACTION, "Definition.IamActionDefinition.PolicyArn"): Wiring("the deny policy (Ref)"),
+    (BUDGET_ACTION, "Definition.IamActionDefinition.Roles"): Plan(
+        "cost.budget.deny_role_arns (role names)",
+        lambda c: [_role_name(a) for a in c.plan["cost"]["budget"]["deny_role_arns"]],
+    ),
+    (BUDGET_ACTION, "ExecutionRoleArn"): Wiring("the role Budgets assumes to attach the policy (GetAtt)"),
+    (BUDGET_ACTION, "NotificationType"): Fixed("ACTUAL", "the deny acts on actual spend"),
+    (BUDGET_ACTION, "Subscribers"): Plan(
+        "cost.budget.notify_emails", _at_plan("cost", "budget", "notify_emails"), lambda v: [s["Address"] for s in v]
+    ),
+    (BUDGET_ACTION, "ResourceTags"): TAGS,
+    # ------------------------------------------------------------------------------------------ Cost anomalies
+    (MONITOR, "MonitorName"): Wiring("a unique name from the construct path"),
+    (MONITOR, "MonitorSpecification"): Plan(
+        "cost.anomaly_monitor_specification", _at_plan("cost", "anomaly_monitor_specification"), json.loads
+    ),
+    (MONITOR, "MonitorType"): Plan(
+        "cost.anomaly_monitor (custom)", lambda c: c.plan["cost"]["anomaly_monitor"].upper()
+    ),
+    (MONITOR, "ResourceTags"): TAGS,
+    (ANOMALY_SUBSCRIPTION, "Frequency"): Plan(
+        "cost.anomaly_subscription.frequency", _at_plan("cost", "anomaly_subscription", "frequency")
+    ),
+    (ANOMALY_SUBSCRIPTION, "MonitorArnList"): Plan(
+        "cost.existing_monitor_arn, else the monitor created here (GetAtt)",
+        lambda c: [c.plan["cost"]["existing_monitor_arn"] or "<monitor>"],
+        lambda v: [a if isinstance(a, str) else "<monitor>" for a in v],
+    ),
+    (ANOMALY_SUBSCRIPTION, "Subscribers"): Plan(
+        "cost.anomaly_subscription.notify_email",
+        lambda c: [{"Address": c.plan["cost"]["anomaly_subscription"]["notify_email"], "Type": "EMAIL"}],
+    ),
+    (ANOMALY_SUBSCRIPTION, "SubscriptionName"): Wiring("a unique name from the construct path"),
+    (ANOMALY_SUBSCRIPTION, "ThresholdExpression"): Plan(
+        "cost.anomaly_subscription.threshold_usd (total impact, at least)",
+        lambda c: js_number(c.plan["cost"]["anomaly_subscription"]["threshold_usd"]),
+        lambda v: json.loads(v)["Dimensions"]["Values"][0],
+    ),
+    (ANOMALY_SUBSCRIPTION, "ResourceTags"): TAGS,
+    # ------------------------------------------------------------------------------------------ Bedrock profiles
+    (PROFILE, "InferenceProfileName"): Plan("bedrock[].profile_name", lambda c: _profile(c)["profile_name"]),
+    (PROFILE, "ModelSource.CopyFrom"): Plan(
+        "bedrock[].model (the ARN's last part: the model or system profile it copies)",
+        lambda c: _profile(c)["model"],
+        lambda v: _body_text(v).rsplit("/", 1)[-1],
+    ),
+    (PROFILE, "Tags"): Plan(
+        "tags, then bedrock[].tags", lambda c: {**c.plan["tags"], **_profile(c)["tags"]}, _tag_pairs
+    ),
+    # ------------------------------------------------------------------------------------------ Guardrails
+    (GUARDRAIL, "Name"): Plan("bedrock[].guardrail.name", _g("name")),
+    (GUARDRAIL, "Description"): Plan("bedrock[].guardrail.description", _g("description")),
+    (GUARDRAIL, "BlockedInputMessaging"): Plan(
+        "bedrock[].guardrail.blocked_input_messaging", _g("blocked_input_messaging")
+    ),
+    (GUARDRAIL, "BlockedOutputsMessaging"): Plan(
+        "bedrock[].guardrail.blocked_outputs_messaging", _g("blocked_outputs_messaging")
+    ),
+    (GUARDRAIL, "ContentPolicyConfig.FiltersConfig"): Plan(
+        "bedrock[].guardrail.content_filters",
+        _g("content_filters"),
+        lambda v: {f["Type"]: {"input": f["InputStrength"], "output": f["OutputStrength"]} for f in v},
+    ),
+    (GUARDRAIL, "TopicPolicyConfig.TopicsConfig"): Plan(
+        "bedrock[].guardrail.denied_topics (each denied)",
+        _g("denied_topics"),
+        lambda v: [
+            {"name": t["Name"], "definition": t["Definition"], "examples": t.get("Examples", [])}
+            for t in v
+            if t["Type"] == "DENY"
+        ],
+    ),
+    (GUARDRAIL, "SensitiveInformationPolicyConfig.PiiEntitiesConfig"): Plan(
+        "bedrock[].guardrail.pii_entities", _g("pii_entities"), lambda v: {e["Type"]: e["Action"] for e in v}
+    ),
+    (GUARDRAIL, "ContextualGroundingPolicyConfig.FiltersConfig"): Plan(
+        "bedrock[].guardrail.contextual_grounding (the thresholds that are set)",
+        lambda c: {k: v for k, v in _guardrail(c)["contextual_grounding"].items() if v is not None},
+        lambda v: {f"{f['Type'].lower()}_threshold": f["Threshold"] for f in v},
+    ),
+    (GUARDRAIL, "Tags"): TAGS,
+    (GUARDRAIL_VERSION, "Description"): Plan(
+        "bedrock[].guardrail.policy_fingerprint (create-only: a new version per policy)",
+        lambda c: f"policy {_guardrail(c)['policy_fingerprint']}",
+    ),
+    (GUARDRAIL_VERSION, "GuardrailIdentifier"): Wiring("the guardrail (GetAtt)"),
+    # ------------------------------------------------------------------------------------------ Prompt routers
+    (ROUTER, "PromptRouterName"): Plan("bedrock_routers[].router_name", lambda c: _router(c)["router_name"]),
+    (ROUTER, "Models"): Plan(
+        "bedrock_routers[].models", lambda c: _router(c)["models"], lambda v: [_arn_tail(m["ModelArn"]) for m in v]
+    ),
+    (ROUTER, "FallbackModel.ModelArn"): Plan(
+        "bedrock_routers[].fallback_model", lambda c: _router(c)["fallback_model"], _arn_tail
+    ),
+    (ROUTER, "RoutingCriteria.ResponseQualityDifference"): Plan(
+        "bedrock_routers[].response_quality_difference", lambda c: _router(c)["response_quality_difference"]
+    ),
+    (ROUTER, "Description"): Wiring("the router's description, as configured (create-only, hashed into the name)"),
+    (ROUTER, "Tags"): Plan(
+        "tags, then bedrock_routers[].tags", lambda c: {**c.plan["tags"], **_router(c)["tags"]}, _tag_pairs
+    ),
+    # ------------------------------------------------------------------------------------------ Invocation logging
+    (LOGGING, "ServiceToken"): Wiring("the handler function (GetAtt)"),
+    (LOGGING, "ServiceTimeout"): Fixed("300", "CloudFormation waits 5 minutes for the handler's answer"),
+    **{
+        (LOGGING, f"LoggingConfig.{kind}DataDeliveryEnabled"): Plan(
+            f"bedrock_invocation_logging.data.{kind}",
+            _logging_data(kind),
+        )
+        for kind in ("text", "image", "embedding", "video", "audio")
+    },
+    (LOGGING, "LoggingConfig.s3Config.bucketName"): Plan(
+        "bedrock_invocation_logging.bucket (created: the stack's bucket)", _logging("bucket"), _bucket
+    ),
+    (LOGGING, "LoggingConfig.s3Config.keyPrefix"): Wiring("the prefix of an existing bucket, as configured"),
+    (LOGGING, "LoggingConfig.cloudWatchConfig.logGroupName"): Wiring("the stack's log group (Ref)"),
+    (LOGGING, "LoggingConfig.cloudWatchConfig.roleArn"): Wiring("the delivery role (GetAtt)"),
+    (LOGGING, "LoggingConfig.cloudWatchConfig.largeDataDeliveryS3Config.bucketName"): Plan(
+        "bedrock_invocation_logging.bucket (large objects of CloudWatch Logs delivery)", _logging("bucket"), _bucket
+    ),
+    (LOGGING, "LoggingConfig.cloudWatchConfig.largeDataDeliveryS3Config.keyPrefix"): Fixed(
+        "large-data", "large objects go under their own prefix"
+    ),
+    (LOGGING, "OverwriteExisting"): Plan(
+        "bedrock_invocation_logging.overwrite_existing", lambda c: str(_logging("overwrite_existing")(c)).lower()
+    ),
 }

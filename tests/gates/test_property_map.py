@@ -1,6 +1,7 @@
-"""Every property the library writes on an endpoint's SageMaker, Application Auto Scaling and CloudWatch alarm
-resources comes from the plan: walk each such resource of the default platform and every example, and check
-each property against its entry in :data:`tests.gates.property_map.PROPERTY_MAP`."""
+"""Every property the library writes on its SageMaker, Application Auto Scaling, CloudWatch alarm and dashboard,
+alarm topic, cost and Bedrock profile resources comes from the plan: walk each such resource of the default
+platform and every example, and check each property against its entry in
+:data:`tests.gates.property_map.PROPERTY_MAP`."""
 
 from __future__ import annotations
 
@@ -64,21 +65,49 @@ def _policy_of(endpoint: dict[str, Any], construct_id: str) -> dict[str, Any] | 
     return None
 
 
-def _context(resource_type: str, endpoint: dict[str, Any], owner: str) -> Context | None:
+def _planned_alarms(plan: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    """``(stack, construct path) -> alarm plan entry`` of every alarm the plan places outside the endpoint
+    constructs: the endpoints' monitoring alarms, the observability and Bedrock stacks' alarms, the cost stack's."""
+    name = plan["name"]
+    found = {(e["stack"], a["construct"]): a for e in plan["endpoints"] for a in e["alarms"]}
+    found |= {(f"{name}-observability", a["construct"]): a for a in plan["observability"]["alarms"]}
+    found |= {(f"{name}-bedrock", a["construct"]): a for a in plan["observability"]["governance_alarms"]}
+    pending = plan["cost"]["tag_activation_alarm"]
+    if pending is not None:
+        found[(f"{name}-cost", pending["construct"])] = pending
+    return found
+
+
+def _endpoint_context(resource_type: str, endpoint: dict[str, Any], owner: str, plan: dict[str, Any]) -> Context | None:
     """What a resource of ``endpoint`` built as construct ``owner`` is compared with (None: nothing planned)."""
     if resource_type == "AWS::ApplicationAutoScaling::ScalingPolicy":
         policy = _policy_of(endpoint, owner)
-        return None if policy is None else Context(endpoint=endpoint, policy=policy)
+        return None if policy is None else Context(plan=plan, endpoint=endpoint, policy=policy)
     if resource_type == "AWS::CloudWatch::Alarm":
         alarm = _alarm_of(endpoint, owner)
-        return None if alarm is None else Context(endpoint=endpoint, alarm=alarm)
-    return Context(endpoint=endpoint)
+        return None if alarm is None else Context(plan=plan, endpoint=endpoint, alarm=alarm)
+    return Context(plan=plan, endpoint=endpoint)
+
+
+def _context(
+    resource_type: str, stack: str, parts: list[str], plan: dict[str, Any], alarms: dict[tuple[str, str], Any]
+) -> Context | None:
+    """What the resource at construct path ``parts`` (stack first) is compared with (None: nothing planned)."""
+    endpoint = next((e for e in plan["endpoints"] if (e["stack"], e["name"]) == (stack, parts[1])), None)
+    owner = parts[-2] if parts[-1] == "Resource" else parts[-1]
+    if endpoint is not None:
+        return _endpoint_context(resource_type, endpoint, owner, plan)
+    path = "/".join(parts[1:-1] if parts[-1] == "Resource" else parts[1:])
+    if resource_type == "AWS::CloudWatch::Alarm":
+        alarm = alarms.get((stack, path))
+        return None if alarm is None else Context(plan=plan, alarm=alarm, owner=path)
+    return Context(plan=plan, owner=path)
 
 
 def _check(assembly: Assembly) -> tuple[list[str], int]:
     """(problems, number of plan comparisons made) for one synthesized platform."""
     plan = assembly.plan
-    by_name = {(e["stack"], e["name"]): e for e in plan["endpoints"]}
+    alarms = _planned_alarms(plan)
     paths = _construct_paths(assembly)
     problems: list[str] = []
     compared = 0
@@ -87,13 +116,9 @@ def _check(assembly: Assembly) -> tuple[list[str], int]:
             if resource["Type"] not in _TYPES:
                 continue
             parts = paths[(stack, logical_id)].strip("/").split("/")
-            endpoint = by_name.get((stack, parts[1]))
-            if endpoint is None:
-                continue  # not an endpoint's resource (the observability alarms)
-            owner = parts[-2] if parts[-1] == "Resource" else parts[-1]
-            context = _context(resource["Type"], endpoint, owner)
+            context = _context(resource["Type"], stack, parts, plan, alarms)
             if context is None:
-                problems.append(f"{stack}/{logical_id}: no plan policy or alarm {owner!r}")
+                problems.append(f"{stack}/{logical_id}: no plan entry for {'/'.join(parts[1:])!r}")
                 continue
             for prop, value in _flatten(resource.get("Properties", {})).items():
                 source = PROPERTY_MAP.get((resource["Type"], prop))
@@ -145,3 +170,30 @@ def test_the_check_fails_on_an_unmapped_property_and_on_a_changed_value(
     assert any(
         "MaximumExecutionTimeoutInSeconds" in p and "deployment.maximum_execution_timeout" in p for p in problems
     )
+
+
+def test_the_check_fails_on_a_changed_alarm_band_subscription_and_budget(
+    assemblies: dict[str, tuple[Assembly, Assembly]],
+) -> None:
+    # GIVEN the default platform with a profile alarm's band, the alarm e-mail and the budget limit changed
+    assembly = assemblies["default"][0]
+    observability = assembly.templates["acme-genai-observability"]["Resources"]
+    cost = assembly.templates["acme-genai-cost"]["Resources"]
+    alarm = next(r for r in observability.values() if r["Type"] == "AWS::CloudWatch::Alarm")
+    subscription = next(r for r in observability.values() if r["Type"] == "AWS::SNS::Subscription")
+    budget = next(r for r in cost.values() if r["Type"] == "AWS::Budgets::Budget")
+    band = alarm["Properties"]["Metrics"][0]
+    limit = budget["Properties"]["Budget"]
+    saved = (band["Expression"], subscription["Properties"]["Endpoint"], limit["BudgetLimit"])
+    band["Expression"] = "ANOMALY_DETECTION_BAND(m0, 9)"
+    subscription["Properties"]["Endpoint"] = "someone@example.com"
+    limit["BudgetLimit"] = {"Amount": 1, "Unit": "USD"}
+    try:
+        # WHEN the check runs
+        problems, _ = _check(assembly)
+    finally:
+        band["Expression"], subscription["Properties"]["Endpoint"], limit["BudgetLimit"] = saved
+    # THEN each change is reported against its plan field
+    assert any("Metrics" in p and "ANOMALY_DETECTION_BAND(m0, 9)" in p for p in problems)
+    assert any("Endpoint" in p and "observability.alarm_email" in p for p in problems)
+    assert any("BudgetLimit.Amount" in p and "cost.budget.monthly_limit_usd" in p for p in problems)

@@ -11,7 +11,19 @@ import pytest
 from tests.gates.test_cli import _plan
 
 #: Keys of the plan document that pipelines read (docs/config.md, "The plan").
-TOP = ("name", "prices_as_of", "prices_region", "endpoints", "baseline_usd_per_hour", "savings_plan", "warnings")
+TOP = (
+    "name",
+    "account",
+    "tags",
+    "prices_as_of",
+    "prices_region",
+    "endpoints",
+    "baseline_usd_per_hour",
+    "savings_plan",
+    "cost",
+    "observability",
+    "warnings",
+)
 ENTRY = (
     "name",
     "instance_type",
@@ -24,6 +36,7 @@ ENTRY = (
     "monthly_usd_at_min",
     "monthly_usd_at_max",
     "reason",
+    "alarms",
 )
 ENDPOINT = (
     "name: contract\nendpoints:\n  - name: chat\n    type: realtime\n"

@@ -119,7 +119,7 @@ def test_plan_entry_of_foundation_model_stays_in_deploy_region() -> None:
 
 def test_plan_entries_keep_config_order() -> None:
     # GIVEN two profiles WHEN planned THEN entries follow config order
-    names = [e["name"] for e in plan_entries([_spec(name="b"), _spec(name="a")])]
+    names = [e.name for e in plan_entries([_spec(name="b"), _spec(name="a")])]
     assert names == ["b", "a"]
 
 

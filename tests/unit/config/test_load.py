@@ -8,6 +8,7 @@ import pytest
 
 from inference_constructs.config import load_config, parse_config, resolve_config_path
 from inference_constructs.errors import InferenceConfigError
+from inference_constructs.plan import plan_platform
 
 CHAT = """
   - name: chat
@@ -64,9 +65,19 @@ def test_fails_on_duplicate_endpoint_names() -> None:
     assert problems == ("endpoints[1].name: 'chat' is used more than once; endpoint names must be unique",)
 
 
+def _plan_problems(text: str) -> tuple[str, ...]:
+    """The problems of a file that loads, but that a decision refuses (the rule lives next to that decision)."""
+    config = parse_config(text)
+    with pytest.raises(InferenceConfigError) as info:
+        plan_platform(config)
+    return info.value.problems
+
+
 def test_fails_on_min_greater_than_max() -> None:
-    problems = _problems("name: acme\nendpoints:" + CHAT + "    capacity: {min: 3, max: 2}\n")
-    assert problems == ("endpoints[0].capacity.min: 3 is greater than capacity.max 2; use min <= max",)
+    # GIVEN capacity min above max WHEN planned THEN the scaling rule refuses it at the config's key path
+    problems = _plan_problems("name: acme\nendpoints:" + CHAT + "    capacity: {min: 3, max: 2}\n")
+    assert problems == ("endpoints[0].capacity.min: 3 is greater than capacity.max 2; set min <= max",)
+    assert problems[0].code == "conflict"  # type: ignore[attr-defined]
 
 
 def test_fails_with_every_problem_at_once() -> None:
@@ -104,26 +115,39 @@ def test_error_message_lists_every_problem_on_its_own_line() -> None:
 @pytest.mark.parametrize(
     ("snippet", "expected"),
     [
-        ("    serving: custom\n", "endpoints[0].image: required when serving: custom"),
-        (
-            "    serverless: {memory_mb: 2048}\n",
-            "endpoints[0].serverless: only applies to type: serverless, not realtime",
-        ),
         ("    vpc: {subnet_ids: [subnet-0123456789abcdef0]}\n", "endpoints[0].vpc.security_group_ids: empty"),
         (
             "    data_capture: {sampling_percent: 10}\n",
             "endpoints[0].data_capture.s3_uri: required when sampling_percent",
         ),
-        (
-            "    capacity: {min: 1, max: 2}\n    scaling: {schedule: [{cron: 'cron(0 7 ? * MON-FRI *)', min: 3}]}\n",
-            "endpoints[0].scaling.schedule[0].min: 3 exceeds capacity.max 2",
-        ),
     ],
-    ids=["custom-image", "kind-block", "vpc-pair", "capture", "floor-above-max"],
+    ids=["vpc-pair", "capture"],
 )
 def test_fails_on_cross_field_rules(snippet: str, expected: str) -> None:
     problems = _problems("name: acme\nendpoints:" + CHAT + snippet)
     assert any(p.startswith(expected) for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    ("snippet", "expected"),
+    [
+        (
+            "    serverless: {memory_mb: 2048}\n",
+            "endpoints[0].serverless: only applies to type: serverless, not realtime",
+        ),
+        (
+            "    capacity: {min: 1, max: 2}\n    scaling: {schedule: [{cron: 'cron(0 7 ? * MON-FRI *)', min: 3}]}\n",
+            "endpoints[0].scaling.schedule[0].min: 3 is greater than the maximum 2; use at most 2",
+        ),
+    ],
+    ids=["kind-block", "floor-above-max"],
+)
+def test_rules_a_decision_guards_are_refused_by_the_plan_with_the_config_key_path(snippet: str, expected: str) -> None:
+    # GIVEN a file that loads WHEN planned THEN the decision's own rule refuses it, as a conflict at the key path
+    problems = _plan_problems("name: acme\nendpoints:" + CHAT + snippet)
+    matching = [p for p in problems if p.startswith(expected)]
+    assert matching, problems
+    assert matching[0].code == "conflict"  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(
@@ -174,8 +198,9 @@ def test_fails_on_provisioned_above_max_concurrency() -> None:
         "model: {source: s3, s3_uri: 's3://my-bucket/m.tar.gz'}, "
         "serverless: {max_concurrency: 2, provisioned_concurrency: 5}}\n"
     )
-    assert _problems(text) == (
-        "endpoints[0].serverless.provisioned_concurrency: 5 exceeds max_concurrency 2; use at most 2",
+    assert _plan_problems(text) == (
+        "endpoints[0].serverless.provisioned_concurrency: 5 is greater than serverless.max_concurrency 2; "
+        "use at most 2 (serverless.max_concurrency)",
     )
 
 
@@ -214,7 +239,8 @@ def test_fails_on_missing_name() -> None:
 
 def test_fails_on_reserved_tag_prefix() -> None:
     assert _problems("name: acme\ntags: {'aws:owner': me}\n") == (
-        "tags.aws:owner: the aws: prefix is reserved by AWS; choose another key",
+        "tags.aws:owner: keys starting with aws: are reserved by AWS in any case "
+        "(https://docs.aws.amazon.com/tag-editor/latest/userguide/tagging.html); choose another key",
     )
 
 

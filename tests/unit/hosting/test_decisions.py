@@ -106,7 +106,7 @@ def test_fails_multi_model_with_serverless_block() -> None:
     # GIVEN a multi-model endpoint with a serverless block WHEN planned THEN it is refused
     with pytest.raises(
         InferenceConfigError,
-        match=r"endpoints\[0\].serverless: is set for a multi-model endpoint; multi-model endpoints run on instances",
+        match=r"endpoints\[0\].serverless: only applies to type: serverless, not multi-model; remove serverless",
     ):
         _plan(
             kind=EndpointKind.MULTI_MODEL,
@@ -159,7 +159,8 @@ def test_fails_neuron_host_container_mismatch(
     [
         (
             {"kind": EndpointKind.MULTI_MODEL, "model": ModelSpec(), "multi_model": PREFIX},
-            r"0 is not allowed for a multi-model endpoint .*; use min 1, or one realtime endpoint per model with min 0",
+            r"0 is not allowed on a multi-model endpoint .*; use 1 or more, or one realtime endpoint per model "
+            r"with min 0",
         ),
         (
             {"kind": EndpointKind.SERVERLESS, "model": TABULAR, "serverless": ServerlessOptions()},
@@ -281,7 +282,7 @@ def test_every_problem_is_reported_at_once() -> None:
     assert (
         "endpoints[0].serverless.memory_mb: 7000 is not allowed; use 1024..6144 in steps of 1024" in err.value.problems
     )
-    assert "endpoints[0].serverless.max_concurrency: 500 is not allowed; use 1..200" in err.value.problems
+    assert "endpoints[0].serverless.max_concurrency: 500 is out of range; use 1..200" in err.value.problems
     assert any(p.startswith("endpoints[0].serving: lmi needs a gpu") for p in err.value.problems)
 
 
@@ -305,7 +306,7 @@ def test_fails_llm_weights_as_an_archive() -> None:
 
 def test_fails_custom_serving_without_image() -> None:
     # GIVEN serving custom without an image WHEN planned THEN the image key is required
-    with pytest.raises(InferenceConfigError, match=r"endpoints\[0\].image: is required for serving custom"):
+    with pytest.raises(InferenceConfigError, match=r"endpoints\[0\].image: required when serving: custom"):
         _plan(kind=EndpointKind.REALTIME, model=TABULAR, serving=Serving.CUSTOM)
 
 

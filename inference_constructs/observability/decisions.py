@@ -1,0 +1,517 @@
+"""What the platform watches and how: every alarm's metric, threshold or band, evaluation and missing-data
+treatment, each with its reason, and the dashboard's content (pure decisions; no ``aws_cdk``).
+
+The plan records these (``endpoints[].alarms`` and the ``observability`` section of ``inference-plan.json``);
+:class:`~inference_constructs.observability.InferenceAlarms`, the Bedrock governance monitoring and the tag
+activation translate them into ``AWS::CloudWatch::Alarm`` resources, binding the dimension values (endpoint,
+variant, inference component, profile and guardrail names) that only the built resources know.
+
+Rules: CloudWatch cannot alarm on SEARCH, so alarms watch plain metrics (or metric math over them) of resources
+the app knows; an anomaly-detection alarm compares its metric with ``ANOMALY_DETECTION_BAND(m0, std_devs)``, and
+such alarms cannot drive auto scaling (CloudWatch user guide, "Using CloudWatch anomaly detection"); an alarm
+looks back at most one day for periods under an hour (PutMetricAlarm: ``Period * EvaluationPeriods`` <= 86,400 s).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from inference_constructs._ids import construct_id
+from inference_constructs.observability.metric_definitions import (
+    BEDROCK_NAMESPACE,
+    GUARDRAILS_NAMESPACE,
+    SAGEMAKER_NAMESPACE,
+    Dimension,
+    error_rate_expression,
+)
+from inference_constructs.spec import EndpointKind
+
+#: Period of the endpoint and profile alarms: 5 minutes, as the dashboard graphs them.
+PERIOD_SECONDS = 300
+#: Anomaly alarms breach on 3 of 3 periods (15 minutes).
+ANOMALY_EVALUATION_PERIODS = 3
+#: Interventions are judged over 3 consecutive 5-minute periods (a single blocked prompt is not an incident).
+INTERVENTION_EVALUATION_PERIODS = 3
+#: Delivery failure metric of each invocation-logging destination (Bedrock user guide, "Monitor bedrock-runtime
+#: inference using CloudWatch metrics": emitted in ``AWS/Bedrock`` across all model IDs, without dimensions).
+DELIVERY_FAILURE_METRICS = {
+    "s3": "ModelInvocationLogsS3DeliveryFailure",
+    "cloudwatch_logs": "ModelInvocationLogsCloudWatchDeliveryFailure",
+    "large_data": "ModelInvocationLargeDataS3DeliveryFailure",
+}
+#: The endpoint's invocation metrics, per variant or per inference component (``metric_definitions``).
+_INVOCATION_DIMENSIONS = "invocation"
+#: The async queue metrics: ``EndpointName`` only.
+_QUEUE_DIMENSIONS = "queue"
+
+
+@dataclass(frozen=True)
+class AlarmSettings:
+    """The thresholds of :class:`~inference_constructs.observability.InferenceAlarms` (each default written
+    here once).
+
+    Attributes
+    ----------
+    anomaly_std_devs:
+        Width of the anomaly-detection band in standard deviations; wider means fewer alarms. Default: 2, the
+        CloudWatch default.
+    error_rate_percent:
+        5XX error rate that breaches, 0-100. Default: 5 %, in two of three 5-minute periods.
+    oldest_request_age_seconds:
+        Age of the oldest queued async request that breaches. Default: 900 s (15 minutes), three 5-minute periods.
+    backlog_without_capacity_minutes:
+        Minutes an async endpoint may hold a backlog with zero instances before alarming (1-1440); scale-from-zero
+        normally takes a few minutes. Default: 15.
+    cold_start_seconds:
+        Serverless ``ModelSetupTime`` that breaches; SageMaker fails a cold start after 3 minutes. Default: 60 s.
+    """
+
+    anomaly_std_devs: float = 2.0
+    error_rate_percent: float = 5.0
+    oldest_request_age_seconds: int = 900
+    backlog_without_capacity_minutes: int = 15
+    cold_start_seconds: float = 60.0
+
+
+DEFAULT_SETTINGS = AlarmSettings()
+"""The default thresholds (one shared value: settings are frozen)."""
+
+
+@dataclass(frozen=True)
+class MetricQuery:
+    """One plain metric a metric-math alarm reads, by expression id."""
+
+    id: str
+    metric: str
+    statistic: str
+
+
+@dataclass(frozen=True)
+class AlarmDecision:
+    """One alarm: what it watches, when it breaches, and why it exists.
+
+    ``kind`` is ``anomaly`` (``metric`` against its band of ``std_devs``) or ``static`` (``metric``, or
+    ``expression`` over ``metrics``, against ``threshold``). ``construct`` is the alarm's construct path inside
+    its stack (its logical id follows from it). ``dimensions`` names the dimensions; the constructs bind their
+    values (the built resources' names). Comparison and missing-data values are CloudFormation's.
+    """
+
+    construct: str
+    kind: Literal["anomaly", "static"]
+    namespace: str
+    metric: str
+    statistic: str
+    period_seconds: int
+    dimensions: tuple[str, ...]
+    comparison_operator: str
+    evaluation_periods: int
+    datapoints_to_alarm: int
+    treat_missing_data: str
+    description: str
+    threshold: float | None = None
+    std_devs: float | None = None
+    expression: str | None = None
+    expression_label: str | None = None
+    metrics: tuple[MetricQuery, ...] = ()
+    unit: str | None = None
+
+    @property
+    def alarm(self) -> str:
+        """The alarm's construct id (the last part of :attr:`construct`)."""
+        return self.construct.rsplit("/", 1)[-1]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The alarm's plan entry."""
+        return {
+            "construct": self.construct,
+            "kind": self.kind,
+            "namespace": self.namespace,
+            "metric": self.metric,
+            "statistic": self.statistic,
+            "period_seconds": self.period_seconds,
+            "unit": self.unit,
+            "dimensions": list(self.dimensions),
+            "threshold": self.threshold,
+            "std_devs": self.std_devs,
+            "expression": self.expression,
+            "expression_label": self.expression_label,
+            "metrics": [{"id": m.id, "metric": m.metric, "statistic": m.statistic} for m in self.metrics],
+            "comparison_operator": self.comparison_operator,
+            "evaluation_periods": self.evaluation_periods,
+            "datapoints_to_alarm": self.datapoints_to_alarm,
+            "treat_missing_data": self.treat_missing_data,
+            "description": self.description,
+        }
+
+
+def endpoint_alarm_prefix(endpoint_name: str | None, variant_name: str | None = "AllTraffic", index: int = 0) -> str:
+    """Construct-id prefix of an endpoint's alarms: its name (``Endpoint<index>`` when the name is not known at
+    synth time, None), and its variant unless ``AllTraffic`` or unknown."""
+    base = f"Endpoint{index}" if endpoint_name is None else construct_id(endpoint_name)
+    return base if variant_name in ("AllTraffic", None) else base + construct_id(variant_name)
+
+
+def endpoint_dimension_names(*, inference_component: bool, queue_metric: bool = False) -> tuple[str, ...]:
+    """The dimension names of an endpoint's ``AWS/SageMaker`` metric (``metric_definitions.endpoint_dimensions``)."""
+    if queue_metric:
+        return (Dimension.ENDPOINT_NAME.value,)
+    if inference_component:
+        return (Dimension.INFERENCE_COMPONENT_NAME.value,)
+    return (Dimension.ENDPOINT_NAME.value, Dimension.VARIANT_NAME.value)
+
+
+def endpoint_alarms(
+    kind: EndpointKind,
+    *,
+    prefix: str,
+    label: str,
+    settings: AlarmSettings = DEFAULT_SETTINGS,
+    inference_component: bool = False,
+    parent: str = "Alarms",
+) -> tuple[AlarmDecision, ...]:
+    """The alarms of one endpoint, in template order: anomaly on ``ModelLatency`` p99 (above the band); not async
+    (which publishes no ``Invocations``): anomaly on ``Invocations`` (outside the band) and the 5XX error rate;
+    async: ``HasBacklogWithoutCapacity`` (scale-from-zero not working) and ``ApproximateAgeOfOldestRequest``;
+    serverless: ``ModelSetupTime`` (cold start). ``label`` names the endpoint in descriptions; ``prefix`` starts
+    the construct ids (:func:`endpoint_alarm_prefix`)."""
+    dims = endpoint_dimension_names(inference_component=inference_component)
+    queue = endpoint_dimension_names(inference_component=inference_component, queue_metric=True)
+    s = settings
+    out = [
+        _anomaly(
+            f"{parent}/{prefix}ModelLatencyP99Anomaly",
+            SAGEMAKER_NAMESPACE,
+            "ModelLatency",
+            "p99",
+            dims,
+            "GreaterThanUpperThreshold",
+            s.anomaly_std_devs,
+            f"SageMaker {label}: ModelLatency p99 above its anomaly band for 15 minutes; latency regressed",
+        )
+    ]
+    if kind is not EndpointKind.ASYNC:
+        rate = error_rate_expression("5XX")
+        out.append(
+            _anomaly(
+                f"{parent}/{prefix}InvocationsAnomaly",
+                SAGEMAKER_NAMESPACE,
+                "Invocations",
+                "Sum",
+                dims,
+                "LessThanLowerOrGreaterThanUpperThreshold",
+                s.anomaly_std_devs,
+                f"SageMaker {label}: Invocations outside its anomaly band for 15 minutes; traffic surged or dropped",
+            )
+        )
+        out.append(
+            AlarmDecision(
+                construct=f"{parent}/{prefix}5xxErrorRate",
+                kind="static",
+                namespace=SAGEMAKER_NAMESPACE,
+                metric=rate.errors_metric,
+                statistic="Sum",
+                period_seconds=PERIOD_SECONDS,
+                dimensions=dims,
+                expression=rate.expression,
+                expression_label=rate.label,
+                metrics=(
+                    MetricQuery(rate.errors_id, rate.errors_metric, "Sum"),
+                    MetricQuery("invocations", "Invocations", "Sum"),
+                ),
+                threshold=s.error_rate_percent,
+                comparison_operator="GreaterThanThreshold",
+                evaluation_periods=3,
+                datapoints_to_alarm=2,
+                treat_missing_data="notBreaching",
+                description=f"SageMaker {label}: more than {s.error_rate_percent:g} % of invocations returned 5XX "
+                "in two of three 5-minute periods",
+            )
+        )
+    if kind is EndpointKind.ASYNC:
+        minutes = s.backlog_without_capacity_minutes
+        out.append(
+            _static(
+                f"{parent}/{prefix}BacklogWithoutCapacity",
+                SAGEMAKER_NAMESPACE,
+                "HasBacklogWithoutCapacity",
+                "Average",
+                queue,
+                period_seconds=60,
+                threshold=1,
+                comparison="GreaterThanOrEqualToThreshold",
+                periods=(minutes, minutes),
+                description=f"SageMaker async {label}: requests queued with zero instances for {minutes} minutes; "
+                "scale-from-zero is not working",
+            )
+        )
+        out.append(
+            _static(
+                f"{parent}/{prefix}OldestRequestAge",
+                SAGEMAKER_NAMESPACE,
+                "ApproximateAgeOfOldestRequest",
+                "Maximum",
+                queue,
+                threshold=s.oldest_request_age_seconds,
+                comparison="GreaterThanThreshold",
+                periods=(3, 3),
+                description=f"SageMaker async {label}: the oldest queued request is older than "
+                f"{s.oldest_request_age_seconds} s for 15 minutes; the queue is not draining",
+            )
+        )
+    if kind is EndpointKind.SERVERLESS:
+        out.append(
+            _static(
+                f"{parent}/{prefix}ColdStart",
+                SAGEMAKER_NAMESPACE,
+                "ModelSetupTime",
+                "Maximum",
+                dims,
+                threshold=s.cold_start_seconds * 1_000_000,
+                comparison="GreaterThanThreshold",
+                periods=(1, 1),
+                description=f"SageMaker serverless {label}: a cold start (ModelSetupTime, microseconds) took longer "
+                f"than {s.cold_start_seconds:g} s; consider provisioned concurrency or a smaller image",
+            )
+        )
+    return tuple(out)
+
+
+def profile_alarms(
+    name: str, *, settings: AlarmSettings = DEFAULT_SETTINGS, parent: str = "Alarms"
+) -> tuple[AlarmDecision, ...]:
+    """The alarms of one Bedrock profile: anomaly on ``OutputTokenCount`` (above the band), the token spend of
+    a workload."""
+    return (
+        _anomaly(
+            f"{parent}/{construct_id(name)}OutputTokensAnomaly",
+            BEDROCK_NAMESPACE,
+            "OutputTokenCount",
+            "Sum",
+            (Dimension.MODEL_ID.value,),
+            "GreaterThanUpperThreshold",
+            settings.anomaly_std_devs,
+            f"Bedrock profile {name}: OutputTokenCount (sum per 5 min) above its anomaly band for 15 minutes; a "
+            "workload is spending more tokens than usual (prompt change, retry loop, abuse)",
+        ),
+    )
+
+
+def delivery_failure_alarm(destination: str, *, parent: str = "Governance") -> AlarmDecision:
+    """Any failed delivery of model invocation logs to ``destination`` in 5 minutes (sum >= 1)."""
+    metric = DELIVERY_FAILURE_METRICS[destination]
+    return _static(
+        f"{parent}/DeliveryFailure{destination.title().replace('_', '')}",
+        BEDROCK_NAMESPACE,
+        metric,
+        "Sum",
+        (),
+        threshold=1,
+        comparison="GreaterThanOrEqualToThreshold",
+        periods=(1, 1),
+        description=f"Bedrock model invocation logs failed to reach {destination} ({metric} >= 1 in 5 min)",
+    )
+
+
+def intervention_alarm(index: int, profile: str, percent: float, *, parent: str = "Governance") -> AlarmDecision:
+    """More than ``percent`` of a guardrail's evaluations intervened (``100*InvocationsIntervened/Invocations``)
+    in 3 consecutive 5-minute periods: a sign of abuse, or of a filter too strict for the traffic."""
+    return AlarmDecision(
+        construct=f"{parent}/Interventions{index}",
+        kind="static",
+        namespace=GUARDRAILS_NAMESPACE,
+        metric="InvocationsIntervened",
+        statistic="Sum",
+        period_seconds=PERIOD_SECONDS,
+        dimensions=("GuardrailArn", "GuardrailVersion"),
+        expression="100*intervened/invocations",
+        expression_label="intervened %",
+        metrics=(
+            MetricQuery("intervened", "InvocationsIntervened", "Sum"),
+            MetricQuery("invocations", "Invocations", "Sum"),
+        ),
+        threshold=percent,
+        comparison_operator="GreaterThanThreshold",
+        evaluation_periods=INTERVENTION_EVALUATION_PERIODS,
+        datapoints_to_alarm=INTERVENTION_EVALUATION_PERIODS,
+        treat_missing_data="notBreaching",
+        description=f"guardrail of bedrock profile {profile} intervened in more than {percent:g}% of requests for "
+        "15 minutes",
+    )
+
+
+def _anomaly(  # noqa: PLR0917 - one positional per field of the alarm, in the order the call sites read
+    construct: str,
+    namespace: str,
+    metric: str,
+    statistic: str,
+    dimensions: tuple[str, ...],
+    comparison: str,
+    std_devs: float,
+    description: str,
+) -> AlarmDecision:
+    """An anomaly alarm of 5-minute periods, 3 of 3 breaching; no traffic never breaches."""
+    return AlarmDecision(
+        construct=construct,
+        kind="anomaly",
+        namespace=namespace,
+        metric=metric,
+        statistic=statistic,
+        period_seconds=PERIOD_SECONDS,
+        dimensions=dimensions,
+        std_devs=std_devs,
+        comparison_operator=comparison,
+        evaluation_periods=ANOMALY_EVALUATION_PERIODS,
+        datapoints_to_alarm=ANOMALY_EVALUATION_PERIODS,
+        treat_missing_data="notBreaching",
+        description=description,
+    )
+
+
+def _static(
+    construct: str,
+    namespace: str,
+    metric: str,
+    statistic: str,
+    dimensions: tuple[str, ...],
+    *,
+    threshold: float,
+    comparison: str,
+    periods: tuple[int, int],
+    description: str,
+    period_seconds: int = PERIOD_SECONDS,
+) -> AlarmDecision:
+    """A static-threshold alarm; ``periods`` is (evaluation periods, datapoints to alarm); no data never
+    breaches."""
+    return AlarmDecision(
+        construct=construct,
+        kind="static",
+        namespace=namespace,
+        metric=metric,
+        statistic=statistic,
+        period_seconds=period_seconds,
+        dimensions=dimensions,
+        threshold=threshold,
+        comparison_operator=comparison,
+        evaluation_periods=periods[0],
+        datapoints_to_alarm=periods[1],
+        treat_missing_data="notBreaching",
+        description=description,
+    )
+
+
+#: Namespace and metric the cost allocation tag activation function writes (embedded metric format) after every
+#: run; the handler's own constants (``lambda/cost_allocation_tags``) must match, which the handler tests check.
+TAG_ACTIVATION_NAMESPACE = "InferenceConstructs/CostAllocationTags"
+PENDING_KEYS_METRIC = "PendingKeys"
+#: A key still pending after this long alarms: a new tag takes up to 24 hours to appear in Cost Explorer.
+PENDING_ALARM_AFTER_SECONDS = 48 * 3600
+#: How often the activation retries by default, and so the period of its pending-keys alarm: 6 hours.
+TAG_ACTIVATION_RETRY_SECONDS = 6 * 3600
+
+
+def pending_keys_alarm(
+    period_seconds: int = TAG_ACTIVATION_RETRY_SECONDS, *, parent: str = "TagActivation"
+) -> AlarmDecision:
+    """Some cost allocation tag key has been pending in every run (one per ``period_seconds``) for 48 hours.
+    No data (the function did not run) is ``missing``: the alarm keeps its state."""
+    periods = max(1, -(-PENDING_ALARM_AFTER_SECONDS // period_seconds))
+    return AlarmDecision(
+        construct=f"{parent}/PendingAlarm",
+        kind="static",
+        namespace=TAG_ACTIVATION_NAMESPACE,
+        metric=PENDING_KEYS_METRIC,
+        statistic="Minimum",
+        period_seconds=period_seconds,
+        dimensions=("FunctionName",),
+        threshold=1,
+        comparison_operator="GreaterThanOrEqualToThreshold",
+        evaluation_periods=periods,
+        datapoints_to_alarm=periods,
+        treat_missing_data="missing",
+        description="Cost allocation tag keys still not active after 48 hours: the key is on no billed resource "
+        "yet, or this is a member account (activate the keys in the management account); see the function's log",
+    )
+
+
+@dataclass(frozen=True)
+class XRaySamplingDecision:
+    """The X-Ray sampling rule at the entry service (``observability.xray_sampling``)."""
+
+    service_name: str
+    url_path: str
+    fixed_rate: float
+    priority: int
+    reservoir_size: int
+
+
+@dataclass(frozen=True)
+class DashboardDecision:
+    """The fleet dashboard: SEARCH graphs of every endpoint and profile, per-GPU graphs of ``gpu_endpoints``
+    (endpoint names), per-profile graphs of ``profiles``, and for a monitoring account one filter and cost line
+    per ``source_account_ids``."""
+
+    gpu_endpoints: tuple[str, ...] = ()
+    profiles: tuple[str, ...] = ()
+    source_account_ids: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The dashboard's plan entry."""
+        return {
+            "gpu_endpoints": list(self.gpu_endpoints),
+            "profiles": list(self.profiles),
+            "source_account_ids": list(self.source_account_ids),
+        }
+
+
+@dataclass(frozen=True)
+class ObservabilityPlan:
+    """What the observability stack and the alarms everywhere else build (the ``observability`` plan section).
+
+    Attributes
+    ----------
+    alarm_email:
+        Address subscribed to the platform's alarm topic (and to the Bedrock stack's governance topic); None
+        subscribes nobody.
+    settings:
+        The alarm thresholds (the anomaly band's width comes from ``observability.anomaly_std_devs``).
+    dashboard:
+        The fleet dashboard, or None when ``observability.dashboard`` is false.
+    xray_sampling:
+        The X-Ray sampling rule, or None.
+    alarms:
+        The observability stack's own alarms (one anomaly alarm per Bedrock profile).
+    governance_alarms:
+        The Bedrock stack's alarms: delivery failures of invocation logging, guardrail interventions.
+    governance_dashboard:
+        True when the Bedrock stack also graphs those (with ``observability.dashboard``).
+    """
+
+    alarm_email: str | None = None
+    settings: AlarmSettings = DEFAULT_SETTINGS
+    dashboard: DashboardDecision | None = None
+    xray_sampling: XRaySamplingDecision | None = None
+    alarms: tuple[AlarmDecision, ...] = ()
+    governance_alarms: tuple[AlarmDecision, ...] = ()
+    governance_dashboard: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``observability`` section of the plan document."""
+        x = self.xray_sampling
+        return {
+            "alarm_email": self.alarm_email,
+            "anomaly_std_devs": self.settings.anomaly_std_devs,
+            "dashboard": None if self.dashboard is None else self.dashboard.to_dict(),
+            "xray_sampling": None
+            if x is None
+            else {
+                "service_name": x.service_name,
+                "url_path": x.url_path,
+                "fixed_rate": x.fixed_rate,
+                "priority": x.priority,
+                "reservoir_size": x.reservoir_size,
+            },
+            "alarms": [a.to_dict() for a in self.alarms],
+            "governance_alarms": [a.to_dict() for a in self.governance_alarms],
+            "governance_dashboard": self.governance_dashboard,
+        }
