@@ -47,6 +47,16 @@ def keeps_exports(scope: Construct) -> bool:
     return str(scope.node.try_get_context(KEEP_EXPORTS)).lower() == "true"
 
 
+def key_segment(name: str) -> str:
+    """``name`` as one segment of a handoff key. A name of letters and digits only stays as it is; any other name
+    has each character outside ``a-zA-Z0-9_.-`` replaced by ``_`` and a digest of the name appended. CDK derives
+    the reading stack's template parameter id from the key's letters and digits alone, so names that differ
+    only in other characters (``team a``, ``team-a``, ``team_a``) would otherwise share one id and fail synth."""
+    if name.isascii() and name.isalnum():
+        return name
+    return re.sub(r"[^a-zA-Z0-9_.-]", "_", name) + "-" + hashlib.sha256(name.encode()).hexdigest()[:8]
+
+
 def parameter_name(producer_stack_name: str, key: str) -> str:
     """The SSM parameter name a value of ``producer_stack_name`` is handed over under."""
     if not _KEY.match(key):

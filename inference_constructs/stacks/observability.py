@@ -21,7 +21,7 @@ from inference_constructs.observability import (
     XRaySamplingRule,
 )
 from inference_constructs.observability.decisions import ObservabilityPlan
-from inference_constructs.stacks._handoff import local_value
+from inference_constructs.stacks._handoff import key_segment, local_value
 
 
 class ObservabilityStack(Stack):
@@ -40,7 +40,7 @@ class ObservabilityStack(Stack):
     ) -> None:
         super().__init__(scope, construct_id, **kwargs)
         profiles = [
-            replace(p, profile_id=local_value(self, p.profile_id, key=f"bedrock-profiles/{p.name}/id"))
+            replace(p, profile_id=local_value(self, p.profile_id, key=f"bedrock-profiles/{key_segment(p.name)}/id"))
             for p in profiles
         ]
         settings = observability.settings

@@ -262,16 +262,16 @@ NAMES = [
     Case("platform-uppercase", "names", cfg(SERVERLESS, name="Acme"), "name", "pattern"),
     Case("platform-21-chars", "names", cfg(SERVERLESS, name="a" * 21), "name", "pattern"),
     Case("platform-one-char", "names", cfg(SERVERLESS, name="a"), "name", "pattern"),
-    Case("profile-65-chars", "names", profiles(profile("a" * 65)), "bedrock.profiles[0].name", "length"),
+    Case("profile-56-chars", "names", profiles(profile("a" * 56)), "bedrock.profiles[0].name", "invalid"),
     Case("profile-double-space", "names", profiles(profile("team  a")), "bedrock.profiles[0].name", "pattern"),
     Case("profile-leading-space", "names", profiles(profile(" team")), "bedrock.profiles[0].name", "pattern"),
     Case("profile-unicode", "names", profiles(profile("téam")), "bedrock.profiles[0].name", "pattern"),
     Case("longest-names", "names", cfg(ep(name="a" * 40), name="b" * 20)),
     Case("platform-trailing-hyphen", "names", cfg(SERVERLESS, name="acme-")),
     Case("endpoint-double-hyphen", "names", cfg(ep(name="a--b"))),
-    Case("profile-64-chars", "names", profiles(profile("a" * 64))),
+    Case("profile-55-chars", "names", profiles(profile("a" * 55))),
     Case("profile-spaces", "names", profiles(profile("Team A Sonnet"))),
-    Case("profile-trailing-space", "names", profiles(profile("team "))),
+    Case("profile-trailing-space", "names", profiles(profile("team ")), "bedrock.profiles[0].name", "invalid"),
 ]
 
 TAGS = [

@@ -63,6 +63,7 @@ def test_wheel_carries_the_data_files_and_the_lambda_assets(wheel: Path) -> None
     assert "inference_constructs/catalog/instances.json" in names
     assert "inference_constructs/containers/images.json" in names
     assert "inference_constructs/regions.json" in names
+    assert "inference_constructs/diff/create_only.json" in names
     assert "inference_constructs/_lambda/cost_allocation_tags/cost_allocation_tags.py" in names
     assert "inference_constructs/_lambda/bedrock_invocation_logging/bedrock_invocation_logging.py" in names
     assert "inference_constructs/stacks/platform.py" in names

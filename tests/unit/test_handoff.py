@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from aws_cdk import App, CfnOutput, Stack, aws_sns
@@ -81,3 +82,17 @@ def test_the_migration_flag_keeps_the_export_an_automatic_reference_made() -> No
     producer3, consumer3 = Stack(plain, "p-observability"), Stack(plain, "p-hosting-1")
     local_value(consumer3, aws_sns.Topic(producer3, "Topic").topic_arn, key="alarm-topic-arn")
     assert "Outputs" not in Template.from_stack(producer3).to_json()
+
+
+def test_profile_names_become_key_segments_that_stay_distinct_after_cdk_drops_punctuation() -> None:
+    # GIVEN profile names Bedrock accepts that differ only in punctuation, and a letters-and-digits one
+    from inference_constructs.stacks._handoff import key_segment, parameter_name
+
+    names = ["team a", "team-a", "team_a", "teama"]
+    # WHEN each becomes a handoff key segment
+    segments = [key_segment(n) for n in names]
+    # THEN each is a valid SSM name segment, and they stay distinct with only letters and digits kept
+    assert segments[3] == "teama"
+    assert all(re.fullmatch(r"[a-zA-Z0-9_.-]+", s) for s in segments)
+    assert len({re.sub(r"[^A-Za-z0-9]", "", s) for s in segments}) == 4
+    assert parameter_name("p-bedrock", f"bedrock-profiles/{segments[0]}/id").count("/") == 5

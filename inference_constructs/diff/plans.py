@@ -1,37 +1,24 @@
-"""``python -m inference_constructs diff OLD NEW``: what a config change does to each endpoint and profile, and to the
-monthly cost. Pure Python (no ``aws_cdk`` import).
+"""The plan side of ``diff``: what a config change does to each endpoint and profile, to the monthly cost, to the
+Savings Plan commitment the plan recommends, and to the plan's warnings. Pure Python (no ``aws_cdk`` import).
 
-``OLD`` and ``NEW`` are platform configs (YAML, planned here) or plan documents (the JSON ``plan --json`` prints, or
-``inference-plan.json`` from a synthesized assembly). Per endpoint (by name): added, removed or changed, with the
-host, instance type, capacity bounds and hosting stack before and after, and the on-demand monthly cost at the
-capacity minimum and maximum; per Bedrock profile (by name): added, removed, or a model change. Totals are the
-differences of the summed monthly costs at minimum and at maximum.
-
-Exit codes: 0, 1 when a gate is crossed (``--fail-over-usd N``: the monthly cost at maximum capacity rises by more
-than N USD), 2 for an invalid config or plan document (the error on stderr).
-
-Not yet stated: how CloudFormation applies each change (update or replacement, and the create-only property that
-forces a replacement) and the commitment delta; a stack change is listed, and moving an endpoint between stacks
-replaces it.
+Per endpoint (by name): added, removed or changed, with the host, instance type, capacity bounds and hosting stack
+before and after, and the on-demand monthly cost at the capacity minimum and maximum; per Bedrock profile (by
+name): added, removed, or a model change. Totals are the differences of the summed monthly costs at minimum and at
+maximum; the commitment is the plan's ``savings_plan.commitment_usd_per_hour`` (0 without a recommendation).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from inference_constructs.diff.warnings import PlanWarning, plan_warnings
 from inference_constructs.errors import InferenceConfigError
+from inference_constructs.updates import UpdateWarning, update_warnings
 
-__all__ = ["EXIT_GATE", "Change", "ItemDiff", "PlanDiff", "add_command", "diff_plans", "load_plan", "run"]
-
-EXIT_GATE = 1
-"""Exit code when a gate is crossed."""
-EXIT_INVALID = 2
-"""Exit code for an invalid config or plan document."""
+__all__ = ["Change", "ItemDiff", "PlanDiff", "diff_plans", "load_plan"]
 
 Doc = Mapping[str, Any]
 
@@ -83,6 +70,26 @@ class PlanDiff:
     monthly_usd_at_min: tuple[float, float]
     monthly_usd_at_max: tuple[float, float]
     notes: tuple[str, ...] = field(default=())
+    commitment_usd_per_hour: tuple[float, float] = (0.0, 0.0)
+    """The Savings Plan commitment each plan recommends ($/h, 0 without one)."""
+    warnings: tuple[tuple[PlanWarning, ...], tuple[PlanWarning, ...]] = ((), ())
+    """Each plan's coded warnings."""
+    updates: tuple[UpdateWarning, ...] = ()
+    """What deploying the new plan over the old one needs care for
+    (:func:`inference_constructs.updates.update_warnings`: a scaled variant's instance type, a replaced profile,
+    an endpoint moving stack)."""
+
+    @property
+    def new_warnings(self) -> tuple[PlanWarning, ...]:
+        """Warnings of the new plan whose code and subject the old plan does not have."""
+        seen = {w.key for w in self.warnings[0]}
+        return tuple(w for w in self.warnings[1] if w.key not in seen)
+
+    @property
+    def resolved_warnings(self) -> tuple[PlanWarning, ...]:
+        """Warnings of the old plan the new plan no longer has."""
+        kept = {w.key for w in self.warnings[1]}
+        return tuple(w for w in self.warnings[0] if w.key not in kept)
 
     @property
     def max_cost_increase_usd(self) -> float:
@@ -98,38 +105,25 @@ class PlanDiff:
                 "monthly_usd_at_min": _delta_dict(self.monthly_usd_at_min),
                 "monthly_usd_at_max": _delta_dict(self.monthly_usd_at_max),
             },
+            "commitment_usd_per_hour": _delta_dict(self.commitment_usd_per_hour, 5),
+            "warnings": {
+                "new": [w.to_dict() for w in self.new_warnings],
+                "resolved": [w.to_dict() for w in self.resolved_warnings],
+                "all": [w.to_dict() for w in self.warnings[1]],
+            },
+            "update_warnings": [u.to_dict() for u in self.updates],
             "notes": list(self.notes),
         }
 
-    def table(self) -> str:
-        """Human-readable summary: one line per changed item, its field changes, and the totals."""
-        lines: list[str] = []
-        for item in self.items:
-            if item.status == "unchanged":
-                continue
-            cost = ""
-            if item.kind == "endpoint":
-                lo, hi = item.monthly_usd_at_min, item.monthly_usd_at_max
-                cost = f"  monthly min {_signed(lo[1] - lo[0])}, max {_signed(hi[1] - hi[0])}"
-            lines.append(f"{item.status:<9} {item.kind} {item.name}{cost}")
-            lines.extend(f"          {c.field}: {c.old} -> {c.new}" for c in item.changes)
-        if not lines:
-            lines.append("no endpoint or profile changes")
-        lo, hi = self.monthly_usd_at_min, self.monthly_usd_at_max
-        lines.append(
-            f"monthly at min: {lo[0]:.2f} -> {lo[1]:.2f} ({_signed(lo[1] - lo[0])}); "
-            f"at max: {hi[0]:.2f} -> {hi[1]:.2f} ({_signed(hi[1] - hi[0])}) USD"
-        )
-        lines.extend(f"note: {n}" for n in self.notes)
-        return "\n".join(lines) + "\n"
+
+def _delta_dict(pair: tuple[float, float], digits: int = 2) -> dict[str, float]:
+    return {"old": round(pair[0], digits), "new": round(pair[1], digits), "delta": round(pair[1] - pair[0], digits)}
 
 
-def _signed(value: float) -> str:
-    return f"{value:+.2f}"
-
-
-def _delta_dict(pair: tuple[float, float]) -> dict[str, float]:
-    return {"old": round(pair[0], 2), "new": round(pair[1], 2), "delta": round(pair[1] - pair[0], 2)}
+def _commitment(doc: Doc) -> float:
+    plan = doc.get("savings_plan")
+    value = plan.get("commitment_usd_per_hour") if isinstance(plan, Mapping) else None
+    return float(value) if isinstance(value, int | float) else 0.0
 
 
 def _endpoint_fields(entry: Doc) -> dict[str, Any]:
@@ -203,66 +197,21 @@ def diff_plans(old: Doc, new: Doc) -> PlanDiff:
             sum(i.monthly_usd_at_max[1] for i in endpoints),
         ),
         notes=notes,
+        commitment_usd_per_hour=(_commitment(old), _commitment(new)),
+        warnings=(plan_warnings(old), plan_warnings(new)),
+        updates=tuple(update_warnings(old, new)),
     )
 
 
 def load_plan(path: str | Path) -> dict[str, Any]:
     """A plan document: the file itself when it is a JSON object with ``endpoints``, otherwise the plan of the
-    platform config it holds.
+    platform config it holds (planned, not synthesized).
 
     Raises
     ------
     InferenceConfigError
         An unreadable file or an invalid config (with the tried path).
     """
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InferenceConfigError([f"{path}: cannot read ({exc.strerror}); give a config or plan JSON file"]) from exc
-    if p.suffix == ".json":
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InferenceConfigError([f"{path}: not JSON ({exc.msg} at line {exc.lineno})"]) from exc
-        if isinstance(doc, dict) and "endpoints" in doc:
-            return doc
-    from inference_constructs.config import load_config
-    from inference_constructs.plan import plan_platform
+    from inference_constructs.diff.sources import load_side
 
-    planned: dict[str, Any] = plan_platform(load_config(p)).to_json()
-    return planned
-
-
-def add_command(sub: Any) -> None:
-    """Add the ``diff`` subcommand to an ``argparse`` subparsers object."""
-    cmd = sub.add_parser("diff", help="compare two configs or plan JSON files: changes per endpoint and cost deltas")
-    cmd.add_argument("old", help="the current config (YAML) or plan document (JSON)")
-    cmd.add_argument("new", help="the proposed config (YAML) or plan document (JSON)")
-    cmd.add_argument("--json", action="store_true", help="print the diff as JSON")
-    cmd.add_argument(
-        "--fail-over-usd",
-        type=float,
-        default=None,
-        metavar="N",
-        help="exit 1 when the monthly cost at maximum capacity rises by more than N USD",
-    )
-
-
-def run(args: argparse.Namespace, out: Any, err: Any) -> int:
-    """Run ``diff`` with parsed ``args``; returns the exit code."""
-    try:
-        result = diff_plans(load_plan(args.old), load_plan(args.new))
-    except InferenceConfigError as exc:
-        print(exc, file=err)
-        return EXIT_INVALID
-    out.write(json.dumps(result.to_dict(), indent=2) + "\n" if args.json else result.table())
-    limit: float | None = args.fail_over_usd
-    if limit is not None and result.max_cost_increase_usd > limit:
-        print(
-            f"monthly cost at maximum capacity rises by {result.max_cost_increase_usd:.2f} USD, "
-            f"over --fail-over-usd {limit:g}",
-            file=err,
-        )
-        return EXIT_GATE
-    return 0
+    return load_side(path, synthesize=False).plan

@@ -1,0 +1,272 @@
+"""``diff`` on before/after pairs of the default platform: the routine changes a platform team makes, each
+synthesized once per session, with the replacements, cost deltas and gates ``diff`` reports, and an independent
+oracle: the pinned CDK CLI's ``cdk diff --template OLD --app NEW_ASSEMBLY`` (offline: it reads the assembly
+directory and the template file, no account or credentials) must call the same resources "replace"."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from inference_constructs.__main__ import main
+from inference_constructs.diff import DiffReport, compare
+from inference_constructs.plan import HOURS_PER_MONTH
+from tests.gates.synth import ROOT, synth_templates
+
+BASE: dict[str, Any] = yaml.safe_load((ROOT / "config" / "default.yaml").read_text())
+CDK = ROOT / "node_modules" / ".bin" / "cdk"
+
+
+def _model_bump(c: dict[str, Any]) -> None:
+    c["bedrock"]["profiles"][0]["model"] = "us.anthropic.claude-sonnet-4-20250514-v1:0"
+
+
+def _instance_type(c: dict[str, Any]) -> None:
+    c["endpoints"][0]["instance_type"] = "ml.g6e.2xlarge"
+
+
+def _longer_context(c: dict[str, Any]) -> None:
+    c["endpoints"][0]["model"]["max_context_tokens"] = 16384
+
+
+def _capacity(c: dict[str, Any]) -> None:
+    c["endpoints"][0]["capacity"]["max"] = 6
+
+
+def _added(c: dict[str, Any]) -> None:
+    extra = copy.deepcopy(c["endpoints"][3])
+    extra["name"] = "churn-eu"
+    c["endpoints"].append(extra)
+
+
+def _removed(c: dict[str, Any]) -> None:
+    c["endpoints"] = [e for e in c["endpoints"] if e["name"] != "churn"]
+
+
+def _reordered(c: dict[str, Any]) -> None:
+    c["endpoints"].reverse()
+
+
+def _tag(c: dict[str, Any]) -> None:
+    c["tags"]["team"] = "ml-infra"
+
+
+PAIRS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "model-bump": _model_bump,
+    "instance-type": _instance_type,
+    "longer-context": _longer_context,
+    "capacity": _capacity,
+    "endpoint-added": _added,
+    "endpoint-removed": _removed,
+    "reordered": _reordered,
+    "tag": _tag,
+}
+
+
+def _write(config: dict[str, Any], path: Path) -> Path:
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+@pytest.fixture(scope="session")
+def diff_assemblies(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """``base`` and one assembly per pair, synthesized lazily and once per session (about 20 s each)."""
+    return {}
+
+
+def _assembly(diff_assemblies: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    if name not in diff_assemblies:
+        config = copy.deepcopy(BASE)
+        if name != "base":
+            PAIRS[name](config)
+        root = tmp_path_factory.mktemp(f"diff-{name}")
+        synth_templates(_write(config, root / "platform.yaml"), root / "cdk.out")
+        diff_assemblies[name] = root / "cdk.out"
+    return diff_assemblies[name]
+
+
+@pytest.fixture
+def pair(
+    request: pytest.FixtureRequest, diff_assemblies: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Path, DiffReport]:
+    old = _assembly(diff_assemblies, tmp_path_factory, "base")
+    new = _assembly(diff_assemblies, tmp_path_factory, request.param)
+    report = compare(str(old / "inference-plan.json"), str(new / "inference-plan.json"))
+    assert report.templates is not None
+    return old, new, report
+
+
+def _replaced(report: DiffReport) -> dict[str, tuple[str, tuple[str, ...]]]:
+    assert report.templates is not None
+    return {c.logical_id: (c.resource_type, c.forced_by) for c in report.templates.replacements}
+
+
+def _of_type(report: DiffReport, resource_type: str, status: str) -> list[str]:
+    assert report.templates is not None
+    return [c.logical_id for c in report.templates.changes if c.resource_type == resource_type and c.status == status]
+
+
+@pytest.mark.parametrize("pair", ["model-bump"], indirect=True)
+def test_profile_model_bump_replaces_the_profile_for_its_model_source(pair: tuple[Path, Path, DiffReport]) -> None:
+    # GIVEN the default platform and the same with team-a-sonnet on another Claude version
+    old, new, report = pair
+    # WHEN diffed THEN exactly the profile is replaced, forced by ModelSource (create-only), and a user sees it
+    assert report.templates is not None
+    (profile,) = report.templates.user_facing_replacements
+    assert profile.resource_type == "AWS::Bedrock::ApplicationInferenceProfile"
+    assert "ModelSource (direct)" in profile.forced_by
+    # AND its name changes with it (the name carries a hash of the model), so CloudFormation can replace it
+    assert profile.label.startswith("team-a-sonnet-")
+    assert "InferenceProfileName (direct)" in profile.forced_by
+    assert report.templates.blockers == ()
+    # AND the replacement gate exits 1, naming the gate
+    assert (
+        main(["diff", str(old / "inference-plan.json"), str(new / "inference-plan.json"), "--fail-on-replacement"]) == 1
+    )
+
+
+@pytest.mark.parametrize("pair", ["instance-type", "longer-context"], indirect=True)
+def test_host_change_replaces_the_endpoint_config_not_the_endpoint(pair: tuple[Path, Path, DiffReport]) -> None:
+    # GIVEN chat on another host (set directly, or re-planned for a longer context)
+    _, _, report = pair
+    chat = next(i for i in report.plans.items if i.name == "chat")
+    change = next(c for c in chat.changes if c.field == "instance_type")
+    assert change.old != change.new
+    # WHEN diffed THEN the endpoint config is replaced for its ProductionVariants (every property is create-only)
+    replaced = _replaced(report)
+    configs = [f for t, f in replaced.values() if t == "AWS::SageMaker::EndpointConfig"]
+    assert configs and all("ProductionVariants (direct)" in f for f in configs)
+    # AND the endpoint itself is not replaced (it moves to the new config in place)
+    assert not _of_type(report, "AWS::SageMaker::Endpoint", "replaced")
+    assert _of_type(report, "AWS::SageMaker::Endpoint", "updated")
+    # AND the cost delta at minimum is the price difference at chat's minimum capacity
+    old_price, new_price = chat.monthly_usd_at_min
+    assert report.plans.monthly_usd_at_min[1] - report.plans.monthly_usd_at_min[0] == pytest.approx(
+        new_price - old_price, abs=0.01
+    )
+
+
+@pytest.mark.parametrize("pair", ["capacity"], indirect=True)
+def test_capacity_change_updates_the_scalable_target_in_place(
+    pair: tuple[Path, Path, DiffReport], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN chat's capacity.max raised from 4 to 6
+    old, new, report = pair
+    # WHEN diffed THEN the scalable target is updated in place and nothing is replaced
+    assert _of_type(report, "AWS::ApplicationAutoScaling::ScalableTarget", "updated")
+    assert _replaced(report) == {}
+    # AND the cost at maximum rises by two instances for a month
+    chat = next(e for e in json.loads((old / "inference-plan.json").read_text())["endpoints"] if e["name"] == "chat")
+    rise = report.plans.max_cost_increase_usd
+    assert rise == pytest.approx(2 * chat["price_per_hour_usd"] * HOURS_PER_MONTH, abs=0.02)
+    # AND the cost gate exits 1 just under the rise and 0 at it; the replacement gate passes
+    args = ["diff", str(old / "inference-plan.json"), str(new / "inference-plan.json")]
+    assert main([*args, "--fail-over-usd", str(rise - 1)]) == 1
+    assert "--fail-over-usd" in capsys.readouterr().err
+    assert main([*args, "--fail-over-usd", str(rise), "--fail-on-replacement"]) == 0
+
+
+@pytest.mark.parametrize("pair", ["endpoint-added"], indirect=True)
+def test_added_endpoint_adds_resources_and_replaces_nothing(pair: tuple[Path, Path, DiffReport]) -> None:
+    _, _, report = pair
+    assert report.templates is not None
+    added = {c.label for c in report.templates.changes if c.status == "added"}
+    assert "acme-genai-churn-eu" in added
+    assert report.templates.replacements == ()
+    assert report.plans.monthly_usd_at_min == (report.plans.monthly_usd_at_min[0], report.plans.monthly_usd_at_min[0])
+
+
+@pytest.mark.parametrize("pair", ["endpoint-removed"], indirect=True)
+def test_removed_endpoint_is_removed_and_nothing_else_replaced(pair: tuple[Path, Path, DiffReport]) -> None:
+    _, _, report = pair
+    assert report.templates is not None
+    assert "acme-genai-churn" in {c.label for c in report.templates.changes if c.status == "removed"}
+    assert report.templates.replacements == ()
+
+
+@pytest.mark.parametrize("pair", ["reordered"], indirect=True)
+def test_reorder_replaces_and_moves_nothing(pair: tuple[Path, Path, DiffReport]) -> None:
+    _, _, report = pair
+    assert report.templates is not None
+    assert report.templates.replacements == ()
+    assert report.plans.max_cost_increase_usd == 0
+
+
+@pytest.mark.parametrize("pair", ["tag"], indirect=True)
+def test_tag_change_replaces_only_what_takes_tags_at_creation(pair: tuple[Path, Path, DiffReport]) -> None:
+    # GIVEN the platform tag team changed WHEN diffed
+    _, _, report = pair
+    assert report.templates is not None
+    # THEN every tagged endpoint resource is updated in place; the Cost Explorer anomaly monitor and subscription
+    # take ResourceTags only at creation (create-only), so they are replaced: routine, no user-facing replacement
+    replaced = {(t, f) for t, f in _replaced(report).values()}
+    assert {t for t, _ in replaced} <= {"AWS::CE::AnomalyMonitor", "AWS::CE::AnomalySubscription"}
+    assert ("AWS::CE::AnomalyMonitor", ("ResourceTags (direct)",)) in replaced
+    assert report.templates.user_facing_replacements == ()
+    assert _of_type(report, "AWS::SageMaker::Endpoint", "updated")
+    assert report.plans.max_cost_increase_usd == 0
+
+
+# ------------------------------------------------------------------------------------------------ CDK CLI oracle
+
+_LINE = re.compile(
+    r"^\[(?P<op>[~+-])\] (?P<type>\S+) (?:\S+ )?(?P<id>[A-Za-z0-9]+)(?: (?P<verdict>replace|destroy|may be replaced))?$"
+)
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _cdk_replacements(old: Path, new: Path, stack: str, home: Path) -> set[str]:
+    """The logical ids the CDK CLI marks ``replace`` when diffing ``new``'s stack against ``old``'s template."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(HOME=str(home), CDK_DISABLE_CLI_TELEMETRY="true", FORCE_COLOR="0", AWS_EC2_METADATA_DISABLED="true")
+    template = old / f"{stack}.template.json"
+    proc = subprocess.run(
+        [str(CDK), "diff", "--no-notices", "--exclusively", "--app", str(new), "--template", str(template), stack],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=home,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = _ANSI.sub("", proc.stdout + proc.stderr).splitlines()
+    return {m["id"] for m in map(_LINE.match, lines) if m and m["verdict"] == "replace"}
+
+
+@pytest.mark.skipif(not CDK.exists() or shutil.which("node") is None, reason="the pinned CDK CLI is not installed")
+@pytest.mark.parametrize("pair", list(PAIRS), indirect=True)
+def test_cdk_cli_marks_the_same_resources_replace(pair: tuple[Path, Path, DiffReport], tmp_path: Path) -> None:
+    # GIVEN a pair's diff_assemblies and the resources diff says are replaced because their own text changed
+    old, new, report = pair
+    assert report.templates is not None
+    stacks = {c.stack for c in report.templates.changes if c.status in ("updated", "replaced")}
+    ours = {
+        (c.stack, c.logical_id)
+        for c in report.templates.changes
+        if c.status == "replaced" and any(f.endswith("(direct)") for f in c.forced_by)
+    }
+    # WHEN the CDK CLI diffs each changed stack offline THEN it marks exactly those resources "replace"
+    theirs = {(s, i) for s in sorted(stacks) for i in _cdk_replacements(old, new, s, tmp_path)}
+    assert theirs == ours
+
+
+@pytest.mark.parametrize("pair", ["capacity"], indirect=True)
+def test_configs_are_synthesized_into_the_same_templates_as_cdk_out(pair: tuple[Path, Path, DiffReport]) -> None:
+    # GIVEN the pair's two config files (beside their assemblies)
+    old, new, from_assemblies = pair
+    # WHEN diffed as configs (each synthesized into a temporary assembly)
+    from_configs = compare(str(old.parent / "platform.yaml"), str(new.parent / "platform.yaml"))
+    # THEN the template diff equals the one from the cdk.out plan files
+    assert from_configs.templates is not None and from_assemblies.templates is not None
+    assert from_configs.templates.to_dict() == from_assemblies.templates.to_dict()
