@@ -126,7 +126,11 @@ def endpoint_request(endpoint: Endpoint) -> EndpointRequest:
         ),
         multi_model=MultiModelOptions(e.multi_model.model_data_prefix, e.multi_model.cache) if e.multi_model else None,
         kms_key_arn=e.kms_key_arn,
-        vpc=VpcOptions(tuple(e.vpc.subnet_ids), tuple(e.vpc.security_group_ids)) if e.vpc.subnet_ids else None,
+        vpc=(
+            VpcOptions(tuple(e.vpc.subnet_ids), tuple(e.vpc.security_group_ids))
+            if e.vpc.subnet_ids or e.vpc.security_group_ids
+            else None
+        ),
         network_isolation=e.network_isolation,
         data_capture=(
             DataCaptureOptions(sampling_percent=e.data_capture.sampling_percent, s3_uri=e.data_capture.s3_uri)

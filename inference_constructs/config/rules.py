@@ -108,10 +108,6 @@ def _endpoint_problems(path: str, ep: dict[str, Any]) -> Iterator[str]:
         )
     if source == "huggingface" and not model.get("id"):
         yield f"{path}.model.id: required when model.source is huggingface; give the Hugging Face model id"
-    vpc = _dict(ep.get("vpc"))
-    if bool(_list(vpc.get("subnet_ids"))) != bool(_list(vpc.get("security_group_ids"))):
-        missing = "security_group_ids" if _list(vpc.get("subnet_ids")) else "subnet_ids"
-        yield f"{path}.vpc.{missing}: empty while the other vpc list is set; give both subnet ids and security groups"
     capture = _dict(ep.get("data_capture"))
     if _int(capture.get("sampling_percent")) and not capture.get("s3_uri"):
         yield f"{path}.data_capture.s3_uri: required when sampling_percent > 0; give an s3:// destination"

@@ -24,6 +24,7 @@ from inference_constructs.bedrock.logging_spec import InvocationLoggingSpec
 from inference_constructs.bedrock.pricing import Workload
 from inference_constructs.bedrock.profiles import ProfileSpec
 from inference_constructs.cost.commitment import recommend_commitment
+from inference_constructs.cost.scope import AnomalySubscriptionPlan, BudgetPlan
 from inference_constructs.hosting.checks import (
     MAX_ASYNC_CONCURRENT_INVOCATIONS,
     MAX_SECURITY_GROUPS,
@@ -43,6 +44,7 @@ from inference_constructs.hosting.request import (
     MultiModelOptions,
     ServerlessOptions,
 )
+from inference_constructs.observability.decisions import AlarmSettings, XRaySamplingDecision
 from inference_constructs.scaling.decisions import (
     MAX_BACKLOG_TARGET,
     MAX_CAPACITY,
@@ -349,10 +351,10 @@ class XRaySampling(_Model):
     """X-Ray sampling rule at the entry service."""
 
     service_name: str = Field(min_length=1, max_length=64)
-    url_path: str = Field(default="*", min_length=1, max_length=128)
-    fixed_rate: float = Field(default=0.05, ge=0, le=1)
-    priority: int = Field(default=1000, ge=1, le=9999)
-    reservoir_size: int = Field(default=1, ge=0, le=100_000)
+    url_path: str = Field(default=_default(XRaySamplingDecision, "url_path"), min_length=1, max_length=128)
+    fixed_rate: float = Field(default=_default(XRaySamplingDecision, "fixed_rate"), ge=0, le=1)
+    priority: int = Field(default=_default(XRaySamplingDecision, "priority"), ge=1, le=9999)
+    reservoir_size: int = Field(default=_default(XRaySamplingDecision, "reservoir_size"), ge=0, le=100_000)
 
 
 class Observability(_Model):
@@ -360,7 +362,7 @@ class Observability(_Model):
 
     dashboard: bool = True
     alarm_email: Email | None = None
-    anomaly_std_devs: float = Field(default=2, gt=0, le=10)
+    anomaly_std_devs: float = Field(default=_default(AlarmSettings, "anomaly_std_devs"), gt=0, le=10)
     source_account_ids: list[AccountId] = Field(default_factory=list, max_length=100)
     xray_sampling: XRaySampling | None = None
 
@@ -380,7 +382,7 @@ class Budget(_Model):
 
     monthly_limit_usd: float | None = Field(default=None, gt=0, le=100_000_000)
     notify_email: Email | None = None
-    deny_new_endpoints_at_percent: float = Field(default=100, gt=0, le=1000)
+    deny_new_endpoints_at_percent: float = Field(default=_default(BudgetPlan, "deny_at_percent"), gt=0, le=1000)
     deny_role_arns: list[RoleArn] = Field(default_factory=list, max_length=100)
     scope: Literal["platform", "account"] = "platform"
 
@@ -389,7 +391,7 @@ class AnomalyMonitor(_Model):
     """Cost anomaly detection: a CUSTOM monitor of the platform's tagged spend, or a subscription to an
     existing monitor (``existing_monitor_arn``)."""
 
-    threshold_usd: float = Field(default=100, gt=0, le=10_000_000)
+    threshold_usd: float = Field(default=_default(AnomalySubscriptionPlan, "threshold_usd"), gt=0, le=10_000_000)
     notify_email: Email | None = None
     existing_monitor_arn: (
         Annotated[str, StringConstraints(pattern=r"^arn:aws[a-z-]*:ce::\d{12}:anomalymonitor/[0-9A-Za-z_-]+$")] | None

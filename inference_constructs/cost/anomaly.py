@@ -13,7 +13,7 @@ from aws_cdk import aws_ce as ce
 from constructs import Construct
 
 from inference_constructs._tokens import is_unresolved
-from inference_constructs.cost.scope import ANOMALY_FREQUENCY
+from inference_constructs.cost.scope import ANOMALY_FREQUENCY, AnomalySubscriptionPlan
 from inference_constructs.errors import ProblemCollector
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -65,7 +65,7 @@ class CostAnomalyMonitor(Construct):
         construct_id: str,
         *,
         notify_email: str,
-        threshold_usd: float = 100,
+        threshold_usd: float = AnomalySubscriptionPlan.threshold_usd,
         frequency: str = ANOMALY_FREQUENCY,
         monitor_specification: Mapping[str, Any] | None = None,
         existing_monitor_arn: str | None = None,

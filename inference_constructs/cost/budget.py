@@ -19,7 +19,7 @@ from constructs import Construct
 
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.compliance import acknowledge
-from inference_constructs.cost.scope import BUDGET_NOTIFY_AT_PERCENT, account_of
+from inference_constructs.cost.scope import BUDGET_NOTIFY_AT_PERCENT, BudgetPlan, account_of
 from inference_constructs.errors import ProblemCollector
 
 DENIED_ACTIONS: tuple[str, ...] = (
@@ -105,7 +105,7 @@ class BudgetGuardrail(Construct):
         notify_emails: Sequence[str] = (),
         notify_at_percent: Sequence[float] = BUDGET_NOTIFY_AT_PERCENT,
         deny_role_arns: Sequence[str] = (),
-        deny_at_percent: float = 100,
+        deny_at_percent: float = BudgetPlan.deny_at_percent,
         filter_expression: Mapping[str, Any] | None = None,
         budget_name: str | None = None,
         path: str = "cost.budget",

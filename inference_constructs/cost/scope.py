@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from inference_constructs.config.schema import PlatformConfig
 from inference_constructs.cost.capacity_tags import CAPACITY_TAG_KEYS, PLATFORM_TAG
 from inference_constructs.observability.decisions import AlarmDecision, pending_keys_alarm
+
+if TYPE_CHECKING:
+    from inference_constructs.config.schema import PlatformConfig
 
 _ACCOUNT_OF_ARN = re.compile(r"^arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:(\d{12}):")
 
@@ -57,7 +59,7 @@ class BudgetPlan:
     notify_emails: tuple[str, ...] = ()
     notify_at_percent: tuple[float, ...] = BUDGET_NOTIFY_AT_PERCENT
     deny_role_arns: tuple[str, ...] = ()
-    deny_at_percent: float = 100.0
+    deny_at_percent: float = 100
 
     def to_json(self) -> dict[str, Any]:
         """The budget's plan entry."""
@@ -76,7 +78,7 @@ class AnomalySubscriptionPlan:
     ``threshold_usd``, how often."""
 
     notify_email: str
-    threshold_usd: float
+    threshold_usd: float = 100
     frequency: str = ANOMALY_FREQUENCY
 
 

@@ -290,11 +290,12 @@ def check_network(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
         key = key_path(path, "vpc")
         subnets, groups = req.vpc.subnet_ids, req.vpc.security_group_ids
         if not subnets or not groups:
-            missing = " and ".join(n for n, v in (("subnet_ids", subnets), ("security_group_ids", groups)) if not v)
+            missing = [n for n, v in (("subnet_ids", subnets), ("security_group_ids", groups)) if not v]
             p.add(
-                key,
-                f"{missing} missing; a vpc needs both subnets and security groups",
+                f"{key}.{missing[0]}" if len(missing) == 1 else key,
+                f"{' and '.join(missing)} missing; a vpc needs both subnets and security groups",
                 "give both lists, or remove vpc",
+                code="conflict",
             )
         if len(subnets) > MAX_SUBNETS:
             p.add(f"{key}.subnet_ids", f"{len(subnets)} subnets are too many", f"use at most {MAX_SUBNETS}")

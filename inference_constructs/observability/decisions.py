@@ -67,7 +67,7 @@ class AlarmSettings:
         Serverless ``ModelSetupTime`` that breaches; SageMaker fails a cold start after 3 minutes. Default: 60 s.
     """
 
-    anomaly_std_devs: float = 2.0
+    anomaly_std_devs: float = 2
     error_rate_percent: float = 5.0
     oldest_request_age_seconds: int = 900
     backlog_without_capacity_minutes: int = 15
@@ -439,10 +439,10 @@ class XRaySamplingDecision:
     """The X-Ray sampling rule at the entry service (``observability.xray_sampling``)."""
 
     service_name: str
-    url_path: str
-    fixed_rate: float
-    priority: int
-    reservoir_size: int
+    url_path: str = "*"
+    fixed_rate: float = 0.05
+    priority: int = 1000
+    reservoir_size: int = 1
 
 
 @dataclass(frozen=True)

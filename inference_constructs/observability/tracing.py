@@ -18,7 +18,10 @@ from constructs import Construct
 
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import ProblemCollector
+from inference_constructs.observability.decisions import XRaySamplingDecision
 from inference_constructs.observability.targets import key
+
+_DEFAULT = XRaySamplingDecision(service_name="*")
 
 _MAX_SERVICE_NAME = 64
 _MAX_URL_PATH = 128
@@ -62,10 +65,10 @@ class XRaySamplingRule(Construct):
         construct_id: str,
         *,
         service_name: str,
-        url_path: str = "*",
-        fixed_rate: float = 0.05,
-        priority: int = 1000,
-        reservoir_size: int = 1,
+        url_path: str = _DEFAULT.url_path,
+        fixed_rate: float = _DEFAULT.fixed_rate,
+        priority: int = _DEFAULT.priority,
+        reservoir_size: int = _DEFAULT.reservoir_size,
         http_method: str = "*",
         rule_name: str | None = None,
     ) -> None:

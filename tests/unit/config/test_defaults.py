@@ -25,6 +25,7 @@ from inference_constructs.bedrock.pricing import Workload
 from inference_constructs.bedrock.profiles import ProfileSpec
 from inference_constructs.config import schema
 from inference_constructs.cost.commitment import recommend_commitment
+from inference_constructs.cost.scope import AnomalySubscriptionPlan, BudgetPlan
 from inference_constructs.hosting.request import (
     Capacity,
     DataCaptureOptions,
@@ -33,6 +34,7 @@ from inference_constructs.hosting.request import (
     MultiModelOptions,
     ServerlessOptions,
 )
+from inference_constructs.observability.decisions import AlarmSettings, XRaySamplingDecision
 from inference_constructs.spec import ModelSpec
 
 SCHEMA_FILE = Path(schema.__file__)
@@ -53,6 +55,9 @@ OWNERS: dict[type[BaseModel], type[Any] | Callable[..., Any]] = {
     schema.BedrockWorkload: Workload,
     schema.BedrockProfile: ProfileSpec,
     schema.SavingsPlan: recommend_commitment,
+    schema.Observability: AlarmSettings,
+    schema.XRaySampling: XRaySamplingDecision,
+    schema.AnomalyMonitor: AnomalySubscriptionPlan,
 }
 
 #: (config model, key) whose default differs from the same-named field of a decision type on purpose.
@@ -195,3 +200,27 @@ def test_no_other_decision_type_writes_a_config_default_again() -> None:
             if not reads_owner:
                 copies.append(f"{path}.{field.name} = {ast.unparse(expr) if expr else field.default!r}")
     assert copies == []
+
+
+def test_budget_deny_percent_is_the_budget_plans_default() -> None:
+    # GIVEN the config key and the plan field that differ in name WHEN the key is omitted
+    # THEN it means the plan's default, read from it rather than written again
+    assert schema.Budget().deny_new_endpoints_at_percent == BudgetPlan.deny_at_percent
+    written = _written_defaults()[("Budget", "deny_new_endpoints_at_percent")]
+    assert isinstance(written, ast.Call) and ast.unparse(written).startswith("_default(BudgetPlan")
+
+
+def test_constructs_take_their_defaults_from_the_decision_types() -> None:
+    # GIVEN the constructs a user builds without a config WHEN a keyword is omitted
+    # THEN it means what the config's default means (one value, read from the decision type)
+    from inference_constructs.cost.anomaly import CostAnomalyMonitor
+    from inference_constructs.cost.budget import BudgetGuardrail
+    from inference_constructs.observability.tracing import XRaySamplingRule
+
+    rule = inspect.signature(XRaySamplingRule.__init__).parameters
+    assert {n: rule[n].default for n in ("url_path", "fixed_rate", "priority", "reservoir_size")} == {
+        n: getattr(XRaySamplingDecision, n) for n in ("url_path", "fixed_rate", "priority", "reservoir_size")
+    }
+    assert inspect.signature(BudgetGuardrail.__init__).parameters["deny_at_percent"].default == 100
+    assert inspect.signature(CostAnomalyMonitor.__init__).parameters["threshold_usd"].default == 100
+    assert schema.AnomalyMonitor().threshold_usd == AnomalySubscriptionPlan.threshold_usd == 100

@@ -115,13 +115,12 @@ def test_error_message_lists_every_problem_on_its_own_line() -> None:
 @pytest.mark.parametrize(
     ("snippet", "expected"),
     [
-        ("    vpc: {subnet_ids: [subnet-0123456789abcdef0]}\n", "endpoints[0].vpc.security_group_ids: empty"),
         (
             "    data_capture: {sampling_percent: 10}\n",
             "endpoints[0].data_capture.s3_uri: required when sampling_percent",
         ),
     ],
-    ids=["vpc-pair", "capture"],
+    ids=["capture"],
 )
 def test_fails_on_cross_field_rules(snippet: str, expected: str) -> None:
     problems = _problems("name: acme\nendpoints:" + CHAT + snippet)

@@ -232,9 +232,12 @@ def test_async_endpoint_may_scale_to_zero() -> None:
     [
         (
             VpcOptions(("subnet-0123456789abcdef0",), ()),
-            r"endpoints\[0\].vpc: security_group_ids missing; a vpc needs both",
+            r"endpoints\[0\].vpc.security_group_ids: security_group_ids missing; a vpc needs both",
         ),
-        (VpcOptions((), ("sg-0123456789abcdef0",)), r"endpoints\[0\].vpc: subnet_ids missing; a vpc needs both"),
+        (
+            VpcOptions((), ("sg-0123456789abcdef0",)),
+            r"endpoints\[0\].vpc.subnet_ids: subnet_ids missing; a vpc needs both",
+        ),
         (
             VpcOptions(("subnet-1",), ("sg-0123456789abcdef0",)),
             r"endpoints\[0\].vpc.subnet_ids\[0\]: subnet-1 is not a subnet id",
