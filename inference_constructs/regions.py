@@ -63,6 +63,7 @@ TRACKED_TYPES: tuple[str, ...] = (
     "AWS::SNS::Subscription",
     "AWS::SNS::Topic",
     "AWS::SNS::TopicPolicy",
+    "AWS::SSM::Parameter",
     "AWS::SageMaker::Endpoint",
     "AWS::SageMaker::EndpointConfig",
     "AWS::SageMaker::InferenceComponent",

@@ -13,6 +13,7 @@ from aws_cdk import aws_bedrock as bedrock
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
+from inference_constructs._grants import grant_managed
 from inference_constructs.bedrock.inference_profile import INVOKE_ACTIONS, OWN_TAG_PRIORITY, managed_invoke_policy
 from inference_constructs.bedrock.model_source import raise_if_problems
 from inference_constructs.bedrock.routing import RouterSpec, check_router
@@ -133,13 +134,11 @@ class IntelligentPromptRouter(Construct):
 
     def grant_invoke(self, grantee: iam.IGrantable) -> iam.Grant:
         """Permit ``grantee`` to invoke through the router (incl. streaming and Converse): the router
-        ARN plus both models, which Bedrock authorizes for the request the router forwards."""
-        router = iam.Grant.add_to_principal(
-            grantee=grantee, actions=list(INVOKE_ACTIONS), resource_arns=[self.router_arn]
-        )
-        models = iam.Grant.add_to_principal(
-            grantee=grantee, actions=list(INVOKE_ACTIONS), resource_arns=self.model_resource_arns()
-        )
+        ARN plus both models, which Bedrock authorizes for the request the router forwards. A role, user or group
+        this app creates gets the statements in one customer-managed policy for this router (the compliance packs
+        refuse inline policies); any other grantee is granted the aws-cdk way."""
+        router = grant_managed(self, grantee, actions=INVOKE_ACTIONS, resource_arns=[self.router_arn])
+        models = grant_managed(self, grantee, actions=INVOKE_ACTIONS, resource_arns=self.model_resource_arns())
         return router.combine(models)
 
 

@@ -125,9 +125,13 @@ def test_the_router_resource_and_its_grants() -> None:
     assert f"{REGIONAL}::foundation-model/{LITE}" in granted
     assert "arn:${AWS::Partition}:bedrock:us-west-2::foundation-model/amazon.nova-pro-v1:0" in granted
     assert all(set(s["Action"]) == {"bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"} for s in found)
-    # AND the listed role gets them through one customer-managed policy
-    (managed,) = resources(stack, "AWS::IAM::ManagedPolicy").values()
-    assert managed["Properties"]["Roles"] == ["helpdesk-api"]
+    # AND the listed role gets them through one customer-managed policy, and so does the app's own role:
+    # no inline policy, which the NIST 800-53 and HIPAA packs refuse (IAMNoInlinePolicy)
+    managed = list(resources(stack, "AWS::IAM::ManagedPolicy").values())
+    assert sorted(str(m["Properties"]["Roles"]) for m in managed) == sorted(
+        ["['helpdesk-api']", str(["${" + stack.get_logical_id(grantee.node.default_child) + "}"])]
+    )
+    assert resources(stack, "AWS::IAM::Policy") == {}
 
 
 def test_the_construct_refuses_a_bad_router_before_any_resource_exists() -> None:
