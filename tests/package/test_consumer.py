@@ -57,7 +57,7 @@ def test_the_consumer_app_synthesizes_with_the_gates_on(clean_python: Path, cons
 EXPECTED_MISTAKES: list[tuple[str, str, str]] = [
     ("unknown_serving", "InferenceConfigError", "serving: 'vlm' is not allowed; use one of 'lmi'"),
     ("unknown_accelerator", "InferenceConfigError", "accelerator: 'tpu' is not allowed; use one of 'auto'"),
-    ("capacity_backwards", "InferenceConfigError", "capacity: min 3 is above max 1"),
+    ("capacity_backwards", "InferenceConfigError", "capacity.min: 3 is greater than capacity.max 1"),
     ("capacity_missing_key", "InferenceConfigError", "capacity.minimum: is not a capacity key; use min and max"),
     ("capacity_a_string", "TypeError", "capacity: 'big' (str) is not accepted"),
     ("model_a_dict", "TypeError", "model: {'id': 'Qwen/Qwen2.5-7B-Instruct'} (dict) is not accepted; use a ModelSpec"),
