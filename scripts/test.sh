@@ -4,4 +4,4 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 echo "== ruff"; ruff check . && ruff format --check --quiet .
 echo "== mypy"; mypy
-echo "== pytest"; exec python -m pytest "$@"
+echo "== pytest"; exec python -m pytest -n auto "$@"
