@@ -184,6 +184,8 @@ def test_added_endpoint_adds_resources_and_replaces_nothing(pair: tuple[Path, Pa
     assert "acme-genai-churn-eu" in added
     assert report.templates.replacements == ()
     assert report.plans.monthly_usd_at_min == (report.plans.monthly_usd_at_min[0], report.plans.monthly_usd_at_min[0])
+    # AND the plan side lists it as added (a serverless copy: billed per request, so no monthly cost at max)
+    assert [(i.name, i.status) for i in report.plans.items if i.status != "unchanged"] == [("churn-eu", "added")]
 
 
 @pytest.mark.parametrize("pair", ["endpoint-removed"], indirect=True)
@@ -244,10 +246,17 @@ def _cdk_replacements(old: Path, new: Path, stack: str, home: Path) -> set[str]:
     return {m["id"] for m in map(_LINE.match, lines) if m and m["verdict"] == "replace"}
 
 
-@pytest.mark.skipif(not CDK.exists() or shutil.which("node") is None, reason="the pinned CDK CLI is not installed")
+#: Pairs whose templates replace something because its own text changes (the CLI must agree on a non-empty set).
+DIRECT_REPLACEMENTS = {"model-bump", "instance-type", "longer-context", "tag"}
+
+
 @pytest.mark.parametrize("pair", list(PAIRS), indirect=True)
-def test_cdk_cli_marks_the_same_resources_replace(pair: tuple[Path, Path, DiffReport], tmp_path: Path) -> None:
-    # GIVEN a pair's diff_assemblies and the resources diff says are replaced because their own text changed
+def test_cdk_cli_marks_the_same_resources_replace(
+    pair: tuple[Path, Path, DiffReport], tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    # GIVEN the pinned CDK CLI (the test command installs it: its absence is a failure, not a skip)
+    assert CDK.exists() and shutil.which("node") is not None, "the pinned CDK CLI is not installed"
+    # AND a pair's diff_assemblies and the resources diff says are replaced because their own text changed
     old, new, report = pair
     assert report.templates is not None
     stacks = {c.stack for c in report.templates.changes if c.status in ("updated", "replaced")}
@@ -259,6 +268,8 @@ def test_cdk_cli_marks_the_same_resources_replace(pair: tuple[Path, Path, DiffRe
     # WHEN the CDK CLI diffs each changed stack offline THEN it marks exactly those resources "replace"
     theirs = {(s, i) for s in sorted(stacks) for i in _cdk_replacements(old, new, s, tmp_path)}
     assert theirs == ours
+    # AND the comparison is not of two empty sets where the change does replace something
+    assert bool(ours) == (request.node.callspec.params["pair"] in DIRECT_REPLACEMENTS)
 
 
 @pytest.mark.parametrize("pair", ["capacity"], indirect=True)
