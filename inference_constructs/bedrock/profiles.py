@@ -11,7 +11,6 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.bedrock.guardrails import (
@@ -165,11 +164,6 @@ def _guarded_roles(spec: ProfileSpec, item: str) -> list[GuardedRole]:
 def validate_profile_specs(specs: Sequence[ProfileSpec], *, path: str = "bedrock.profiles") -> None:
     """Raise one :class:`InferenceConfigError` listing every problem in ``specs``."""
     raise_if_problems(check_profile_specs(specs, path=path))
-
-
-def plan_entry(spec: ProfileSpec, *, deploy_region: str | None = None) -> dict[str, Any]:
-    """The plan document entry of one (valid) profile (:meth:`ProfilePlan.to_json` of :func:`profile_plan`)."""
-    return profile_plan(spec, deploy_region=deploy_region).to_json()
 
 
 def profile_plan(spec: ProfileSpec, *, deploy_region: str | None = None) -> ProfilePlan:

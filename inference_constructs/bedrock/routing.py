@@ -210,11 +210,6 @@ def router_cost_range(spec: RouterSpec, *, table: PriceTable | None = None) -> d
     }
 
 
-def router_plan_entry(spec: RouterSpec, *, table: PriceTable | None = None) -> dict[str, Any]:
-    """The plan document entry of one (valid) router (:meth:`RouterPlan.to_json` of :func:`router_plan`)."""
-    return router_plan(spec, table=table).to_json()
-
-
 def router_plan(spec: RouterSpec, *, table: PriceTable | None = None) -> RouterPlan:
     """What the plan says of one (valid) router."""
     return RouterPlan(
@@ -245,5 +240,4 @@ __all__ = [
     "router_cost_range",
     "router_family",
     "router_plan",
-    "router_plan_entry",
 ]

@@ -9,7 +9,12 @@ from inference_constructs.bedrock import (
     ProfileSpec,
     Residency,
 )
-from inference_constructs.bedrock.profiles import check_profile_specs, plan_entries, plan_entry, validate_profile_specs
+from inference_constructs.bedrock.profiles import (
+    check_profile_specs,
+    plan_entries,
+    profile_plan,
+    validate_profile_specs,
+)
 from inference_constructs.errors import InferenceConfigError
 
 from ._helpers import new_stack
@@ -90,7 +95,7 @@ def test_every_problem_is_reported_at_once() -> None:
 
 def test_plan_entry_flags_a_profile_that_leaves_the_region() -> None:
     # GIVEN a us. profile WHEN its plan entry is built for a region-agnostic stack
-    entry = plan_entry(_spec(max_output_tokens=4096))
+    entry = profile_plan(_spec(max_output_tokens=4096)).to_json()
     # THEN it records the geography, the destination Regions and a residency warning
     assert entry["leaves_region"] is True
     assert entry["geography"] == "us"
@@ -103,14 +108,14 @@ def test_plan_entry_flags_a_profile_that_leaves_the_region() -> None:
 
 def test_plan_entry_flags_global_with_any_region() -> None:
     # GIVEN a global profile WHEN planned THEN destination Regions are unbounded and it is flagged
-    entry = plan_entry(_spec(model=f"global.{SONNET}"))
+    entry = profile_plan(_spec(model=f"global.{SONNET}")).to_json()
     assert (entry["destination_regions"], entry["leaves_region"]) == (None, True)
     assert "any commercial Region worldwide" in entry["warnings"][0]
 
 
 def test_plan_entry_of_foundation_model_stays_in_deploy_region() -> None:
     # GIVEN a foundation model and a known deploy Region WHEN planned THEN no warning, one Region
-    entry = plan_entry(_spec(model=SONNET), deploy_region="eu-west-1")
+    entry = profile_plan(_spec(model=SONNET), deploy_region="eu-west-1").to_json()
     assert (entry["leaves_region"], entry["destination_regions"], entry["warnings"]) == (False, ["eu-west-1"], [])
 
 
@@ -173,6 +178,6 @@ def test_fails_names_that_leave_no_room_for_the_hash(name: str, message: str) ->
 
 
 def test_plan_entry_states_the_profile_name_and_why() -> None:
-    entry = plan_entry(_spec())
+    entry = profile_plan(_spec()).to_json()
     assert entry["profile_name"] == _spec().physical_name
     assert "create-only" in entry["replacement"] and _spec().replace_only_hash() in entry["replacement"]

@@ -10,7 +10,7 @@ from aws_cdk import aws_iam as iam
 
 from inference_constructs.bedrock.pricing import Workload
 from inference_constructs.bedrock.router import IntelligentPromptRouter
-from inference_constructs.bedrock.routing import RouterSpec, check_router_specs, router_plan_entry
+from inference_constructs.bedrock.routing import RouterSpec, check_router_specs, router_plan
 from inference_constructs.errors import InferenceConfigError
 
 from ._helpers import new_stack, resources, statements
@@ -84,7 +84,7 @@ def test_the_name_changes_with_the_models_and_not_with_the_tags() -> None:
 
 def test_cost_range_from_all_cheap_to_all_fallback() -> None:
     # GIVEN Nova Lite ($0.06 / $0.24 per 1M) and Nova Pro ($0.80 / $3.20) and 100M in, 20M out a month
-    entry = router_plan_entry(_spec(workload=Workload(input_tokens=100_000_000, output_tokens=20_000_000)))
+    entry = router_plan(_spec(workload=Workload(input_tokens=100_000_000, output_tokens=20_000_000))).to_json()
     cost = entry["cost_range"]
     # THEN all on Lite = 100 x 0.06 + 20 x 0.24 = 6 + 4.8 = 10.80; all on Pro = 80 + 64 = 144.00
     assert cost["all_cheapest_monthly_usd"] == 10.80
