@@ -12,10 +12,11 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from inference_constructs.aws_limits import ARNS
 from inference_constructs.bedrock.governance_config import guardrail_spec, invocation_logging_spec
 from inference_constructs.bedrock.logging_spec import InvocationLoggingSpec, check_invocation_logging
 from inference_constructs.bedrock.logging_spec import plan_entry as logging_plan_entry
-from inference_constructs.bedrock.model_source import ModelSource, Residency
+from inference_constructs.bedrock.model_source import ModelSource, Residency, source_region_requirement
 from inference_constructs.bedrock.plan_sections import InvocationLoggingPlan, ProfilePlan, RouterPlan
 from inference_constructs.bedrock.pricing import Workload, token_economics, workload_from_counts
 from inference_constructs.bedrock.profiles import ProfileSpec, check_profile_specs, check_router_roles, plan_entries
@@ -55,7 +56,9 @@ from inference_constructs.observability.decisions import (
     profile_alarms,
 )
 from inference_constructs.regions import (
+    AccountRequirement,
     RegionRequirement,
+    account_requirement,
     load_resource_regions,
     platform_requirements,
     region_problems,
@@ -379,6 +382,7 @@ class PlatformPlan:
     routers: tuple[RouterSpec, ...] = ()
     """The Bedrock prompt routers to create, in config order."""
     regions: dict[str, tuple[RegionRequirement, ...]] = field(default_factory=dict)
+    accounts: dict[str, tuple[AccountRequirement, ...]] = field(default_factory=dict)
     """What each part (a hosting stack's name, ``bedrock``, ``cost``) needs that not every region has."""
     bedrock_invocation_logging: InvocationLoggingPlan | None = None
     """What the plan says of the account's Bedrock model invocation logging; None when off."""
@@ -443,15 +447,26 @@ class PlatformPlan:
         """What ``part`` (a hosting stack's name, ``bedrock`` or ``cost``) needs that not every region has."""
         return self.regions.get(part, ())
 
+    def account_requirements(self, part: str) -> tuple[AccountRequirement, ...]:
+        """The accounts ``part`` (``bedrock`` or ``cost``) must be deployed to: those of the roles it names."""
+        return self.accounts.get(part, ())
+
     def regions_json(self) -> dict[str, Any]:
-        """The plan's ``regions`` entry: the regions every requirement allows (of those the data covers), and why."""
+        """The plan's ``regions`` entry: the regions every requirement allows (of those the data covers), and why;
+        the account the named roles need (``deployable_accounts``), and why."""
         reqs = [r for part in self.regions.values() for r in part]
+        accounts = [a for part in self.accounts.values() for a in part]
         covered = load_resource_regions().regions
         return {
             "deploy_region": self.config.region,
             "deployable_regions": [r for r in covered if all(req.available_in(r) for req in reqs)],
             "requirements": [
                 {"needs": req.what, "needed_by": list(req.needed_by), "rule": req.assert_description} for req in reqs
+            ],
+            "deploy_account": self.config.account,
+            "deployable_accounts": sorted({a.account for a in accounts}),
+            "account_requirements": [
+                {"account": a.account, "needed_by": list(a.needed_by), "rule": a.assert_description} for a in accounts
             ],
         }
 
@@ -689,6 +704,9 @@ def plan_platform(
     requirements = region_requirements(config, endpoints)
     if config.region:
         problems.extend(region_problems(config.region, requirements))
+    # with ``account`` set, a role of another account is refused by the config constraints (``arn_account``, same
+    # reason text); the account requirements become rules of environment-agnostic stacks only
+    accounts = account_requirements(config)
     if problems:
         raise InferenceConfigError(problems)
     unpriced = plan_entries(specs, deploy_region=config.region)
@@ -722,6 +740,7 @@ def plan_platform(
         bedrock_routers=tuple(router_plan(r) for r in routers),
         routers=tuple(routers),
         regions=requirements,
+        accounts=accounts,
         bedrock_invocation_logging=logging_entry,
         cost=cost,
         name=config.name,
@@ -787,7 +806,58 @@ def region_requirements(
         budget=bool(budget.monthly_limit_usd),
         budget_action=bool(budget.monthly_limit_usd and budget.deny_role_arns),
         anomaly_monitor=bool(config.cost.anomaly_monitor.notify_email),
+        profile_sources=_profile_sources(config),
     )
+
+
+def _profile_sources(config: PlatformConfig) -> list[RegionRequirement]:
+    """The source-Region requirement of each system profile a profile or router copies (an invalid model is reported
+    elsewhere)."""
+    found: list[RegionRequirement] = []
+    for i, profile in enumerate(config.bedrock.profiles):
+        try:
+            source = ModelSource.parse(profile.model)
+        except InferenceConfigError:
+            continue
+        requirement = source_region_requirement(source, [f"bedrock.profiles[{i}].model"])
+        if requirement is not None:
+            found.append(requirement)
+    for i, router in enumerate(config.bedrock.routers):
+        for j, model in enumerate(router.models):
+            try:
+                source = ModelSource.parse(model)
+            except InferenceConfigError:
+                continue
+            requirement = source_region_requirement(source, [f"bedrock.routers[{i}].models[{j}]"])
+            if requirement is not None:
+                found.append(requirement)
+    return found
+
+
+def account_requirements(config: PlatformConfig) -> dict[str, tuple[AccountRequirement, ...]]:
+    """The account each part must be deployed to, from the roles it names by ARN: ``bedrock`` attaches a managed
+    policy to every ``invoke_role_arns`` role (a policy attaches to roles of its own account only), ``cost`` names
+    the budget deny roles (``IamActionDefinition.Roles`` takes names, resolved in the budget's account)."""
+    bedrock_roles = [
+        (f"bedrock.profiles[{i}].invoke_role_arns[{j}]", arn)
+        for i, profile in enumerate(config.bedrock.profiles)
+        for j, arn in enumerate(profile.invoke_role_arns)
+    ] + [
+        (f"bedrock.routers[{i}].invoke_role_arns[{j}]", arn)
+        for i, router in enumerate(config.bedrock.routers)
+        for j, arn in enumerate(router.invoke_role_arns)
+    ]
+    budget = config.cost.budget
+    deny_roles = (
+        [(f"cost.budget.deny_role_arns[{j}]", arn) for j, arn in enumerate(budget.deny_role_arns)]
+        if budget.monthly_limit_usd
+        else []
+    )
+    parts = {
+        "bedrock": account_requirement(ARNS["invoke_role_arns"].why, bedrock_roles),
+        "cost": account_requirement(ARNS["deny_role_arns"].why, deny_roles),
+    }
+    return {part: tuple(reqs) for part, reqs in parts.items() if reqs}
 
 
 def hosting_stack_name(platform: str, number: int) -> str:

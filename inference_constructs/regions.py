@@ -1,4 +1,5 @@
-"""Which regions a platform can deploy to: serving images per region, CloudFormation resource types per region.
+"""Which regions (and account) a platform can deploy to: serving images per region, CloudFormation resource types
+per region, the source Regions of the Bedrock system profiles it copies, and the account of the roles it names.
 
 Pure Python (no ``aws_cdk`` import). Two dated snapshots in the package, each with its source:
 
@@ -11,6 +12,8 @@ Pure Python (no ``aws_cdk`` import). Two dated snapshots in the package, each wi
 :func:`platform_requirements` says what each stack of a plan needs; the plan refuses a configured ``region`` that
 lacks any of it (with the key path), and a region-agnostic stack carries the same requirements as CloudFormation
 ``Rules`` assertions, so a deploy to such a region stops before any resource is created (docs/runtime-rules.md).
+An :class:`AccountRequirement` does the same for ``AWS::AccountId``: roles a stack names by ARN (budget deny roles,
+profile and router ``invoke_role_arns``) must be in the account it is deployed to.
 """
 
 from __future__ import annotations
@@ -25,12 +28,15 @@ from typing import Any
 
 __all__ = [
     "HOSTING_TYPES",
+    "AccountRequirement",
     "RegionRequirement",
     "ResourceRegions",
+    "account_requirement",
     "generate",
     "image_requirement",
     "load_resource_regions",
     "platform_requirements",
+    "profile_source_requirement",
     "region_problems",
     "type_requirement",
 ]
@@ -181,6 +187,77 @@ def type_requirement(
     )
 
 
+def profile_source_requirement(
+    prefix: str,
+    description: str,
+    source_regions: Sequence[str],
+    needed_by: Sequence[str],
+    *,
+    excluded: Sequence[str] = (),
+) -> RegionRequirement:
+    """A Bedrock system profile of geography ``prefix`` exists only in ``source_regions`` (or, for ``global``,
+    everywhere but ``excluded``): an application profile copying it by ARN in the deploy Region needs one of them.
+    The data is :mod:`inference_constructs.bedrock.regions` (``Geography.source_regions``)."""
+    return RegionRequirement(
+        rule_id="Profile" + "".join(part.capitalize() for part in prefix.split("-")),
+        what=f"bedrock {prefix}. system inference profiles ({description})",
+        needed_by=tuple(needed_by),
+        allowed=tuple(sorted(source_regions)),
+        excluded=tuple(sorted(excluded)) if not source_regions else (),
+    )
+
+
+@dataclass(frozen=True)
+class AccountRequirement:
+    """Roles a stack names by ARN that must be in the account it is deployed to.
+
+    Attributes
+    ----------
+    account:
+        The roles' 12-digit account id.
+    what:
+        What the roles are for, and why another account cannot work, for messages.
+    needed_by:
+        Config key paths (or construct paths) of the role ARNs.
+    """
+
+    account: str
+    what: str
+    needed_by: tuple[str, ...]
+
+    @property
+    def rule_id(self) -> str:
+        """Stable alphanumeric id of the assertion: ``Account<id>``."""
+        return f"Account{self.account}"
+
+    @property
+    def assert_description(self) -> str:
+        """The CloudFormation ``AssertDescription`` shown when the deploy is refused. With ``account`` set the plan
+        refuses a role of another account instead, with the same reason (config constraint ``arn_account``)."""
+        return (
+            f"the roles {_short(self.needed_by, 4)} are in account {self.account}, this is another account; deploy "
+            f"to account {self.account}, or list roles of the deploy account ({self.what})"
+        )
+
+
+def account_requirement(what: str, roles: Sequence[tuple[str, str]]) -> list[AccountRequirement]:
+    """One requirement per account among ``roles`` (``(key path, role ARN)``; tokens and ARNs without an account
+    are skipped). Roles of two accounts give two requirements that no deploy meets, which is the truth."""
+    by_account: dict[str, list[str]] = {}
+    for path, arn in roles:
+        account = _account_of(arn)
+        if account is not None:
+            by_account.setdefault(account, []).append(path)
+    return [AccountRequirement(account, what, tuple(paths)) for account, paths in by_account.items()]
+
+
+def _account_of(arn: object) -> str | None:
+    if not isinstance(arn, str) or not arn.startswith("arn:"):
+        return None
+    parts = arn.split(":")
+    return parts[4] if len(parts) > 5 and len(parts[4]) == 12 and parts[4].isdigit() else None
+
+
 HOSTING_TYPES = ("AWS::SageMaker::Model", "AWS::SageMaker::EndpointConfig", "AWS::SageMaker::Endpoint")
 """The resource types every SageMaker endpoint needs."""
 
@@ -194,6 +271,7 @@ def platform_requirements(
     budget: bool = False,
     budget_action: bool = False,
     anomaly_monitor: bool = False,
+    profile_sources: Sequence[RegionRequirement] = (),
 ) -> dict[str, tuple[RegionRequirement, ...]]:
     """What each part of a platform needs, by part: a hosting stack's name, ``"bedrock"`` or ``"cost"``.
 
@@ -209,6 +287,9 @@ def platform_requirements(
         Key paths of the profiles whose ``guardrail:`` block creates a guardrail (not an existing id).
     budget, budget_action, anomaly_monitor:
         Whether the cost stack creates a budget, a budget action (``deny_role_arns``), an anomaly monitor.
+    profile_sources:
+        The source-Region requirements of the system profiles the Bedrock profiles copy
+        (:func:`profile_source_requirement`), part ``bedrock``.
     """
     found: dict[str, dict[str, RegionRequirement]] = {}
 
@@ -241,6 +322,8 @@ def platform_requirements(
                 "AWS::Bedrock::ApplicationInferenceProfile", "bedrock application inference profiles", users
             ),
         )
+    for requirement in profile_sources:
+        need("bedrock", requirement)
     if routers:
         need(
             "bedrock",

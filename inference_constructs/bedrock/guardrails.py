@@ -9,11 +9,19 @@ Limits are from the CloudFormation resource schemas bundled with cfn-lint 1.58 (
 and the table says so.
 
 Enforcement follows the Bedrock user guide, "Enforce the use of specific guardrails in model
-inference requests" (guardrails-permissions-id): every Allow of ``bedrock:InvokeModel`` /
+inference requests" (guardrails-permissions-id, Example 1): every Allow of ``bedrock:InvokeModel`` /
 ``InvokeModelWithResponseStream`` carries ``StringEquals bedrock:GuardrailIdentifier =
-<guardrail ARN>:<version>``, an explicit Deny with ``StringNotEquals`` on the same key covers the
-same resources (a request without a guardrail has no such key, and a negated operator is true for
-a missing key, so it is denied too), and ``bedrock:ApplyGuardrail`` is allowed on the guardrail.
+<guardrail ARN>:<version>``; an explicit Deny with ``StringNotEquals`` on the same key (a request
+without a guardrail has no such key, and a negated operator is true for a missing key, so it is
+denied too) covers **every** model ARN the role could reach, not only the granted ones: the guide's
+example denies ``foundation-model/*``; the library denies it in every Region, the Region-less global
+ARN included (``arn:<p>:bedrock:*::foundation-model/*``: IAM's ``*`` also matches an empty Region),
+and every system and application inference profile of every Region and account
+(``inference-profile/*``, ``application-inference-profile/*``), so a listed role with some other
+Bedrock Allow cannot reach a model without the guardrail through a ``global.`` profile, another
+geography or another Region. ``bedrock:ApplyGuardrail`` is allowed on the guardrail. Converse and
+ConverseStream are authorized by the same two actions (Bedrock API reference, InvokeModel: denying
+them "also denies access to the resource through the Converse API actions").
 """
 
 from __future__ import annotations
@@ -333,8 +341,23 @@ def plan_entry(spec: GuardrailSpec) -> dict[str, Any]:
     }
 
 
+#: Resource types of ``bedrock:InvokeModel`` the guardrail Deny covers in every Region and account (Service
+#: Authorization Reference, Amazon Bedrock: resource types of InvokeModel / InvokeModelWithResponseStream).
+DENIED_RESOURCE_PATTERNS = (
+    "bedrock:*::foundation-model/*",
+    "bedrock:*:*:inference-profile/*",
+    "bedrock:*:*:application-inference-profile/*",
+)
+
+
+def guardrail_deny_resources(partition: str) -> list[str]:
+    """The Deny's resources: every foundation model (any Region, Region-less too) and every system and
+    application inference profile (any Region, any account) of ``partition``."""
+    return [f"arn:{partition}:{pattern}" for pattern in DENIED_RESOURCE_PATTERNS]
+
+
 def guarded_invoke_statements(
-    invoke_resources: Sequence[Sequence[str]], *, guardrail_identifier: str, guardrail_arn: str
+    invoke_resources: Sequence[Sequence[str]], *, guardrail_identifier: str, guardrail_arn: str, partition: str
 ) -> list[dict[str, Any]]:
     """IAM statements (policy-document JSON) that let a caller invoke only with the guardrail.
 
@@ -342,12 +365,14 @@ def guarded_invoke_statements(
     ----------
     invoke_resources:
         Groups of resource ARNs the profile grants invoke on (the profile ARN; the source model's ARNs).
-        Each group gets an Allow conditioned on the guardrail and a matching Deny for any other guardrail
-        or none.
+        Each group gets an Allow conditioned on the guardrail.
     guardrail_identifier:
         The value callers must send: ``<guardrail ARN>:<version number>``.
     guardrail_arn:
         The guardrail's ARN (without version), on which ``bedrock:ApplyGuardrail`` is allowed.
+    partition:
+        The partition of the Deny's wildcard ARNs (``Aws.PARTITION`` in a template): one Deny refuses any other
+        guardrail, or none, on :func:`guardrail_deny_resources`, whatever else the role is allowed.
     """
     statements: list[dict[str, Any]] = []
     for resources in invoke_resources:
@@ -359,12 +384,11 @@ def guarded_invoke_statements(
                 "Condition": {"StringEquals": {CONDITION_KEY: guardrail_identifier}},
             }
         )
-    all_resources = [r for group in invoke_resources for r in group]
     statements.append(
         {
             "Effect": "Deny",
             "Action": list(GUARDED_ACTIONS),
-            "Resource": all_resources,
+            "Resource": guardrail_deny_resources(partition),
             "Condition": {"StringNotEquals": {CONDITION_KEY: guardrail_identifier}},
         }
     )
@@ -383,21 +407,21 @@ class GuardedRole:
 
 
 def check_role_guardrails(grants: Sequence[GuardedRole]) -> list[str]:
-    """A role granted on two profiles of the same model with different guardrails (or one without) would be
-    denied on both: each profile's Deny refuses every guardrail but its own on the shared model ARNs."""
+    """A role granted on two profiles (or a profile and a router) with different guardrails, or one without,
+    could call neither as granted: a guarded profile's Deny refuses every guardrail but its own on every model
+    and inference profile (:func:`guardrail_deny_resources`), whatever model the other grant is for."""
     problems: list[str] = []
-    first: dict[tuple[str, str], GuardedRole] = {}
+    first: dict[str, GuardedRole] = {}
     for grant in grants:
         if is_unresolved(grant.role_arn):
             continue
-        key = (grant.role_arn, grant.model_id)
-        seen = first.setdefault(key, grant)
+        seen = first.setdefault(grant.role_arn, grant)
         if seen is not grant and seen.guardrail != grant.guardrail:
             problems.append(
-                f"{grant.path}: role {grant.role_arn} is also granted on {seen.path} for model {grant.model_id} with "
-                f"{_describe(seen.guardrail)}, here with {_describe(grant.guardrail)}; each profile's guardrail Deny "
-                "covers the shared model, so the role could call neither. Use the same guardrail on both, or "
-                "separate roles"
+                f"{grant.path}: role {grant.role_arn} is also granted on {seen.path} (model {seen.model_id}) with "
+                f"{_describe(seen.guardrail)}, here (model {grant.model_id}) with {_describe(grant.guardrail)}; a "
+                "guardrail's Deny covers every model and inference profile, so the role could not call the other "
+                "as granted. Use the same guardrail on both, or separate roles"
             )
     return problems
 

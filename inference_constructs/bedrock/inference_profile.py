@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Unpack
 
 from aws_cdk import Acknowledgment as _Acknowledgment
-from aws_cdk import Aws, Duration, Resource, Tags, Validations
+from aws_cdk import Aws, Duration, Resource, Stack, Tags, Validations
 from aws_cdk import aws_bedrock as bedrock
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_iam as iam
@@ -21,6 +21,7 @@ from constructs import Construct
 from inference_constructs._coerce import enum_prop
 from inference_constructs._grants import add_statement_managed, grant_managed
 from inference_constructs._tokens import is_unresolved
+from inference_constructs.aws_limits import ARNS
 from inference_constructs.bedrock.guardrail import GuardrailReference
 from inference_constructs.bedrock.guardrails import guarded_invoke_statements
 from inference_constructs.bedrock.metrics import DEFAULT_PERIOD, DIMENSION, NAMESPACE, cache_tokens_total
@@ -33,8 +34,11 @@ from inference_constructs.bedrock.model_source import (
     check_residency,
     check_tags,
     raise_if_problems,
+    source_region_requirement,
 )
 from inference_constructs.hosting.interface import MetricOptions
+from inference_constructs.region_rules import RegionRules
+from inference_constructs.regions import account_requirement
 
 INVOKE_ACTIONS = ("bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream")
 """What InvokeModel, InvokeModelWithResponseStream, Converse and ConverseStream are authorized by."""
@@ -121,6 +125,15 @@ class ApplicationInferenceProfile(Resource):
         raise_if_problems(problems)
         assert source is not None
 
+        # an environment-agnostic stack asserts where the copied system profile exists and the roles' account
+        rules = RegionRules.of(Stack.of(self))
+        rules.require(source_region_requirement(source, [self.node.path]))
+        for requirement in account_requirement(
+            ARNS["invoke_role_arns"].why,
+            [(f"{self.node.path}.invoke_role_arns[{i}]", arn) for i, arn in enumerate(invoke_role_arns)],
+        ):
+            rules.require_account(requirement)
+
         self.guardrail: GuardrailReference | None = guardrail
         """The guardrail version the grants enforce, or None."""
         self.model_source: ModelSource = source
@@ -191,7 +204,10 @@ class ApplicationInferenceProfile(Resource):
         if self.guardrail is None:
             return [iam.PolicyStatement(actions=list(INVOKE_ACTIONS), resources=group) for group in groups]
         documents = guarded_invoke_statements(
-            groups, guardrail_identifier=self.guardrail.identifier, guardrail_arn=self.guardrail.arn
+            groups,
+            guardrail_identifier=self.guardrail.identifier,
+            guardrail_arn=self.guardrail.arn,
+            partition=Aws.PARTITION,
         )
         return [iam.PolicyStatement.from_json(d) for d in documents]
 
@@ -205,7 +221,10 @@ class ApplicationInferenceProfile(Resource):
             grants = [grant_managed(self, grantee, actions=INVOKE_ACTIONS, resource_arns=group) for group in groups]
         else:
             *allows, deny, apply = guarded_invoke_statements(
-                groups, guardrail_identifier=self.guardrail.identifier, guardrail_arn=self.guardrail.arn
+                groups,
+                guardrail_identifier=self.guardrail.identifier,
+                guardrail_arn=self.guardrail.arn,
+                partition=Aws.PARTITION,
             )
             grants = [
                 grant_managed(

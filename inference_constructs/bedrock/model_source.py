@@ -22,13 +22,15 @@ pass it as an ARN (``inference-profile/...``) and the grants fall back to every 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from inference_constructs._tokens import is_unresolved
-from inference_constructs.bedrock.regions import Geography, geography_for_prefix
+from inference_constructs.bedrock.regions import NON_COMMERCIAL_PREFIXES, Geography, geography_for_prefix
+from inference_constructs.containers.images import load_snapshot
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
+from inference_constructs.regions import RegionRequirement, load_resource_regions, profile_source_requirement
 
 # CloudFormation AWS::Bedrock::ApplicationInferenceProfile (cfn-lint schema, read 2026-11).
 NAME_PATTERN = re.compile(r"^([0-9a-zA-Z][ _-]?)+$")
@@ -240,6 +242,20 @@ class ModelSource:
         return self.kind is ModelSourceKind.CROSS_REGION_PROFILE and (
             self.geography is None or self.geography.any_commercial_region
         )
+
+
+def source_region_requirement(source: ModelSource, needed_by: Sequence[str]) -> RegionRequirement | None:
+    """Where the system profile ``source`` copies can be copied from, when its ``CopyFrom`` ARN is built in the deploy
+    Region (a profile *id*, not an ARN): the geography's source Regions, or for ``global.`` every Region outside the
+    commercial partition refused. None for a foundation model, an ARN, an unknown geography or a token."""
+    geography = source.geography
+    if source.kind is not ModelSourceKind.CROSS_REGION_PROFILE or source.arn is not None or geography is None:
+        return None
+    if geography.any_commercial_region:
+        known = sorted({*load_resource_regions().regions, *load_snapshot().domains})
+        excluded = [r for r in known if r.startswith(NON_COMMERCIAL_PREFIXES)]
+        return profile_source_requirement(geography.prefix, geography.description, (), needed_by, excluded=excluded)
+    return profile_source_requirement(geography.prefix, geography.description, geography.source_regions, needed_by)
 
 
 def _arn_region(arn: str | None) -> str | None:

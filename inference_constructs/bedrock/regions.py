@@ -33,6 +33,18 @@ Sources (read 2026-11):
   us-gov lists). Used as a cross-check, not copied.
 - [CA-SECONDARY] ``ca.`` profiles: no AWS page with the Region list was found; public
   infrastructure code grants ``ca-central-1`` and ``ca-west-1``. Treat as UNCONFIRMED.
+- [CA-SOURCE] AWS Machine Learning blog, "Accelerate generative AI innovation in Canada with Amazon
+  Bedrock cross-Region inference" (2025-11): ``us.`` profiles (Claude Sonnet 4.5, Haiku 4.5) are called
+  from Canada (Central) ``ca-central-1`` and routed to US destination Regions.
+
+**Source Regions.** A system profile exists only in its *source* Regions (the Regions a request naming it may
+be sent from; [CRIS-SUPPORT] "Source Region" / "Destination Region"), and an application profile copies it by
+ARN in the deploy Region, so CreateInferenceProfile fails outside them. :attr:`Geography.source_regions` is, per
+geography, the destination Regions plus the extra source Regions documented above (``us``: ``ca-central-1``).
+It is a union over the geography's models (each model's own list is on its model page and may be shorter):
+UNCONFIRMED per model, and a Region outside it is refused. ``global.`` profiles have no fixed list
+([CRIS-SUPPORT] names them per model; [GLOBAL-CRIS] routes to commercial Regions only): they are refused in
+Regions outside the ``aws`` partition (GovCloud, China) and otherwise not checked.
 """
 
 from __future__ import annotations
@@ -67,6 +79,13 @@ class Geography:
     destination_regions: tuple[str, ...]
     any_commercial_region: bool = False
     sources: tuple[str, ...] = ()
+    extra_source_regions: tuple[str, ...] = ()
+
+    @property
+    def source_regions(self) -> tuple[str, ...]:
+        """Regions the geography's profiles can be called (and copied) from, sorted: the destination Regions plus
+        documented extra source Regions. Empty for ``global`` (no fixed list; see the module docstring)."""
+        return tuple(sorted({*self.destination_regions, *self.extra_source_regions}))
 
     @property
     def leaves_source_region(self) -> bool:
@@ -75,9 +94,15 @@ class Geography:
 
 
 def _geo(
-    prefix: str, description: str, regions: tuple[str, ...], sources: tuple[str, ...], *, any_region: bool = False
+    prefix: str,
+    description: str,
+    regions: tuple[str, ...],
+    sources: tuple[str, ...],
+    *,
+    any_region: bool = False,
+    extra_sources: tuple[str, ...] = (),
 ) -> Geography:
-    return Geography(prefix, description, tuple(sorted(regions)), any_region, sources)
+    return Geography(prefix, description, tuple(sorted(regions)), any_region, sources, tuple(sorted(extra_sources)))
 
 
 GEOGRAPHIES: MappingProxyType[str, Geography] = MappingProxyType(
@@ -88,7 +113,8 @@ GEOGRAPHIES: MappingProxyType[str, Geography] = MappingProxyType(
                 "us",
                 "United States",
                 ("us-east-1", "us-east-2", "us-west-1", "us-west-2"),
-                ("BDA-CRIS", "CDK-ALPHA"),
+                ("BDA-CRIS", "CDK-ALPHA", "CA-SOURCE"),
+                extra_sources=("ca-central-1",),
             ),
             _geo(
                 "eu",
@@ -139,3 +165,8 @@ GEOGRAPHIES: MappingProxyType[str, Geography] = MappingProxyType(
 def geography_for_prefix(prefix: str) -> Geography | None:
     """Return the geography whose profile ids start with ``<prefix>.``, or None when unknown."""
     return GEOGRAPHIES.get(prefix)
+
+
+NON_COMMERCIAL_PREFIXES = ("cn-", "us-gov-", "us-iso", "eusc-")
+"""Region-name prefixes outside the ``aws`` (commercial) partition: China, GovCloud, ISO, European Sovereign Cloud.
+A ``global.`` profile routes to commercial Regions only ([GLOBAL-CRIS]), so it is refused there."""

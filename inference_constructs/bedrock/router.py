@@ -8,15 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from aws_cdk import Aws, Tags
+from aws_cdk import Aws, Stack, Tags
 from aws_cdk import aws_bedrock as bedrock
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from inference_constructs._grants import grant_managed
+from inference_constructs.aws_limits import ARNS
 from inference_constructs.bedrock.inference_profile import INVOKE_ACTIONS, OWN_TAG_PRIORITY, managed_invoke_policy
-from inference_constructs.bedrock.model_source import raise_if_problems
+from inference_constructs.bedrock.model_source import raise_if_problems, source_region_requirement
 from inference_constructs.bedrock.routing import RouterSpec, check_router
+from inference_constructs.region_rules import RegionRules
+from inference_constructs.regions import account_requirement
 
 
 class IntelligentPromptRouter(Construct):
@@ -81,6 +84,15 @@ class IntelligentPromptRouter(Construct):
             invoke_role_arns=tuple(invoke_role_arns),
         )
         raise_if_problems(check_router(spec))
+        # an environment-agnostic stack asserts where copied system profiles exist and the roles' account
+        rules = RegionRules.of(Stack.of(self))
+        for i, source in enumerate(spec.sources):
+            rules.require(source_region_requirement(source, [f"{self.node.path}.models[{i}]"]))
+        for requirement in account_requirement(
+            ARNS["invoke_role_arns"].why,
+            [(f"{self.node.path}.invoke_role_arns[{i}]", arn) for i, arn in enumerate(invoke_role_arns)],
+        ):
+            rules.require_account(requirement)
         self.spec: RouterSpec = spec
         """The validated router settings."""
         self.router_name: str = spec.physical_name

@@ -18,9 +18,12 @@ from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from inference_constructs._tokens import is_unresolved
+from inference_constructs.aws_limits import ARNS
 from inference_constructs.compliance import acknowledge
 from inference_constructs.cost.scope import BUDGET_NOTIFY_AT_PERCENT, BudgetPlan, account_of
 from inference_constructs.errors import ProblemCollector
+from inference_constructs.region_rules import RegionRules
+from inference_constructs.regions import account_requirement
 
 DENIED_ACTIONS: tuple[str, ...] = (
     "sagemaker:CreateEndpoint",
@@ -120,6 +123,12 @@ class BudgetGuardrail(Construct):
             account=Stack.of(self).account,
             path=path,
         )
+        # an environment-agnostic stack asserts the roles' account instead (InferenceAccount rule)
+        for requirement in account_requirement(
+            ARNS["deny_role_arns"].why,
+            [(f"{path}.deny_role_arns[{i}]", arn) for i, arn in enumerate(deny_role_arns)],
+        ):
+            RegionRules.of(Stack.of(self)).require_account(requirement)
         subscribers = [
             budgets.CfnBudget.SubscriberProperty(subscription_type="EMAIL", address=a) for a in notify_emails
         ]

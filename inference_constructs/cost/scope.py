@@ -215,14 +215,10 @@ def decide_cost(config: PlatformConfig) -> tuple[CostPlan, list[str]]:
 def _deny_account(config: PlatformConfig, problems: list[str], warnings: list[str]) -> str | None:
     """The account of the deny roles. That every role is in the deploy account (or, without ``account``, in one
     account) is a config rule (``aws_limits.ARNS["deny_role_arns"]``), checked before any decision; here
-    the plan only names the account when the templates are environment-agnostic."""
+    the plan names the account, which the cost stack asserts when the templates are environment-agnostic."""
     roles = config.cost.budget.deny_role_arns
     if not roles:
         return None
-    expected = config.account or account_of(roles[0])
-    if not config.account and expected:
-        warnings.append(
-            f"cost.budget.deny_role_arns: the roles are in account {expected}; deploy the cost stack there "
-            f"(set account: {expected} to have the plan check it)"
-        )
-    return expected
+    # Environment-agnostic templates: the cost stack's ``InferenceAccount`` rule refuses a deploy to another account
+    # before any resource exists (``regions.AccountRequirement``), so this is no longer only a warning.
+    return config.account or account_of(roles[0])

@@ -29,6 +29,8 @@ from inference_constructs.observability.bedrock_governance import (
     MonitoredGuardrail,
     MonitoredInvocationLogging,
 )
+from inference_constructs.region_rules import add_region_rules
+from inference_constructs.regions import AccountRequirement, RegionRequirement
 from inference_constructs.stacks._handoff import keeps_exports
 
 
@@ -46,9 +48,13 @@ class BedrockStack(Stack):
         invocation_logging: InvocationLoggingSpec | None = None,
         alarm_email: str | None = None,
         dashboard: bool = False,
+        region_requirements: Sequence[RegionRequirement] = (),
+        account_requirements: Sequence[AccountRequirement] = (),
         **kwargs: Any,
     ) -> None:
         super().__init__(scope, construct_id, **kwargs)
+        # the plan's requirements first, so the rules' descriptions name config keys (the constructs add theirs too)
+        add_region_rules(self, region_requirements, account_requirements)
         self.invocation_logging: ModelInvocationLogging | None = None
         if invocation_logging is not None:
             self.invocation_logging = ModelInvocationLogging(self, "InvocationLogging", spec=invocation_logging)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from aws_cdk import Stack, aws_sns
@@ -9,6 +10,8 @@ from constructs import Construct
 
 from inference_constructs.cost import BudgetGuardrail, CostAllocationTagActivation, CostAnomalyMonitor
 from inference_constructs.cost.scope import CostPlan
+from inference_constructs.region_rules import add_region_rules
+from inference_constructs.regions import AccountRequirement, RegionRequirement
 from inference_constructs.stacks._handoff import local_topic
 
 
@@ -23,9 +26,13 @@ class CostStack(Stack):
         *,
         decisions: CostPlan,
         alarm_topic: aws_sns.ITopic,
+        region_requirements: Sequence[RegionRequirement] = (),
+        account_requirements: Sequence[AccountRequirement] = (),
         **kwargs: Any,
     ) -> None:
         super().__init__(scope, construct_id, **kwargs)
+        # the plan's requirements first, so the rules' descriptions name config keys (the budget adds its own too)
+        add_region_rules(self, region_requirements, account_requirements)
         alarm_topic = local_topic(self, alarm_topic)  # through SSM, not an export
         if decisions.activation_keys:
             CostAllocationTagActivation(

@@ -25,7 +25,6 @@ from inference_constructs.errors import InferenceConfigError, Problem
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK
 from inference_constructs.observability import MonitoredProfile
 from inference_constructs.plan import PlatformPlan, plan_platform
-from inference_constructs.region_rules import add_region_rules
 from inference_constructs.stacks.bedrock import BedrockStack
 from inference_constructs.stacks.cost import CostStack
 from inference_constructs.stacks.hosting import HostingStack, monitored
@@ -58,11 +57,12 @@ def build_platform(scope: Construct, plan: PlatformPlan, *, env: Environment | N
             invocation_logging=plan.invocation_logging,
             alarm_email=obs.alarm_email,
             dashboard=obs.governance_dashboard,
+            region_requirements=plan.region_requirements("bedrock"),
+            account_requirements=plan.account_requirements("bedrock"),
             stack_name=f"{name}-bedrock",
             env=env,
         )
         stacks["bedrock"] = bedrock
-        add_region_rules(bedrock, plan.region_requirements("bedrock"))
         profiles = [
             MonitoredProfile(name=p.name, profile_id=construct.profile_id, model=p.model)
             for p, construct in zip(plan.profiles, bedrock.profiles.values(), strict=True)
@@ -96,11 +96,12 @@ def build_platform(scope: Construct, plan: PlatformPlan, *, env: Environment | N
             f"{name}-cost",
             decisions=plan.cost,
             alarm_topic=observability.alarms.topic,
+            region_requirements=plan.region_requirements("cost"),
+            account_requirements=plan.account_requirements("cost"),
             stack_name=f"{name}-cost",
             env=env,
         )
         stacks["cost"] = cost
-        add_region_rules(cost, plan.region_requirements("cost"))
     # Tags and the required-tag check go on the platform's stacks, not on ``scope``: a Stage may hold other stacks.
     required = list(plan.cost.required_tag_keys)
     for stack in stacks.values():

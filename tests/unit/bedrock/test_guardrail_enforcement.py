@@ -124,12 +124,59 @@ def test_granted_statements_follow_the_documented_pattern() -> None:
     (deny,) = [s for s in policy if s["Effect"] == "Deny"]
     # THEN every invoke Allow carries StringEquals on the identifier <guardrail ARN>:<version>
     assert allows and all(s["Condition"] == {"StringEquals": {"bedrock:GuardrailIdentifier": GUARDED}} for s in allows)
-    # AND one Deny with StringNotEquals covers every ARN any Allow grants, for both invoke actions
+    # AND one Deny with StringNotEquals, for both invoke actions, on every foundation model and every system and
+    # application inference profile of every Region and account (not only the granted ARNs)
     assert deny["Condition"] == {"StringNotEquals": {"bedrock:GuardrailIdentifier": GUARDED}}
     assert sorted(deny["Action"]) == ["bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"]
+    assert as_list(deny["Resource"]) == [
+        "arn:aws:bedrock:*::foundation-model/*",
+        "arn:aws:bedrock:*:*:inference-profile/*",
+        "arn:aws:bedrock:*:*:application-inference-profile/*",
+    ]
     granted = {r for s in allows for r in as_list(s["Resource"])}
-    assert granted == set(as_list(deny["Resource"]))
     assert {PROFILE_ARN, SYSTEM_PROFILE_ARN, FM_EAST, FM_WEST} <= granted
+
+
+OTHER_ACCOUNT = "444455556666"
+
+
+@pytest.mark.parametrize(
+    "resource",
+    [
+        # a global. profile and the Region-less global model ARN it authorizes
+        f"arn:aws:bedrock:us-east-1:{ACCOUNT}:inference-profile/global.{SONNET}",
+        f"arn:aws:bedrock:::foundation-model/{SONNET}",
+        # another geography and another Region's model
+        f"arn:aws:bedrock:eu-west-1:{ACCOUNT}:inference-profile/eu.{SONNET}",
+        f"arn:aws:bedrock:ap-northeast-1::foundation-model/{SONNET}",
+        # another model, another application profile of this or another account
+        "arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-3-haiku-20240307-v1:0",
+        f"arn:aws:bedrock:us-east-1:{ACCOUNT}:application-inference-profile/other1",
+        f"arn:aws:bedrock:us-west-2:{OTHER_ACCOUNT}:application-inference-profile/shared9",
+        f"arn:aws:bedrock:us-west-2:{OTHER_ACCOUNT}:inference-profile/us.{SONNET}",
+    ],
+    ids=[
+        "global-profile",
+        "region-less-model",
+        "eu-profile",
+        "tokyo-model",
+        "other-model",
+        "other-profile",
+        "other-account-app-profile",
+        "other-account-system-profile",
+    ],
+)
+@pytest.mark.parametrize("action", ["bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"])
+def test_a_listed_role_with_another_bedrock_allow_reaches_no_model_without_the_guardrail(
+    action: str, resource: str
+) -> None:
+    # GIVEN a role granted through a guarded us. profile that also holds bedrock:* on * from elsewhere
+    policy = _policy(broad_allow=True)
+    # WHEN it calls any other path to a model without the guardrail THEN the explicit Deny refuses it
+    assert evaluate(policy, action, resource, {}) == DENY
+    assert evaluate(policy, action, resource, _with(f"{GUARDRAIL_ARN}:2")) == DENY
+    # AND with the guardrail version its other Allow still works
+    assert evaluate(policy, action, resource, _with(GUARDED)) == ALLOW
 
 
 def test_invoke_role_arns_get_the_guarded_statements_in_the_managed_policy() -> None:

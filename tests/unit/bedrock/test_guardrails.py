@@ -44,8 +44,16 @@ def test_one_role_on_one_model_needs_one_guardrail(first: str | None, second: st
     assert bool(check_role_guardrails(grants)) is conflict
 
 
-def test_other_models_or_roles_do_not_conflict() -> None:
+def test_one_role_on_two_models_needs_one_guardrail_too() -> None:
+    # GIVEN one role granted on a guarded profile of m1 and an unguarded one of m2
     grants = [GuardedRole(ROLE, "m1", "g1", "p[0]"), GuardedRole(ROLE, "m2", None, "p[1]")]
+    # THEN it is refused: the guardrail's Deny covers every model, so m2 could not be called without g1
+    (problem,) = check_role_guardrails(grants)
+    assert problem.startswith("p[1]: role arn:aws:iam::111122223333:role/app is also granted on p[0] (model m1)")
+
+
+def test_other_roles_do_not_conflict() -> None:
+    grants = [GuardedRole(ROLE, "m1", "g1", "p[0]"), GuardedRole(ROLE.replace("app", "web"), "m1", None, "p[1]")]
     assert check_role_guardrails(grants) == []
 
 
@@ -55,6 +63,7 @@ def test_statements_deny_every_granted_arn_without_the_identifier() -> None:
         [["arn:aws:bedrock:us-east-1:1:application-inference-profile/p"], ["arn:aws:bedrock:*::foundation-model/m"]],
         guardrail_identifier="arn:aws:bedrock:us-east-1:1:guardrail/g:2",
         guardrail_arn="arn:aws:bedrock:us-east-1:1:guardrail/g",
+        partition="aws",
     )
     # THEN a direct foundation-model call in any Region without a guardrail is denied, with it allowed
     model = "arn:aws:bedrock:eu-west-1::foundation-model/m"

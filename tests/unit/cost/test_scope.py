@@ -86,10 +86,13 @@ def test_a_deny_role_outside_the_deploy_account_is_refused_with_its_key_path(
 
 
 def test_without_an_account_the_plan_names_the_deny_roles_account() -> None:
-    plan, problems = decide_cost(_config(_deny(["arn:aws:iam::111122223333:role/a"])))
+    config = _config(_deny(["arn:aws:iam::111122223333:role/a"]))
+    plan, problems = decide_cost(config)
     assert problems == []
     assert plan.deny_account == "111122223333"
-    assert any("deploy the cost stack there" in w for w in plan.warnings)
+    # AND the cost stack must assert that account (an InferenceAccount rule, no longer only a warning)
+    (requirement,) = plan_platform(config).account_requirements("cost")
+    assert (requirement.account, requirement.needed_by) == ("111122223333", ("cost.budget.deny_role_arns[0]",))
 
 
 def test_plan_refuses_an_existing_monitor_of_another_account() -> None:

@@ -169,3 +169,23 @@ bedrock:
     message = _problems(text)
     assert "bedrock.routers[0].invoke_role_arns[0]: role arn:aws:iam::111122223333:role/app" in message
     assert "guardrail acme-guarded" in message
+
+
+def test_plan_refuses_one_role_on_a_guarded_profile_and_an_unguarded_profile_of_another_model() -> None:
+    # GIVEN one role on a guarded Haiku profile and on an unguarded Nova profile
+    text = """
+name: acme
+bedrock:
+  profiles:
+    - name: guarded
+      model: anthropic.claude-3-haiku-20240307-v1:0
+      invoke_role_arns: ["arn:aws:iam::111122223333:role/app"]
+      guardrail: {content_filters: [{type: HATE}]}
+    - name: open
+      model: amazon.nova-pro-v1:0
+      invoke_role_arns: ["arn:aws:iam::111122223333:role/app"]
+"""
+    # THEN the plan refuses: the guardrail's Deny covers every model, so the Nova grant could never be used unguarded
+    message = _problems(text)
+    assert "bedrock.profiles[1].invoke_role_arns[0]: role arn:aws:iam::111122223333:role/app" in message
+    assert "(model anthropic.claude-3-haiku-20240307-v1:0) with guardrail acme-guarded" in message
