@@ -174,3 +174,20 @@ def test_with_region_and_account_set_no_rule_is_written() -> None:
     assert any("us. system inference profiles" in d for d in descriptions)
     assert any(f"are in account {ACCOUNT}" in d for d in descriptions)
     assert not {RULE_ID, ACCOUNT_RULE_ID} & set(template.get("Rules", {}))
+
+
+def test_the_plan_shows_the_deployable_regions_and_account_and_why() -> None:
+    # GIVEN an environment-agnostic platform with a us. profile granted to a role of 111122223333
+    profile = f"    - {{name: team-a, model: us.{HAIKU}, invoke_role_arns: ['{ROLE}']}}\n"
+    doc = plan_platform(parse_config(_config(profile))).to_json()["regions"]
+    # THEN the plan's deployable Regions are US source Regions only, and it names the one deployable account
+    assert doc["deployable_regions"] and set(doc["deployable_regions"]) <= {
+        "ca-central-1",
+        "us-east-1",
+        "us-east-2",
+        "us-west-1",
+        "us-west-2",
+    }
+    assert doc["deployable_accounts"] == [ACCOUNT]
+    (need,) = doc["account_requirements"]
+    assert need["needed_by"] == ["bedrock.profiles[0].invoke_role_arns[0]"]
