@@ -48,6 +48,9 @@ GPU_MIN_CC = {
 KV_SPLIT_ONLY = {"tgi"}
 NEURON_DTYPES = {"tnx": {"bf16", "fp16", "fp32", "int8"}, "optimum": {"bf16", "fp16", "fp32"}}
 NEURON_SDK = {"tnx": (2, 19, 1), "optimum": (2, 24, 0)}
+# docs/runtime-rules.md, "Model features and engine versions": transformers-neuronx 0.11 (LMI 0.29.0) lacks the scaled
+# RoPE of Llama 3.1-3.3 (config.json rope_scaling.rope_type llama3, the known-model row's "features")
+MISSING_FEATURES = {"tnx": {("rope_scaling", "llama3")}}
 TRN2_MIN_SDK = (2, 21, 0)
 NEURON_DEGREES = {
     "inf2": [1, 2, 4, 8, 12, 24],
@@ -144,6 +147,9 @@ def engine_runs(model: ModelSpec, serving: Serving, inst: InstanceType) -> bool:
         return serving.value not in ("lmi", "tgi", "vllm", "neuron")
     family = shape(model)["family"]
     if engine in CLOSED_FAMILIES and family not in CLOSED_FAMILIES[engine]:
+        return False
+    features = _known().get((model.id or "").lower(), {}).get("features", {})
+    if any((name, value) in MISSING_FEATURES.get(engine, set()) for name, value in features.items()):
         return False
     if inst.accelerator.is_neuron:
         if inst.family == "trn2" and NEURON_SDK[engine] < TRN2_MIN_SDK:

@@ -145,6 +145,7 @@ def endpoint_request(endpoint: Endpoint) -> EndpointRequest:
         ),
         environment={key: _env_value(value) for key, value in e.environment.items()},
         hf_token=HfTokenSecret(token.secret, token.json_key, token.version_id) if token else None,
+        host_ami=e.host_ami,
     )
 
 
@@ -511,6 +512,9 @@ class PlatformPlan:
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
         reasons = [f"why {e.name}: {e.to_json()['reason']}" for e in self.endpoints]
+        reasons.extend(
+            f"host AMI {e.name}: {e.hosting.host_ami.reason}" for e in self.endpoints if e.hosting.inference_ami_version
+        )
         footer = [
             *reasons,
             f"baseline on-demand: ${self.baseline_usd_per_hour:.3f}/h; prices {self.catalog.region} "
@@ -537,6 +541,8 @@ def _hosting_json(h: EndpointPlan) -> dict[str, Any]:
         "volume_size_gb": h.volume_size_gb,
         "kms_key_arn": h.kms_key_arn,
         "kms_omitted_reason": h.kms_omitted_reason,
+        "inference_ami_version": h.inference_ami_version,
+        "inference_ami": h.host_ami.to_dict(),
         "network_isolation": h.network_isolation,
         "vpc": None
         if v is None

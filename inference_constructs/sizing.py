@@ -42,6 +42,7 @@ from inference_constructs.catalog.models import (
     ESTIMATED_LAYERS,
     estimated_architecture,
     model_family,
+    model_features,
     resolve_architecture,
     resolve_model,
 )
@@ -51,6 +52,7 @@ from inference_constructs.containers.compatibility import (
     dtype_support,
     engine_for,
     family_problem,
+    feature_problem,
     headroom,
     load_compatibility,
     margin_floor_fraction,
@@ -660,6 +662,9 @@ def _engine_problem(model: ModelSpec, serving: Serving, inst: InstanceType) -> t
     problem = family_problem(rules, model_family(model)) or neuron_sdk_problem(rules, inst)
     if problem:
         return problem, ""
+    missing = feature_problem(rules, model_features(model))
+    if missing is not None:
+        return f"{missing[0]}; use {missing[1]}", ""
     support = dtype_support(rules, model.dtype, inst)
     if not support.supported:
         return support.reason, ""

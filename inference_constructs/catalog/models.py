@@ -13,8 +13,9 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from inference_constructs.catalog import read_packaged_json
@@ -30,6 +31,7 @@ __all__ = [
     "known_model",
     "load_known_models",
     "model_family",
+    "model_features",
     "resolve_architecture",
     "resolve_model",
 ]
@@ -46,6 +48,8 @@ class KnownModel:
     parameters_billion: float
     architecture: ModelArchitecture
     source: str
+    features: Mapping[str, str] = field(default_factory=dict)
+    """config.json fields an engine must implement, e.g. ``{"rope_scaling": "llama3"}`` (its rope_type)."""
 
 
 @cache
@@ -55,7 +59,10 @@ def load_known_models() -> Mapping[str, KnownModel]:
     out: dict[str, KnownModel] = {}
     for model_id, row in doc["models"].items():
         arch = ModelArchitecture(**{name: row[name] for name in ARCHITECTURE_FIELDS})
-        out[model_id.lower()] = KnownModel(model_id, float(row["parameters_billion"]), arch, row["source"])
+        features = {str(k): str(v) for k, v in row.get("features", {}).items()}
+        out[model_id.lower()] = KnownModel(
+            model_id, float(row["parameters_billion"]), arch, row["source"], MappingProxyType(features)
+        )
     return out
 
 
@@ -152,6 +159,13 @@ def model_family(model: ModelSpec) -> str | None:
         return given
     row = known_model(model.id)
     return row.architecture.family if row else None
+
+
+def model_features(model: ModelSpec) -> Mapping[str, str]:
+    """The model's features an engine must implement (``features`` of its known-model row), or none when the id is
+    not in the table."""
+    row = known_model(model.id)
+    return row.features if row else MappingProxyType({})
 
 
 @lru_cache(maxsize=4096)

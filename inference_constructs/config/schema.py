@@ -207,6 +207,8 @@ class Endpoint(_Model):
     image: str | None = Field(default=None, min_length=1, max_length=255)
     accelerator: AcceleratorChoice = _default(EndpointRequest, "accelerator")
     instance_type: Annotated[str, StringConstraints(pattern=r"^(auto|ml\.[a-z0-9-]+\.[a-z0-9]+)$")] = "auto"
+    # auto: the plan chooses the InferenceAmiVersion that runs the image; the plan checks an explicit one
+    host_ami: Annotated[str, StringConstraints(pattern=r"^[a-z0-9-]{1,64}$")] = _default(EndpointRequest, "host_ami")
     capacity: Capacity = Field(default_factory=Capacity)
     scaling: Scaling = Field(default_factory=Scaling)
     serverless: Serverless | None = None

@@ -1,5 +1,6 @@
-"""What each pinned serving engine can run: model families, Neuron SDK per instance family, tensor
-parallel degrees, dtypes per accelerator generation, headroom and quantized-weight layout.
+"""What each pinned serving engine can run: model families and features, Neuron SDK per instance family, tensor
+parallel degrees, dtypes per accelerator generation, headroom and quantized-weight layout; and what each pinned
+image needs from its host (CUDA or Neuron runtime, lowest driver) and what each SageMaker inference AMI provides.
 
 The rules are data (``compatibility.json`` next to this module, keyed like ``images.json``), each
 with its source; this module only reads them and answers questions. ``docs/compatibility.md`` lists
@@ -26,14 +27,21 @@ __all__ = [
     "DtypeSupport",
     "EngineRules",
     "Headroom",
+    "HostAmi",
+    "ImageRuntime",
     "QuantizedLayout",
+    "default_host_driver",
     "dtype_quality",
     "dtype_support",
     "endpoint_kinds",
     "engine_for",
     "engine_rules",
     "family_problem",
+    "feature_problem",
     "headroom",
+    "host_ami",
+    "host_ami_versions",
+    "image_runtime",
     "load_compatibility",
     "margin_floor_fraction",
     "neuron_sdk_problem",
@@ -229,3 +237,137 @@ def variant_hosts(kind: EndpointKind, variant: ImageVariant) -> bool:
     rows: Mapping[str, Any] = load_compatibility()["endpoint_kinds"]
     suffix = f"-{variant.value}"
     return any(key.endswith(suffix) and kind.value in kinds for key, kinds in rows.items() if key != "source")
+
+
+# ------------------------------------------------------------------------------------ host and image
+
+
+@dataclass(frozen=True)
+class ImageRuntime:
+    """What a pinned accelerator image is built on (``image_runtimes`` in the data).
+
+    ``min_driver`` is the lowest NVIDIA driver its CUDA major runs on without the forward-compatibility
+    package; ``minor_compat_below`` the first driver outside that major's minor-compatibility range (``None``:
+    no upper end); both ``None`` for Neuron images.
+    """
+
+    key: str
+    cuda: str | None
+    neuron_sdk: str | None
+    min_driver: int | None
+    minor_compat_below: int | None
+    forward_compat_min_driver: int | None
+    source: str
+    driver_source: str
+
+    @property
+    def cuda_major(self) -> str | None:
+        """The CUDA major version (e.g. ``13``), or ``None``."""
+        return self.cuda.split(".", 1)[0] if self.cuda else None
+
+
+@cache
+def image_runtime(key: str | None) -> ImageRuntime | None:
+    """The runtime of pinned image ``key`` (e.g. ``lmi-gpu``), or ``None`` (CPU images, custom images)."""
+    if not key:
+        return None
+    row = load_compatibility()["image_runtimes"].get(key)
+    if not isinstance(row, Mapping):
+        return None
+    cuda = row.get("cuda")
+    drivers: Mapping[str, Any] = {}
+    if cuda:
+        drivers = load_compatibility()["cuda_drivers"][str(cuda).split(".", 1)[0]]
+    below = drivers.get("minor_compat_below")
+    forward = drivers.get("forward_compat_min_driver")
+    return ImageRuntime(
+        key=key,
+        cuda=cuda,
+        neuron_sdk=row.get("neuron_sdk"),
+        min_driver=int(drivers["min_driver"]) if drivers else None,
+        minor_compat_below=int(below) if below is not None else None,
+        forward_compat_min_driver=int(forward) if forward is not None else None,
+        source=str(row["source"]),
+        driver_source=str(drivers.get("source", "")),
+    )
+
+
+@dataclass(frozen=True)
+class HostAmi:
+    """One SageMaker inference AMI version (``ProductionVariant.InferenceAmiVersion``)."""
+
+    version: str
+    accelerator: str
+    """``gpu`` or ``neuron``."""
+    nvidia_driver: int | None
+    cuda: str | None
+    cuda_compat_mounting: str
+    neuron_driver: str | None
+    families: tuple[str, ...]
+    families_source: str
+
+    def runs_on(self, inst: InstanceType) -> bool:
+        """True when this AMI runs on ``inst``'s accelerator and instance family."""
+        kind = "gpu" if inst.accelerator is Accelerator.GPU else "neuron" if inst.accelerator.is_neuron else "cpu"
+        return kind == self.accelerator and inst.family in self.families
+
+    def describe(self) -> str:
+        """e.g. ``al2023-ami-sagemaker-inference-gpu-4-1 (NVIDIA driver 580, CUDA 13.0)``."""
+        if self.accelerator == "neuron":
+            return f"{self.version} (Neuron driver {self.neuron_driver})"
+        return f"{self.version} (NVIDIA driver {self.nvidia_driver}, CUDA {self.cuda})"
+
+
+@cache
+def host_ami_versions() -> Mapping[str, HostAmi]:
+    """Every inference AMI version the data knows, keyed by its ``InferenceAmiVersion`` value."""
+    out: dict[str, HostAmi] = {}
+    for version, row in load_compatibility()["host_amis"]["versions"].items():
+        out[version] = HostAmi(
+            version=version,
+            accelerator=row["accelerator"],
+            nvidia_driver=row.get("nvidia_driver"),
+            cuda=row.get("cuda"),
+            cuda_compat_mounting=str(row.get("cuda_compat_mounting", "")),
+            neuron_driver=row.get("neuron_driver"),
+            families=tuple(row["families"]),
+            families_source=row["families_source"],
+        )
+    return out
+
+
+def host_ami(version: str) -> HostAmi | None:
+    """The AMI ``version``, or ``None`` when it is not one of ``ProductionVariantInferenceAmiVersion``."""
+    return host_ami_versions().get(version)
+
+
+def default_host_driver(inst: InstanceType) -> str | None:
+    """The driver ``inst`` runs without an ``InferenceAmiVersion`` (e.g. ``NVIDIA 470``), or ``None`` when unknown."""
+    data = load_compatibility()["default_host_drivers"]
+    if inst.accelerator is Accelerator.GPU:
+        driver = data["nvidia"].get(inst.family)
+        return None if driver is None else f"NVIDIA {driver}"
+    if inst.accelerator.is_neuron:
+        neuron = data["neuron"].get(inst.family)
+        return None if neuron is None else f"Neuron {neuron}"
+    return None
+
+
+# ------------------------------------------------------------------------------------ model features
+
+
+def feature_problem(rules: EngineRules, features: Mapping[str, str]) -> tuple[str, str] | None:
+    """``(why, fix)`` when ``rules``' engine lacks one of the model's ``features`` (``model_features`` in the
+    data, e.g. ``rope_scaling:llama3``), or ``None`` when it has them all (or none is known)."""
+    table: Mapping[str, Any] = load_compatibility()["model_features"]
+    for name, value in sorted(features.items()):
+        row = table.get(f"{name}:{value}")
+        if not isinstance(row, Mapping):
+            continue
+        engine = row["engines"].get(rules.key)
+        supported = bool(engine["supported"]) if engine else bool(row.get("others", False))
+        if not supported:
+            source = engine["source"] if engine else "the engine is not listed for this feature"
+            fix = engine.get("fix", "another serving stack") if engine else "another serving stack"
+            return f"{rules.engine} does not implement {row['what']} ({source})", fix
+    return None

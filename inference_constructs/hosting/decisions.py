@@ -21,6 +21,7 @@ from inference_constructs.containers import (
     ServingParameters,
     container_environment,
     default_quantization,
+    image_key,
     select_image,
     validate_environment,
     validate_quantization,
@@ -51,6 +52,7 @@ from inference_constructs.hosting.endpoint_plan import (
     ModelDataKind,
     ServerlessPlan,
 )
+from inference_constructs.hosting.host_ami import decide_host_ami, host_ami_problem
 from inference_constructs.hosting.request import (
     AsyncOptions,
     Capacity,
@@ -123,7 +125,13 @@ def _choose(req: EndpointRequest, catalog: Catalog, path: str) -> HostDecision:
 
     def fits_rules(inst: InstanceType) -> bool:
         variant = ImageVariant.for_host(inst.accelerator, inst.architecture)
-        return has_image(req.serving, inst) and hosts_kind(req.kind, req.serving, variant)
+        if not (has_image(req.serving, inst) and hosts_kind(req.kind, req.serving, variant)):
+            return False
+        # An auto-chosen host must have an AMI that runs the image (and the given host_ami must run on it);
+        # an explicit instance type is checked by the AMI decision, which names the key.
+        if req.instance_type is not None:
+            return True
+        return host_ami_problem(req.host_ami, image_key(req.serving, variant), inst) is None
 
     return choose_host(
         req.model,
@@ -363,6 +371,18 @@ def plan_endpoint(
             path=key_path(path, "serving"),
         )
 
+    ami_problems = ProblemCollector()
+    ami = decide_host_ami(
+        requested=req.host_ami,
+        image_key=image.key if image else None,
+        inst=host.instance if host else None,
+        p=ami_problems,
+        key=key_path(path, "host_ami"),
+    )
+    ami_problems.raise_if_any()
+    if ami.version:
+        reasons.append(f"host AMI {ami.reason}")
+
     llm = req.serving.is_llm
     download_s, startup_s, routing, volume = _startup_and_storage(req, host, accelerator, reasons)
 
@@ -442,4 +462,5 @@ def plan_endpoint(
         reasons=tuple(reasons),
         update_policy=update_policy,
         inference_component=component,
+        host_ami=ami,
     )

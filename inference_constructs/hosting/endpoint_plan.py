@@ -5,11 +5,12 @@ component, serverless compute). Pure Python (no ``aws_cdk`` import); the constru
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from inference_constructs.containers import ContainerImage
 from inference_constructs.hosting.deployment import DeploymentPlan
+from inference_constructs.hosting.host_ami import HostAmiDecision
 from inference_constructs.hosting.request import (
     AsyncOptions,
     Capacity,
@@ -140,6 +141,13 @@ class EndpointPlan:
     """Set for a real-time endpoint with ``capacity.min: 0``: the model is hosted through an inference component."""
     network_isolation_reason: str = ""
     """Why ``network_isolation`` is on or off (the config's value, or the library's default)."""
+    host_ami: HostAmiDecision = field(default_factory=lambda: HostAmiDecision(None, "", ""))
+    """The production variant's ``InferenceAmiVersion`` (none on CPU hosts and serverless), why, and its sources."""
+
+    @property
+    def inference_ami_version(self) -> str | None:
+        """``InferenceAmiVersion`` of the production variant, or ``None``."""
+        return self.host_ami.version
 
     @property
     def uses_inference_component(self) -> bool:

@@ -62,6 +62,10 @@ class RealtimeEndpoint(InferenceEndpoint):
         serving stack supports).
     instance_type:
         Host to use instead of choosing one (it is still checked). Default: the right-sizing decides.
+    host_ami:
+        ``InferenceAmiVersion`` of the hosts, e.g. ``al2023-ami-sagemaker-inference-gpu-4-1``; refused when its
+        driver cannot start the image or it does not run on the host. Default: ``auto``, the AMI whose driver runs
+        the image on GPU and Neuron hosts (``plan.host_ami`` says which and why), none on CPU hosts.
     capacity:
         Instance count range for scaling; the initial count is ``max(1, min)``. ``min`` 0 scales to zero:
         an async endpoint on its backlog, a real-time one through an inference component (the first requests
@@ -111,6 +115,7 @@ class RealtimeEndpoint(InferenceEndpoint):
         image: str | None = None,
         accelerator: AcceleratorChoice | str = AcceleratorChoice.AUTO,
         instance_type: str | None = None,
+        host_ami: str = "auto",
         capacity: Capacity | CapacityLike | None = None,
         async_inference: AsyncOptions | None = None,
         kms_key: kms.IKey | None = None,
@@ -135,6 +140,7 @@ class RealtimeEndpoint(InferenceEndpoint):
             image=image,
             accelerator=_coerce.enum_prop(_prop(path, "accelerator"), accelerator, AcceleratorChoice),
             instance_type=instance_type,
+            host_ami=host_ami,
             capacity=_coerce.capacity(_prop(path, "capacity"), capacity) or Capacity(),
             async_inference=async_inference,
             vpc=vpc if isinstance(vpc, VpcOptions) else None,
@@ -298,7 +304,7 @@ class MultiModelEndpoint(InferenceEndpoint):
         is sized for a small classical model).
     cache:
         Keep loaded models on the instance (``ModelCacheSetting: Enabled``). Default: on.
-    image, accelerator, instance_type, capacity, kms_key, vpc, vpc_subnets, security_groups, role,
+    image, accelerator, instance_type, host_ami, capacity, kms_key, vpc, vpc_subnets, security_groups, role,
     network_isolation, data_capture, deployment, environment, endpoint_name, host, catalog, path:
         As for :class:`RealtimeEndpoint`.
     """
@@ -315,6 +321,7 @@ class MultiModelEndpoint(InferenceEndpoint):
         image: str | None = None,
         accelerator: AcceleratorChoice | str = AcceleratorChoice.AUTO,
         instance_type: str | None = None,
+        host_ami: str = "auto",
         capacity: Capacity | CapacityLike | None = None,
         kms_key: kms.IKey | None = None,
         vpc: VpcOptions | ec2.IVpc | None = None,
@@ -337,6 +344,7 @@ class MultiModelEndpoint(InferenceEndpoint):
             image=image,
             accelerator=_coerce.enum_prop(_prop(path, "accelerator"), accelerator, AcceleratorChoice),
             instance_type=instance_type,
+            host_ami=host_ami,
             capacity=_coerce.capacity(_prop(path, "capacity"), capacity) or Capacity(),
             multi_model=MultiModelOptions(model_data_prefix, cache),
             vpc=vpc if isinstance(vpc, VpcOptions) else None,

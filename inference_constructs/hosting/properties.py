@@ -49,7 +49,8 @@ def container(plan: EndpointPlan, image: str) -> sagemaker.CfnModel.ContainerDef
 
 def production_variant(plan: EndpointPlan, model_name: str) -> sagemaker.CfnEndpointConfig.ProductionVariantProperty:
     """The endpoint config's one production variant: serverless, a model-less variant hosting an inference
-    component, or instances serving ``model_name``."""
+    component, or instances serving ``model_name``; on GPU and Neuron hosts with the plan's
+    ``InferenceAmiVersion``."""
     if plan.serverless is not None:
         s = plan.serverless
         return sagemaker.CfnEndpointConfig.ProductionVariantProperty(
@@ -68,6 +69,7 @@ def production_variant(plan: EndpointPlan, model_name: str) -> sagemaker.CfnEndp
             variant_name=plan.variant_name,
             initial_instance_count=plan.inference_component.initial_instance_count,
             volume_size_in_gb=plan.volume_size_gb,
+            inference_ami_version=plan.inference_ami_version,
         )
     return sagemaker.CfnEndpointConfig.ProductionVariantProperty(
         variant_name=plan.variant_name,
@@ -78,6 +80,7 @@ def production_variant(plan: EndpointPlan, model_name: str) -> sagemaker.CfnEndp
         model_data_download_timeout_in_seconds=plan.model_data_download_timeout_seconds,
         container_startup_health_check_timeout_in_seconds=plan.container_startup_health_check_timeout_seconds,
         volume_size_in_gb=plan.volume_size_gb,
+        inference_ami_version=plan.inference_ami_version,
         routing_config=(
             sagemaker.CfnEndpointConfig.RoutingConfigProperty(routing_strategy=plan.routing_strategy)
             if plan.routing_strategy

@@ -189,3 +189,6 @@ class EndpointRequest:
     """Extra container variables, merged after the library's; keys the library writes are refused."""
     hf_token: HfTokenSecret | None = None
     """Secrets Manager secret with a Hugging Face token for a gated or private model (source huggingface)."""
+    host_ami: str | None = "auto"
+    """``InferenceAmiVersion`` of the production variant. ``auto`` (or None): the plan chooses the AMI whose driver
+    runs the image on GPU and Neuron hosts (``hosting/host_ami.py``); an explicit version is checked."""

@@ -90,6 +90,7 @@ def scale_to_zero_variant(
     variant_name: str = DEFAULT_VARIANT_NAME,
     initial_instance_count: int = 1,
     volume_size_in_gb: int | None = None,
+    inference_ami_version: str | None = None,
 ) -> sagemaker.CfnEndpointConfig.ProductionVariantProperty:
     """A production variant for inference components that may scale to zero instances.
 
@@ -109,12 +110,17 @@ def scale_to_zero_variant(
         Instances at creation, so the first copy can be placed. Default: 1.
     volume_size_in_gb:
         EBS volume per instance. Default: none, as required on hosts with local NVMe storage.
+    inference_ami_version:
+        ``InferenceAmiVersion`` of the hosts (the AMI whose driver runs the component's image, e.g.
+        ``al2023-ami-sagemaker-inference-gpu-4-1`` for CUDA 13 images). Default: none, SageMaker's default host
+        image (NVIDIA driver 470 on g4dn/g5/p4d): pass the plan's ``inference_ami_version`` on GPU/Neuron hosts.
     """
     return sagemaker.CfnEndpointConfig.ProductionVariantProperty(
         variant_name=variant_name,
         instance_type=instance_type,
         initial_instance_count=initial_instance_count,
         volume_size_in_gb=volume_size_in_gb,
+        inference_ami_version=inference_ami_version,
         managed_instance_scaling=managed_instance_scaling(max_instance_count=max_instance_count),
         routing_config=sagemaker.CfnEndpointConfig.RoutingConfigProperty(routing_strategy="LEAST_OUTSTANDING_REQUESTS"),
     )

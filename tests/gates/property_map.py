@@ -360,6 +360,9 @@ PROPERTY_MAP: dict[tuple[str, str], Source] = {
         "container.container_startup_health_check_timeout_seconds", _c("container_startup_health_check_timeout_seconds")
     ),
     (CONFIG, "ProductionVariants[0].VolumeSizeInGB"): Plan("hosting.volume_size_gb", _h("volume_size_gb")),
+    (CONFIG, "ProductionVariants[0].InferenceAmiVersion"): Plan(
+        "hosting.inference_ami_version", _h("inference_ami_version")
+    ),
     (CONFIG, "ProductionVariants[0].RoutingConfig.RoutingStrategy"): Plan(
         "container.routing_strategy", _c("routing_strategy")
     ),

@@ -30,6 +30,14 @@ LLAMA_8B = ModelSpec(
     max_context_tokens=8192,
     max_concurrent_sequences=16,
 )
+#: The Inferentia2 scenario, as in config/default.yaml: a model without Llama 3.x's scaled RoPE, which the LMI Neuron
+#: engine lacks (containers/compatibility.json model_features).
+MISTRAL_7B = ModelSpec(
+    id="mistralai/Mistral-7B-Instruct-v0.3",
+    parameters_billion=7.25,
+    max_context_tokens=8192,
+    max_concurrent_sequences=16,
+)
 _CDK_JSON = Path(__file__).resolve().parents[3] / "cdk.json"
 
 
@@ -49,7 +57,7 @@ def build(stack: Stack) -> dict[str, InferenceEndpoint]:
         "inf2_llm": RealtimeEndpoint(
             stack,
             "ChatInf2",
-            model=LLAMA_8B,
+            model=MISTRAL_7B,
             serving=Serving.NEURON,
             accelerator=AcceleratorChoice.INFERENTIA,
             kms_key=key,

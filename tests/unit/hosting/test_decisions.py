@@ -183,8 +183,9 @@ def test_fails_capacity_min_zero_where_the_kind_cannot_scale_to_zero(
         ({"model": LLAMA_8B, "serving": Serving.LMI, "accelerator": AcceleratorChoice.GPU}, 1, 19355),
         # g5.12xlarge: all 4 GPUs, so one copy fills one instance
         ({"model": LLAMA_8B, "serving": Serving.LMI, "instance_type": "ml.g5.12xlarge"}, 4, 19355),
-        # inf2.24xlarge: all 6 Neuron devices; Neuron loading needs more host RAM
-        ({"model": LLAMA_8B, "serving": Serving.NEURON, "instance_type": "ml.inf2.24xlarge"}, 6, 34614),
+        # inf2.24xlarge: all 6 Neuron devices; Neuron loading needs more host RAM (TGI on optimum-neuron: Llama 3.1's
+        # scaled RoPE is refused on the LMI Neuron engine)
+        ({"model": LLAMA_8B, "serving": Serving.TGI, "instance_type": "ml.inf2.24xlarge"}, 6, 34614),
         # a classical CPU model of unknown size (sized as 2 GB): no accelerator
         ({"model": TABULAR, "serving": Serving.XGBOOST, "instance_type": "ml.m5.xlarge"}, 0, 2048),
     ],
@@ -265,7 +266,7 @@ def test_kms_key_is_applied_on_an_ebs_host() -> None:
     plan = _plan(
         kind=EndpointKind.REALTIME,
         model=LLAMA_8B,
-        serving=Serving.NEURON,
+        serving=Serving.TGI,
         instance_type="ml.inf2.48xlarge",
         kms_key_arn=KEY,
     )

@@ -404,8 +404,8 @@ def test_fails_explicit_gpu_host_whose_kv_cache_cannot_hold_one_full_sequence():
 
 
 def test_fails_explicit_neuron_host_that_holds_fewer_sequences_than_its_compiled_batch():
-    # GIVEN Llama 3.1 8B bf16, 32 sequences of 4096 tokens on Neuron, whose KV cache is compiled for the whole batch
-    model = ModelSpec(id="meta-llama/Llama-3.1-8B-Instruct", max_context_tokens=4096, max_concurrent_sequences=32)
+    # GIVEN Mistral 7B bf16, 32 sequences of 4096 tokens on Neuron, whose KV cache is compiled for the whole batch
+    model = ModelSpec(id="mistralai/Mistral-7B-Instruct-v0.3", max_context_tokens=4096, max_concurrent_sequences=32)
     # WHEN ml.inf2.8xlarge (2 NeuronCores) is given, which holds the weights and a few sequences
     # THEN it is refused: a static batch must fit whole
     with pytest.raises(InferenceConfigError, match=r"ml\.inf2\.8xlarge cannot hold the model"):

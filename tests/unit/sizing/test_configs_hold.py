@@ -7,9 +7,15 @@ from pathlib import Path
 import pytest
 
 from benchmarks import optimality as opt
-from inference_constructs.catalog.models import model_family
+from inference_constructs.catalog.models import model_family, model_features
 from inference_constructs.config.load import load_config, parse_config
-from inference_constructs.containers.compatibility import dtype_support, engine_for, family_problem, neuron_sdk_problem
+from inference_constructs.containers.compatibility import (
+    dtype_support,
+    engine_for,
+    family_problem,
+    feature_problem,
+    neuron_sdk_problem,
+)
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.plan import plan_platform
 from inference_constructs.sizing import MARGIN_FLOOR_FRACTION, HostDecision, choose_host
@@ -27,6 +33,7 @@ def _holds(host: HostDecision, model: ModelSpec, serving: Serving) -> None:
     if rules is not None:
         assert family_problem(rules, model_family(model)) is None
         assert neuron_sdk_problem(rules, host.instance) is None
+        assert feature_problem(rules, model_features(model)) is None
         assert dtype_support(rules, model.dtype, host.instance).supported
 
 
