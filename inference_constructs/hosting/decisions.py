@@ -94,6 +94,12 @@ __all__ = [
 
 DEFAULT_VARIANT_NAME = "AllTraffic"
 """Production variant name. Blue/green updates need the same variant name in the new config."""
+#: Endpoint kinds a production variant's ``RoutingConfig`` is emitted for. SageMaker documents routing strategies
+#: for real-time inference endpoints (developer guide, routing strategies of real-time inference; API
+#: ``PrefixAwareRoutingConfig``: "on a SageMaker real-time inference endpoint"); no source documents them for
+#: asynchronous endpoints, which take requests from their internal queue, nor for multi-model endpoints. So only
+#: real-time variants carry one (the refusing side).
+ROUTING_STRATEGY_KINDS = frozenset({EndpointKind.REALTIME})
 
 _MIN_TIMEOUT_S, _MAX_TIMEOUT_S = 60, 3600
 _MAX_VOLUME_GB = 512
@@ -242,9 +248,13 @@ def _startup_and_storage(
             f"model download timeout {download_s} s and start-up health check {startup_s} s "
             f"for {weights_gb:.1f} GB of weights on {accelerator.value}"
         )
-    if llm:
+    if llm and req.kind in ROUTING_STRATEGY_KINDS:
         routing = "LEAST_OUTSTANDING_REQUESTS"
         reasons.append("least outstanding requests routing: llm requests vary in length by orders of magnitude")
+    elif llm:
+        reasons.append(
+            f"no routing strategy: SageMaker documents routing strategies for real-time endpoints only, not {req.kind}"
+        )
     if not host.instance.local_nvme and weights_gb > 15:
         volume = min(_MAX_VOLUME_GB, math.ceil(weights_gb * 3 + 30))
         reasons.append(

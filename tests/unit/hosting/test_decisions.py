@@ -357,3 +357,16 @@ def test_multi_model_on_gpu_uses_a_single_gpu_triton_host() -> None:
     # GIVEN a triton multi-model endpoint WHEN planned THEN the host has exactly one gpu
     plan = _plan(kind=EndpointKind.MULTI_MODEL, model=ModelSpec(), serving=Serving.TRITON, multi_model=PREFIX)
     assert (plan.host.accelerator, plan.host.instance.devices, plan.image.key) == (Accelerator.GPU, 1, "triton-gpu")  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("kind", [EndpointKind.ASYNC, EndpointKind.REALTIME])
+def test_routing_strategy_only_where_sagemaker_documents_it(kind: EndpointKind) -> None:
+    # GIVEN the same llm on a real-time and on an async endpoint
+    extra = {"async_inference": AsyncOptions()} if kind is EndpointKind.ASYNC else {}
+    plan = _plan(kind=kind, model=LLAMA_8B, serving=Serving.LMI, instance_type="ml.g5.12xlarge", **extra)
+    # THEN only the real-time variant routes least outstanding requests; the async plan says why it has none
+    if kind is EndpointKind.REALTIME:
+        assert plan.routing_strategy == "LEAST_OUTSTANDING_REQUESTS"  # type: ignore[attr-defined]
+    else:
+        assert plan.routing_strategy is None  # type: ignore[attr-defined]
+        assert any("real-time endpoints only" in r for r in plan.reasons)  # type: ignore[attr-defined]
