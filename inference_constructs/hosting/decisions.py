@@ -101,6 +101,14 @@ DEFAULT_VARIANT_NAME = "AllTraffic"
 #: real-time variants carry one (the refusing side).
 ROUTING_STRATEGY_KINDS = frozenset({EndpointKind.REALTIME})
 
+#: ``RuntimeConfig.CopyCount`` of an inference component, the same in every template. Application Auto Scaling owns
+#: the copy count after creation (``sagemaker:inference-component:DesiredCopyCount``); the CloudFormation schema marks
+#: ``CopyCount`` write-only and the update handler may call ``UpdateInferenceComponentRuntimeConfig`` (it is among the
+#: handler's update permissions), so a template value that changed between deployments could set the running copies
+#: back. Held constant, an update never changes it. Whether an update that changes only the specification sends the
+#: unchanged ``CopyCount`` again is UNCONFIRMED: docs/scaling.md says when to deploy such changes.
+COMPONENT_COPIES_AT_CREATE = 1
+
 _MIN_TIMEOUT_S, _MAX_TIMEOUT_S = 60, 3600
 _MAX_VOLUME_GB = 512
 
@@ -198,11 +206,15 @@ def _inference_component(
         f"zero instances), reserving {devices} {inst.accelerator.value} device(s) and {memory_mb} MiB of host memory "
         f"per copy on {inst.name}, so one copy fills one instance; managed instance scaling 0..{req.capacity.max}"
     )
+    reasons.append(
+        f"inference component copy count {COMPONENT_COPIES_AT_CREATE} at creation, the same in every template: "
+        "auto scaling owns the copies afterwards, and a changed template value could set them back on an update"
+    )
     return InferenceComponentPlan(
         accelerator_devices=devices,
         min_memory_required_mb=memory_mb,
         max_instance_count=req.capacity.max,
-        initial_instance_count=max(1, req.capacity.min),
+        initial_instance_count=COMPONENT_COPIES_AT_CREATE,
         model_data_download_timeout_seconds=download_s,
         container_startup_health_check_timeout_seconds=startup_s,
     )

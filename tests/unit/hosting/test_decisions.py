@@ -370,3 +370,21 @@ def test_routing_strategy_only_where_sagemaker_documents_it(kind: EndpointKind) 
     else:
         assert plan.routing_strategy is None  # type: ignore[attr-defined]
         assert any("real-time endpoints only" in r for r in plan.reasons)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("max_copies", [1, 3, 8])
+def test_the_components_copy_count_is_the_same_in_every_template(max_copies: int) -> None:
+    # GIVEN scale-to-zero endpoints with different ranges
+    plan = plan_endpoint(
+        EndpointRequest(
+            kind=EndpointKind.REALTIME,
+            model=TABULAR,
+            serving=Serving.XGBOOST,
+            instance_type="ml.m5.xlarge",
+            capacity=Capacity(0, max_copies),
+        )
+    )
+    # THEN the template's CopyCount never follows the config (auto scaling owns the copies), and the plan says why
+    assert plan.inference_component is not None
+    assert plan.inference_component.initial_instance_count == 1
+    assert any("the same in every template" in r for r in plan.reasons)
