@@ -45,6 +45,22 @@ if [ "${INFERENCE_NO_INSTALL:-}" != 1 ] && { [ ! -x .venv/bin/python ] || [ "$(c
   echo "$py_stamp" > .venv/.stamp
 fi
 
+# The oldest botocore the Lambda handlers must work with (requirements-sdk-floor.txt): the handler tests load its
+# service models. Its own folder, never on sys.path; installed once per pinned version.
+sdk_floor="$(sed -n 's/^botocore==//p' requirements-sdk-floor.txt)"
+sdk_floor_dir=".venv/botocore-$sdk_floor"
+if [ ! -f "$sdk_floor_dir/botocore/data/bedrock/2023-04-20/service-2.json" ]; then
+  if [ "${INFERENCE_NO_INSTALL:-}" = 1 ]; then
+    echo "bootstrap: INFERENCE_NO_INSTALL=1 but $ROOT/$sdk_floor_dir is missing (botocore $sdk_floor for the handler tests)" >&2
+    exit 1
+  fi
+  echo "bootstrap: installing botocore $sdk_floor (service models for the handler tests) into $sdk_floor_dir" >&2
+  rm -rf "$sdk_floor_dir"
+  .venv/bin/python -m pip install --quiet --no-deps --target "$sdk_floor_dir" "botocore==$sdk_floor" 2>&1 \
+    | { grep -v '^WARNING: Location' >&2 || true; }
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "bootstrap: pip install of botocore $sdk_floor failed" >&2; exit 1; }
+fi
+
 npm_stamp="$(stamp_of package.json package-lock.json)"
 if [ "${INFERENCE_NO_INSTALL:-}" != 1 ] && { [ ! -x node_modules/.bin/cdk ] || [ "$(cat node_modules/.stamp 2>/dev/null)" != "$npm_stamp" ]; }; then
   echo "bootstrap: installing the pinned CDK CLI into node_modules" >&2

@@ -63,6 +63,13 @@ DATA_FLAGS = {
     "video_data": "videoDataDeliveryEnabled",
     "audio_data": "audioDataDeliveryEnabled",
 }
+#: Flags newer than the Bedrock control-plane API itself: botocore 1.31.57 (the first release with ``bedrock``)
+#: knows only text, image and embedding, and an SDK that does not know a member rejects the whole call
+#: (ParamValidationError) before it is sent. So these go into ``loggingConfig`` only when true; an absent flag
+#: delivers nothing of that kind ("Set to include ... data in the log delivery", API ``LoggingConfig``).
+#: ``audioDataDeliveryEnabled`` arrived in the AWS SDKs on 2025-12-02 (SDK changelogs, Bedrock), so any Lambda
+#: runtime bundled before then rejects it; see docs/runtime-rules.md.
+NEWER_DATA_FLAGS = ("video_data", "audio_data")
 
 
 @dataclass(frozen=True)
@@ -134,8 +141,14 @@ def check_invocation_logging(spec: InvocationLoggingSpec, *, path: str = "bedroc
 def logging_config(
     spec: InvocationLoggingSpec, *, bucket_name: str | None, log_group_name: str | None, role_arn: str | None
 ) -> dict[str, Any]:
-    """The API's ``loggingConfig`` for ``spec`` with the destinations' names (tokens in a template)."""
-    config: dict[str, Any] = {api: getattr(spec, key) for key, api in DATA_FLAGS.items()}
+    """The API's ``loggingConfig`` for ``spec`` with the destinations' names (tokens in a template).
+
+    Text, image and embedding flags are always sent (every SDK with the Bedrock API knows them); video and audio
+    only when true (:data:`NEWER_DATA_FLAGS`), so the handler runs on a Lambda runtime whose bundled SDK predates them.
+    """
+    config: dict[str, Any] = {
+        api: getattr(spec, key) for key, api in DATA_FLAGS.items() if key not in NEWER_DATA_FLAGS or getattr(spec, key)
+    }
     if bucket_name is not None:
         config["s3Config"] = {"bucketName": bucket_name}
     if log_group_name is not None and role_arn is not None:

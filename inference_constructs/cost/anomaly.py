@@ -43,7 +43,7 @@ class CostAnomalyMonitor(Construct):
         ``DAILY`` or ``WEEKLY``. Default: ``DAILY``.
     monitor_specification:
         Cost Explorer ``Expression`` the CUSTOM monitor watches, e.g.
-        :func:`inference_constructs.cost.scope.platform_expression` (spend tagged ``inference:platform``).
+        :func:`inference_constructs.cost.scope.monitor_expression` (spend tagged ``inference:platform``).
         Required unless ``existing_monitor_arn`` is given. A DIMENSIONAL ``SERVICE`` monitor is never
         created: an account may hold only one, and many already have it.
     existing_monitor_arn:

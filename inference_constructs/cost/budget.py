@@ -20,7 +20,7 @@ from constructs import Construct
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.aws_limits import ARNS
 from inference_constructs.compliance import acknowledge
-from inference_constructs.cost.scope import BUDGET_NOTIFY_AT_PERCENT, BudgetPlan, account_of
+from inference_constructs.cost.scope import BUDGET_METRIC, BUDGET_NOTIFY_AT_PERCENT, BudgetPlan, account_of
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.region_rules import RegionRules
 from inference_constructs.regions import account_requirement
@@ -87,6 +87,9 @@ class BudgetGuardrail(Construct):
         The spend the budget counts, as a Budgets ``FilterExpression`` (e.g.
         :func:`inference_constructs.cost.scope.platform_expression`: spend tagged with the platform's name).
         Default: the whole account's spend, which lets other teams' spend trigger the deny action.
+    metrics:
+        How the budget aggregates (Budgets ``Metrics``), sent with ``filter_expression`` only (CreateBudget takes
+        ``FilterExpression`` with ``Metrics``). Default: ``["UnblendedCost"]`` when there is a filter.
     budget_name:
         Budget name. Default: CloudFormation generates a unique name.
     path:
@@ -110,6 +113,7 @@ class BudgetGuardrail(Construct):
         deny_role_arns: Sequence[str] = (),
         deny_at_percent: float = BudgetPlan.deny_at_percent,
         filter_expression: Mapping[str, Any] | None = None,
+        metrics: Sequence[str] | None = None,
         budget_name: str | None = None,
         path: str = "cost.budget",
     ) -> None:
@@ -159,6 +163,7 @@ class BudgetGuardrail(Construct):
             # Keys in the order the typed ExpressionProperty renders them (alphabetical), so the template does not
             # depend on how the mapping was written.
             self.budget.add_property_override("Budget.FilterExpression", _sorted_keys(filter_expression))
+            self.budget.add_property_override("Budget.Metrics", list(metrics or (BUDGET_METRIC,)))
         self.deny_policy: iam.ManagedPolicy | None = None
         self.execution_role: iam.Role | None = None
         self.action: budgets.CfnBudgetsAction | None = None

@@ -23,8 +23,9 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from inference_constructs.cost.capacity_tags import CAPACITY_TAG_KEYS, PLATFORM_TAG
+from inference_constructs.cost.capacity_tags import CAPACITY_TAG, CAPACITY_TAG_KEYS, PLATFORM_TAG
 from inference_constructs.observability.decisions import AlarmDecision, pending_keys_alarm
+from inference_constructs.spec import EndpointKind
 
 if TYPE_CHECKING:
     from inference_constructs.config.schema import PlatformConfig
@@ -38,10 +39,40 @@ def account_of(arn: str) -> str | None:
     return match.group(1) if match else None
 
 
+#: How Budgets spells a user-defined cost allocation tag key in its legacy ``CostFilters`` (``TagKeyValue``:
+#: ``user:<key>$<value>``). Whether ``FilterExpression.Tags.Key`` takes the key with or without it is UNCONFIRMED:
+#: botocore's ``budgets`` model (``TagValues.Key``: "The key for the tag") and the CloudFormation schema say
+#: nothing, Cost Explorer's ``Expression`` examples use the bare key. So the budget filter names both forms.
+USER_TAG_PREFIX = "user:"
+#: What a budget with a ``FilterExpression`` aggregates. botocore ``budgets`` CreateBudget: "Either FilterExpression
+#: and Metrics or CostFilters and CostTypes, not both or a different combination"; unblended cost is what the legacy
+#: ``CostTypes`` defaults (``UseBlended`` and ``UseAmortized`` false) counted.
+BUDGET_METRIC = "UnblendedCost"
+
+
 def platform_expression(platform: str) -> dict[str, Any]:
-    """A Cost Explorer / Budgets ``Expression`` selecting the spend tagged ``inference:platform = platform``
-    (``Tags`` with ``Key``, ``Values``, ``MatchOptions``; the key is the tag key itself, without ``user:``)."""
-    return {"Tags": {"Key": PLATFORM_TAG, "MatchOptions": ["EQUALS"], "Values": [platform]}}
+    """The Budgets ``FilterExpression`` selecting the spend tagged ``inference:platform = platform``.
+
+    An ``Or`` of the tag key as it is and with :data:`USER_TAG_PREFIX` (which form Budgets matches is
+    UNCONFIRMED); a cost line carries the tag under one key, so the two never count the same spend twice.
+    ``MatchOptions`` ``EQUALS`` is in the botocore ``budgets`` ``MatchOption`` enum.
+    """
+    return {
+        "Or": [
+            {"Tags": {"Key": key, "MatchOptions": ["EQUALS"], "Values": [platform]}}
+            for key in (PLATFORM_TAG, USER_TAG_PREFIX + PLATFORM_TAG)
+        ]
+    }
+
+
+def monitor_expression(platform: str) -> dict[str, Any]:
+    """The anomaly monitor's ``MonitorSpecification`` for the spend tagged ``inference:platform = platform``.
+
+    botocore ``ce`` ``AnomalyMonitor.MonitorSpecification``: a customer managed monitor tracks cost allocation tags
+    with ``{"Tags": {"Key": "your tag key", "Values": [...]}}`` (the bare key, at most 10 values); ``TagValues``:
+    "MatchOptions is only applicable for actions related to cost category", so none is sent.
+    """
+    return {"Tags": {"Key": PLATFORM_TAG, "Values": [platform]}}
 
 
 #: Actual-spend percents of the budget limit that notify (the forecast notifies at 100 %).
@@ -53,18 +84,21 @@ ANOMALY_FREQUENCY = "DAILY"
 @dataclass(frozen=True)
 class BudgetPlan:
     """The monthly budget (``cost.budget``): its limit, who is notified at which actual-spend percents, and
-    which roles are denied new endpoints at ``deny_at_percent``."""
+    which roles are denied new endpoints at ``deny_at_percent``; ``metrics`` (:data:`BUDGET_METRIC`) when it has a
+    ``FilterExpression``, else none (the whole account, counted by the legacy defaults)."""
 
     monthly_limit_usd: float
     notify_emails: tuple[str, ...] = ()
     notify_at_percent: tuple[float, ...] = BUDGET_NOTIFY_AT_PERCENT
     deny_role_arns: tuple[str, ...] = ()
     deny_at_percent: float = 100
+    metrics: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The budget's plan entry."""
         return {
             "monthly_limit_usd": self.monthly_limit_usd,
+            "metrics": list(self.metrics),
             "notify_emails": list(self.notify_emails),
             "notify_at_percent": list(self.notify_at_percent),
             "deny_role_arns": list(self.deny_role_arns),
@@ -90,7 +124,7 @@ class CostPlan:
     ----------
     activation_keys:
         Tag keys the stack activates: the config's ``activate_cost_allocation_tags``, then :data:`PLATFORM_TAG`
-        when a budget or monitor filters on it.
+        when a budget or monitor filters on it, then ``inference:capacity`` when the endpoints carry capacity tags.
     budget_filter:
         The budget's ``FilterExpression``; None counts the whole account (scope ``account``) or there is no budget.
     monitor:
@@ -166,7 +200,7 @@ def decide_cost(config: PlatformConfig) -> tuple[CostPlan, list[str]]:
     specification: dict[str, Any] | None = None
     if monitor.notify_email:
         kind = "existing" if monitor.existing_monitor_arn else "custom"
-        specification = platform_expression(config.name) if kind == "custom" else None
+        specification = monitor_expression(config.name) if kind == "custom" else None
     if monitor.existing_monitor_arn:
         monitor_account = account_of(monitor.existing_monitor_arn)
         if config.account and monitor_account and monitor_account != config.account:
@@ -179,6 +213,10 @@ def decide_cost(config: PlatformConfig) -> tuple[CostPlan, list[str]]:
     keys = list(dict.fromkeys(cost.activate_cost_allocation_tags))
     if (budget_filter or specification) and PLATFORM_TAG not in keys:
         keys.append(PLATFORM_TAG)
+    if _tags_capacity(config) and CAPACITY_TAG not in keys:
+        # The Cost Explorer view the capacity tags exist for (group by inference:capacity) is empty until the key
+        # is an active cost allocation tag.
+        keys.append(CAPACITY_TAG)
     scoped = [what for what, on in (("budget", budget_filter), ("anomaly monitor", specification)) if on]
     if scoped:
         warnings.append(
@@ -201,6 +239,7 @@ def decide_cost(config: PlatformConfig) -> tuple[CostPlan, list[str]]:
             notify_emails=(budget.notify_email,) if budget.notify_email else (),
             deny_role_arns=tuple(budget.deny_role_arns),
             deny_at_percent=budget.deny_new_endpoints_at_percent,
+            metrics=(BUDGET_METRIC,) if budget_filter else (),
         ),
         subscription=AnomalySubscriptionPlan(monitor.notify_email, monitor.threshold_usd)
         if kind is not None and monitor.notify_email
@@ -210,6 +249,12 @@ def decide_cost(config: PlatformConfig) -> tuple[CostPlan, list[str]]:
         tag_activation_alarm=pending_keys_alarm() if keys else None,
     )
     return plan, problems
+
+
+def _tags_capacity(config: PlatformConfig) -> bool:
+    """True when the hosting stacks put the capacity tags on some endpoint (``cost.capacity_tags`` and an
+    instance-backed endpoint; serverless endpoints have no instances to describe)."""
+    return config.cost.capacity_tags and any(e.type is not EndpointKind.SERVERLESS for e in config.endpoints)
 
 
 def _deny_account(config: PlatformConfig, problems: list[str], warnings: list[str]) -> str | None:

@@ -13,7 +13,9 @@ from inference_constructs.cost.capacity_tags import validate_cost_tags
 from inference_constructs.errors import ProblemCollector
 
 
-def apply_cost_tags(scope: IConstruct, tags: Mapping[str, str], *, path: str = "tags") -> None:
+def apply_cost_tags(
+    scope: IConstruct, tags: Mapping[str, str], *, path: str = "tags", exclude_resource_types: Sequence[str] = ()
+) -> None:
     """Tag every taggable resource under ``scope`` (normally the App) with ``tags``.
 
     Parameters
@@ -24,6 +26,9 @@ def apply_cost_tags(scope: IConstruct, tags: Mapping[str, str], *, path: str = "
         Tag key to value, e.g. the config's ``tags`` block or :func:`capacity_tags` output.
     path:
         Key path for problem messages. Default: ``tags``.
+    exclude_resource_types:
+        CloudFormation types that do not get the tags, e.g. ``AWS::ApplicationAutoScaling::ScalableTarget`` for
+        tags whose values change often (every change updates the resource). Default: none.
 
     Raises
     ------
@@ -35,7 +40,7 @@ def apply_cost_tags(scope: IConstruct, tags: Mapping[str, str], *, path: str = "
     problems.raise_if_any()
     tagger = Tags.of(scope)  # once per scope, not per key: each is a round trip to the jsii kernel
     for key, value in tags.items():
-        tagger.add(key, value)
+        tagger.add(key, value, exclude_resource_types=list(exclude_resource_types) or None)
 
 
 @jsii.implements(IAspect)

@@ -76,6 +76,11 @@ WARNING_CODES: dict[str, tuple[str, str]] = {
         r"cost\.budget\.deny_role_arns: the roles are in account",
         "the budget's deny roles fix the cost stack's account (inference_constructs.cost.scope)",
     ),
+    "schedule_floor_reset_on_update": (
+        r"an update of the scalable target .* registers it again with capacity\.min",
+        "deploying a scalable-target change during a raised scheduled floor lowers it until the next scheduled action "
+        "(inference_constructs.scaling.decisions)",
+    ),
 }
 UNCLASSIFIED = "unclassified"
 

@@ -96,6 +96,20 @@ __all__ = [
 
 DEFAULT_VARIANT_NAME = "AllTraffic"
 """Production variant name. Blue/green updates need the same variant name in the new config."""
+#: Endpoint kinds a production variant's ``RoutingConfig`` is emitted for. SageMaker documents routing strategies
+#: for real-time inference endpoints (developer guide, routing strategies of real-time inference; API
+#: ``PrefixAwareRoutingConfig``: "on a SageMaker real-time inference endpoint"); no source documents them for
+#: asynchronous endpoints, which take requests from their internal queue, nor for multi-model endpoints. So only
+#: real-time variants carry one (the refusing side).
+ROUTING_STRATEGY_KINDS = frozenset({EndpointKind.REALTIME})
+
+#: ``RuntimeConfig.CopyCount`` of an inference component, the same in every template. Application Auto Scaling owns
+#: the copy count after creation (``sagemaker:inference-component:DesiredCopyCount``); the CloudFormation schema marks
+#: ``CopyCount`` write-only and the update handler may call ``UpdateInferenceComponentRuntimeConfig`` (it is among the
+#: handler's update permissions), so a template value that changed between deployments could set the running copies
+#: back. Held constant, an update never changes it. Whether an update that changes only the specification sends the
+#: unchanged ``CopyCount`` again is UNCONFIRMED: docs/scaling.md says when to deploy such changes.
+COMPONENT_COPIES_AT_CREATE = 1
 
 _MIN_TIMEOUT_S, _MAX_TIMEOUT_S = 60, 3600
 _MAX_VOLUME_GB = 512
@@ -200,11 +214,15 @@ def _inference_component(
         f"zero instances), reserving {devices} {inst.accelerator.value} device(s) and {memory_mb} MiB of host memory "
         f"per copy on {inst.name}, so one copy fills one instance; managed instance scaling 0..{req.capacity.max}"
     )
+    reasons.append(
+        f"inference component copy count {COMPONENT_COPIES_AT_CREATE} at creation, the same in every template: "
+        "auto scaling owns the copies afterwards, and a changed template value could set them back on an update"
+    )
     return InferenceComponentPlan(
         accelerator_devices=devices,
         min_memory_required_mb=memory_mb,
         max_instance_count=req.capacity.max,
-        initial_instance_count=max(1, req.capacity.min),
+        initial_instance_count=COMPONENT_COPIES_AT_CREATE,
         model_data_download_timeout_seconds=download_s,
         container_startup_health_check_timeout_seconds=startup_s,
     )
@@ -250,9 +268,13 @@ def _startup_and_storage(
             f"model download timeout {download_s} s and start-up health check {startup_s} s "
             f"for {weights_gb:.1f} GB of weights on {accelerator.value}"
         )
-    if llm:
+    if llm and req.kind in ROUTING_STRATEGY_KINDS:
         routing = "LEAST_OUTSTANDING_REQUESTS"
         reasons.append("least outstanding requests routing: llm requests vary in length by orders of magnitude")
+    elif llm:
+        reasons.append(
+            f"no routing strategy: SageMaker documents routing strategies for real-time endpoints only, not {req.kind}"
+        )
     if not host.instance.local_nvme and weights_gb > 15:
         volume = min(_MAX_VOLUME_GB, math.ceil(weights_gb * 3 + 30))
         reasons.append(

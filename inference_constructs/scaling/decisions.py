@@ -944,14 +944,7 @@ def plan_scaling(
             )
         wake_up = inference_component_wake_up_policy()
         warnings.append(_warning(path, SCALE_TO_ZERO_WARNING))
-    if any(f.min_capacity > min_capacity for f in floors) and not any(f.min_capacity <= min_capacity for f in floors):
-        warnings.append(
-            _warning(
-                path,
-                f"scheduled floors only raise the minimum above capacity.min {min_capacity}; add an entry that "
-                "lowers it again, or the raised floor stays",
-            )
-        )
+    warnings.extend(_floor_warnings(path, min_capacity, floors))
     problems.raise_if_any()
 
     tracking = tuple(p for p in policies if p is not None)
@@ -1086,6 +1079,42 @@ def _plan_serverless(
         target_tracking=(policy,) if policy else (),
         enabled=provisioned > 0,
         signal=scaling_signal((policy,) if policy else (), None, enabled=provisioned > 0),
+    )
+
+
+def _floor_warnings(path: str, min_capacity: int, floors: Sequence[ScheduledFloor]) -> list[str]:
+    """A floor that is never lowered again, and a raised floor that a scalable-target update lowers."""
+    warnings: list[str] = []
+    if any(f.min_capacity > min_capacity for f in floors) and not any(f.min_capacity <= min_capacity for f in floors):
+        warnings.append(
+            _warning(
+                path,
+                f"scheduled floors only raise the minimum above capacity.min {min_capacity}; add an entry that "
+                "lowers it again, or the raised floor stays",
+            )
+        )
+    raised = max((f.min_capacity for f in floors), default=min_capacity)
+    if raised > min_capacity:
+        warnings.append(_warning(path, floor_reset_warning(min_capacity, raised)))
+    return warnings
+
+
+def floor_reset_warning(min_capacity: int, raised: int) -> str:
+    """Why deploying during a scheduled floor can lower it, and when to deploy instead.
+
+    Application Auto Scaling, RegisterScalableTarget: it "registers or updates a scalable target", and the
+    capacity it is given becomes the target's range; a scheduled action raised the minimum by updating that same
+    range. CloudFormation updates an ``AWS::ApplicationAutoScaling::ScalableTarget`` (new capacity, schedule, role
+    or tags) through it with the template's ``MinCapacity``, so the raised floor is back at ``capacity.min`` until
+    the next scheduled action runs. Whether an update that changes only the tags sends ``MinCapacity`` is
+    UNCONFIRMED (the resource handler's calls are not documented); the library assumes it does, keeps its own
+    changing tags (the capacity tags) off the target, and says when to deploy.
+    """
+    return (
+        f"scheduled floors raise the minimum to {raised}, but an update of the scalable target (its capacity, "
+        f"schedule or tags) registers it again with capacity.min {min_capacity}: deployed while a raised floor is "
+        "in effect, the minimum is back at capacity.min until the next scheduled action; deploy such changes "
+        "outside the floor hours"
     )
 
 

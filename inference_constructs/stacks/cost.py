@@ -49,6 +49,7 @@ class CostStack(Stack):
                 deny_role_arns=budget.deny_role_arns,
                 deny_at_percent=budget.deny_at_percent,
                 filter_expression=decisions.budget_filter,
+                metrics=budget.metrics,
             )
         subscription = decisions.subscription
         if subscription is not None:

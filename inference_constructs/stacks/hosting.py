@@ -21,6 +21,9 @@ from inference_constructs.region_rules import add_region_rules
 from inference_constructs.regions import RegionRequirement
 from inference_constructs.stacks._handoff import local_topic
 
+#: Capacity tags stay off this type (see HostingStack).
+SCALABLE_TARGET = "AWS::ApplicationAutoScaling::ScalableTarget"
+
 
 def endpoint_name(platform: str, decisions: EndpointDecisions) -> str:
     """The SageMaker endpoint name clients invoke: ``<platform>-<endpoint>`` (stable across updates), as planned."""
@@ -88,7 +91,11 @@ class HostingStack(Stack):
                     decisions.hosting.capacity.max,
                     price_per_hour_usd=decisions.host.price_per_hour_usd,
                 )
-                apply_cost_tags(endpoint, tags, path=f"{decisions.path}.capacity")
+                # Not on the scalable target: it costs nothing, and a changed value (a new price, a new
+                # capacity) would update it, which re-registers capacity.min during a raised scheduled floor.
+                apply_cost_tags(
+                    endpoint, tags, path=f"{decisions.path}.capacity", exclude_resource_types=[SCALABLE_TARGET]
+                )
         for decisions in endpoints:
             prefix = self.endpoints[decisions.name].async_input_s3_prefix
             if prefix is not None:

@@ -18,6 +18,20 @@ Every AWS call is retried on throttling, server errors and timeouts with exponen
 full jitter, within the time the Lambda function has left minus a reserve for answering
 CloudFormation; botocore's own retries are off so attempts are counted in one place. Answers stay
 under CloudFormation's 4096-byte limit (physical id at most 1 KB, reason truncated).
+
+The function runs on the SDK the Lambda runtime bundles, whose version AWS does not publish (it "depends on
+the runtime version and your AWS Region"), so the handler assumes no more than botocore 1.31.57, the first
+release with the ``bedrock`` client:
+
+* ``videoDataDeliveryEnabled`` and ``audioDataDeliveryEnabled`` are sent only when true (an older SDK rejects
+  an unknown member before sending anything); a true flag the bundled SDK does not know answers ``FAILED``
+  before any call, naming the flag and the config key to change;
+* a configuration restored on Delete drops the false newer flags, and the true ones the SDK does not know
+  (said in the reason);
+* right after the stack creates the delivery role, Bedrock rejects the write with ``ValidationException``
+  "Failed to validate permissions for log group ..." until IAM has propagated the role: that one error is
+  retried (at most :data:`PROPAGATION_MAX_ATTEMPTS` attempts and :data:`PROPAGATION_MAX_WAIT_SECONDS` of
+  waiting, and never past the answer reserve); any other ``ValidationException`` fails at once.
 """
 
 from __future__ import annotations
@@ -58,13 +72,27 @@ RETRYABLE_CODES = frozenset(
     }
 )
 _TIMEOUT_ERRORS = ("ReadTimeoutError", "ConnectTimeoutError", "EndpointConnectionError", "ConnectionClosedError")
-_FLAGS = (
-    "textDataDeliveryEnabled",
-    "imageDataDeliveryEnabled",
-    "embeddingDataDeliveryEnabled",
-    "videoDataDeliveryEnabled",
-    "audioDataDeliveryEnabled",
-)
+#: Flags every SDK with the Bedrock API knows (botocore 1.31.57 ``LoggingConfig``).
+_BASE_FLAGS = ("textDataDeliveryEnabled", "imageDataDeliveryEnabled", "embeddingDataDeliveryEnabled")
+#: Flags added to ``LoggingConfig`` later (audio: 2025-12-02); sent only when true.
+NEWER_FLAGS = ("videoDataDeliveryEnabled", "audioDataDeliveryEnabled")
+_FLAGS = _BASE_FLAGS + NEWER_FLAGS
+#: Config key of each flag, for messages that say what to change.
+_CONFIG_KEYS = {
+    "videoDataDeliveryEnabled": "bedrock.invocation_logging.video_data",
+    "audioDataDeliveryEnabled": "bedrock.invocation_logging.audio_data",
+}
+#: Bedrock's answer while IAM has not propagated the delivery role (the Terraform AWS provider retries the same
+#: message): ``ValidationException: Failed to validate permissions for log group: <group>, with role: <role>.
+#: Verify the IAM role permissions are correct.``
+PROPAGATION_CODE = "ValidationException"
+PROPAGATION_MESSAGE = "Failed to validate permissions for log group"
+#: Bounds of the propagation retry: attempts in all, and seconds of waiting in all (the function has 120 s).
+PROPAGATION_MAX_ATTEMPTS = 8
+PROPAGATION_MAX_WAIT_SECONDS = 80.0
+#: First wait, doubled after each attempt and capped at :data:`PROPAGATION_WAIT_CAP_SECONDS`.
+PROPAGATION_FIRST_WAIT_SECONDS = 2.0
+PROPAGATION_WAIT_CAP_SECONDS = 16.0
 
 
 class GaveUpError(Exception):
@@ -100,12 +128,42 @@ def _retryable(error: BaseException) -> bool:
     return _error_code(error) in RETRYABLE_CODES or type(error).__name__ in _TIMEOUT_ERRORS
 
 
-def call(operation: Callable[..., dict[str, Any]], clock: Clock, **kwargs: Any) -> dict[str, Any]:
-    """Call ``operation``, retrying retryable errors while attempts and time remain."""
-    for attempt in range(MAX_ATTEMPTS):
+def _propagating(error: BaseException) -> bool:
+    return _error_code(error) == PROPAGATION_CODE and PROPAGATION_MESSAGE in str(error)
+
+
+def call(
+    operation: Callable[..., dict[str, Any]], clock: Clock, *, retry_propagation: bool = False, **kwargs: Any
+) -> dict[str, Any]:
+    """Call ``operation``, retrying retryable errors while attempts and time remain.
+
+    ``retry_propagation`` also retries Bedrock's IAM-propagation ``ValidationException`` (the delivery role was
+    just created), with its own bounds: :data:`PROPAGATION_MAX_ATTEMPTS` and :data:`PROPAGATION_MAX_WAIT_SECONDS`.
+    """
+    attempt = 0
+    propagation_attempts = 0
+    propagation_waited = 0.0
+    while True:
         try:
             return operation(**kwargs)
         except Exception as error:  # botocore ClientError / HTTPClientError: matched by name, import stays optional
+            if retry_propagation and _propagating(error):
+                propagation_attempts += 1
+                growing = PROPAGATION_FIRST_WAIT_SECONDS * 2 ** (propagation_attempts - 1)
+                wait = min(PROPAGATION_WAIT_CAP_SECONDS, growing)
+                if (
+                    propagation_attempts >= PROPAGATION_MAX_ATTEMPTS
+                    or propagation_waited + wait > PROPAGATION_MAX_WAIT_SECONDS
+                    or clock.remaining() - wait < RESPONSE_RESERVE_SECONDS
+                ):
+                    raise GaveUpError(
+                        f"{PROPAGATION_CODE} after {propagation_attempts} attempts over {propagation_waited:.0f} s "
+                        f"({error}); the delivery role's permissions did not take effect in time: check its trust "
+                        "policy and its logs:CreateLogStream/PutLogEvents grant, then retry the deployment"
+                    ) from error
+                propagation_waited += wait
+                clock.sleep(wait)
+                continue
             if not _retryable(error):
                 raise
             wait = random.uniform(0, min(4.0, 0.25 * 2**attempt))
@@ -113,8 +171,8 @@ def call(operation: Callable[..., dict[str, Any]], clock: Clock, **kwargs: Any) 
                 raise GaveUpError(
                     f"{_error_code(error) or type(error).__name__} after {attempt + 1} attempts"
                 ) from error
+            attempt += 1
             clock.sleep(wait)
-    raise AssertionError("unreachable")
 
 
 def desired_config(properties: dict[str, Any]) -> dict[str, Any]:
@@ -124,6 +182,7 @@ def desired_config(properties: dict[str, Any]) -> dict[str, Any]:
     for flag in _FLAGS:
         if flag in raw:
             config[flag] = str(raw[flag]).lower() == "true"
+    config = _without_false_newer_flags(config)
     if raw.get("s3Config"):
         config["s3Config"] = dict(raw["s3Config"])
     if raw.get("cloudWatchConfig"):
@@ -132,6 +191,39 @@ def desired_config(properties: dict[str, Any]) -> dict[str, Any]:
             cloudwatch["largeDataDeliveryS3Config"] = dict(cloudwatch["largeDataDeliveryS3Config"])
         config["cloudWatchConfig"] = cloudwatch
     return config
+
+
+def _without_false_newer_flags(config: dict[str, Any]) -> dict[str, Any]:
+    """``config`` without the newer flags that are false (absent delivers nothing of that kind either)."""
+    return {k: v for k, v in config.items() if k not in NEWER_FLAGS or v is True}
+
+
+def unknown_members(config: dict[str, Any], client: Any) -> list[str]:
+    """Members of ``config`` the client's ``LoggingConfig`` shape (the bundled SDK's model) does not have."""
+    try:
+        known = set(client.meta.service_model.shape_for("LoggingConfig").members)
+    except Exception:  # a client without a model (never in Lambda): let the call itself decide
+        return []
+    return [member for member in config if member not in known]
+
+
+def _sdk_version() -> str:
+    try:
+        import botocore
+
+        return f"botocore {botocore.__version__}"
+    except Exception:
+        return "its botocore"
+
+
+def _unknown_flags_answer(unknown: list[str], physical_id: str) -> Answer:
+    keys = ", ".join(f"{flag} ({_CONFIG_KEYS.get(flag, 'bedrock.invocation_logging')})" for flag in unknown)
+    return Answer(
+        "FAILED",
+        f"the Lambda runtime's AWS SDK ({_sdk_version()}) does not know {keys}, so Bedrock cannot be asked for it; "
+        "nothing was changed. Set that key to false, or deploy again once the runtime's SDK has it",
+        physical_id,
+    )
 
 
 def destinations(config: dict[str, Any] | None) -> tuple[str, ...]:
@@ -185,6 +277,9 @@ def on_create(event: dict[str, Any], client: Any, clock: Clock) -> Answer:
     """Write the configuration unless another one exists and overwriting is not allowed."""
     properties = event.get("ResourceProperties", {})
     desired = desired_config(properties)
+    unknown = unknown_members(desired, client)
+    if unknown:
+        return _unknown_flags_answer(unknown, NOT_OWNED_ID)
     overwrite = str(properties.get("OverwriteExisting", "false")).lower() == "true"
     try:
         current = _current(client, clock)
@@ -200,7 +295,7 @@ def on_create(event: dict[str, Any], client: Any, clock: Clock) -> Answer:
             NOT_OWNED_ID,
         )
     try:
-        call(client.put_model_invocation_logging_configuration, clock, loggingConfig=desired)
+        call(client.put_model_invocation_logging_configuration, clock, retry_propagation=True, loggingConfig=desired)
     except Exception as error:
         return Answer("FAILED", f"PutModelInvocationLoggingConfiguration failed: {_why(error)}", NOT_OWNED_ID)
     physical_id = encode_owned_id(current if foreign else None)
@@ -218,6 +313,9 @@ def on_update(event: dict[str, Any], client: Any, clock: Clock) -> Answer:
         return on_create(event, client, clock)
     properties = event.get("ResourceProperties", {})
     desired = desired_config(properties)
+    unknown = unknown_members(desired, client)
+    if unknown:
+        return _unknown_flags_answer(unknown, physical_id)
     old = desired_config(event.get("OldResourceProperties", {}))
     overwrite = str(properties.get("OverwriteExisting", "false")).lower() == "true"
     try:
@@ -232,7 +330,7 @@ def on_update(event: dict[str, Any], client: Any, clock: Clock) -> Answer:
         )
         return Answer("SUCCESS", warning, physical_id, {"Warning": warning, "Destinations": _describe(current)})
     try:
-        call(client.put_model_invocation_logging_configuration, clock, loggingConfig=desired)
+        call(client.put_model_invocation_logging_configuration, clock, retry_propagation=True, loggingConfig=desired)
     except Exception as error:
         return Answer("FAILED", f"PutModelInvocationLoggingConfiguration failed: {_why(error)}", physical_id)
     return Answer("SUCCESS", f"logging to {_describe(desired)}", physical_id, {"Destinations": _describe(desired)})
@@ -257,8 +355,19 @@ def on_delete(event: dict[str, Any], client: Any, clock: Clock) -> Answer:
                 physical_id,
             )
         if previous is not None:
-            call(client.put_model_invocation_logging_configuration, clock, loggingConfig=previous)
-            return Answer("SUCCESS", f"restored the previous configuration ({_describe(previous)})", physical_id)
+            restore = _without_false_newer_flags(previous)
+            dropped = unknown_members(restore, client)
+            restore = {k: v for k, v in restore.items() if k not in dropped}
+            call(
+                client.put_model_invocation_logging_configuration, clock, retry_propagation=True, loggingConfig=restore
+            )
+            note = (
+                f", without {', '.join(dropped)}, which the Lambda runtime's AWS SDK ({_sdk_version()}) does not know: "
+                "set it again"
+                if dropped
+                else ""
+            )
+            return Answer("SUCCESS", f"restored the previous configuration ({_describe(previous)}){note}", physical_id)
         call(client.delete_model_invocation_logging_configuration, clock)
         return Answer("SUCCESS", "model invocation logging deleted", physical_id)
     except Exception as error:  # never block a stack delete

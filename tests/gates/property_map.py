@@ -570,15 +570,10 @@ PROPERTY_MAP: dict[tuple[str, str], Source] = {
     (BUDGET, "Budget.BudgetLimit.Unit"): Fixed("USD", "budgets are in US dollars"),
     (BUDGET, "Budget.BudgetType"): Fixed("COST", "a cost budget"),
     (BUDGET, "Budget.TimeUnit"): Fixed("MONTHLY", "a monthly budget"),
-    (BUDGET, "Budget.FilterExpression.Tags.Key"): Plan(
-        "cost.budget_filter.Tags.Key", _at_plan("cost", "budget_filter", "Tags", "Key")
+    (BUDGET, "Budget.FilterExpression.Or"): Plan(
+        "cost.budget_filter.Or (the platform tag key with and without user:)", _at_plan("cost", "budget_filter", "Or")
     ),
-    (BUDGET, "Budget.FilterExpression.Tags.MatchOptions"): Plan(
-        "cost.budget_filter.Tags.MatchOptions", _at_plan("cost", "budget_filter", "Tags", "MatchOptions")
-    ),
-    (BUDGET, "Budget.FilterExpression.Tags.Values"): Plan(
-        "cost.budget_filter.Tags.Values", _at_plan("cost", "budget_filter", "Tags", "Values")
-    ),
+    (BUDGET, "Budget.Metrics"): Plan("cost.budget.metrics", _at_plan("cost", "budget", "metrics")),
     (BUDGET, "NotificationsWithSubscribers"): Plan(
         "cost.budget.notify_at_percent (actual spend; the forecast at 100 %) to cost.budget.notify_emails",
         _budget_notifications,

@@ -116,18 +116,29 @@ def test_endpoints_carry_capacity_and_team_tags(default: Templates, endpoint: st
 
 def test_cost_stack_has_budget_anomaly_monitor_and_tag_activation(default: Templates) -> None:
     cost = default["acme-genai-cost"]
-    platform_spend = {"Tags": {"Key": "inference:platform", "Values": ["acme-genai"], "MatchOptions": ["EQUALS"]}}
-    # THEN the budget counts only the platform's tagged spend
+    tagged = {"Key": "inference:platform", "MatchOptions": ["EQUALS"], "Values": ["acme-genai"]}
+    # THEN the budget counts only the platform's tagged spend (the key with and without user:), unblended
     (budget,) = _resources(cost, "AWS::Budgets::Budget")
     assert budget["Properties"]["Budget"]["BudgetLimit"] == {"Amount": 25000, "Unit": "USD"}
-    assert budget["Properties"]["Budget"]["FilterExpression"] == platform_spend
-    # AND the anomaly monitor is CUSTOM on the same spend (never a second DIMENSIONAL SERVICE monitor)
+    assert budget["Properties"]["Budget"]["FilterExpression"] == {
+        "Or": [{"Tags": tagged}, {"Tags": {**tagged, "Key": "user:inference:platform"}}]
+    }
+    assert budget["Properties"]["Budget"]["Metrics"] == ["UnblendedCost"]
+    # AND the anomaly monitor is CUSTOM on the same spend (never a second DIMENSIONAL SERVICE monitor), in the form
+    # the ce model documents for a tag (no MatchOptions)
     (monitor,) = _resources(cost, "AWS::CE::AnomalyMonitor")
     assert monitor["Properties"]["MonitorType"] == "CUSTOM"
-    assert json.loads(monitor["Properties"]["MonitorSpecification"]) == platform_spend
-    # AND the platform tag is activated beside the configured keys, with a pending-keys alarm on the topic
+    assert json.loads(monitor["Properties"]["MonitorSpecification"]) == {
+        "Tags": {"Key": "inference:platform", "Values": ["acme-genai"]}
+    }
+    # AND the platform and capacity tags are activated beside the configured keys, with a pending-keys alarm
     (activation,) = [r for r in cost["Resources"].values() if r["Type"].startswith("Custom::")]
-    assert sorted(activation["Properties"]["TagKeys"]) == ["cost-center", "inference:platform", "team"]
+    assert sorted(activation["Properties"]["TagKeys"]) == [
+        "cost-center",
+        "inference:capacity",
+        "inference:platform",
+        "team",
+    ]
     (pending,) = _resources(cost, "AWS::CloudWatch::Alarm")
     (action,) = pending["Properties"]["AlarmActions"]
     parameter_name = "/inference-platform/acme-genai-observability/alarm-topic-arn"

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.gates.synth import ROOT
+from tests.handlers._models import floor_version
 
 SYNTH = ROOT / "scripts" / "synth.sh"
 PROFILE = "bedrock:\n  profiles:\n    - {name: chat, model: anthropic.claude-3-haiku-20240307-v1:0}\n"
@@ -138,3 +139,29 @@ def test_fails_on_an_option_without_its_value(caller: Path) -> None:
     result = _bash(["-c", shell, "bash", "-o"], caller)
     assert result.returncode == 2
     assert "-o needs a value" in result.stderr
+
+
+def test_bootstrap_needs_the_sdk_floor_botocore_and_finds_it_once_installed(tmp_path: Path) -> None:
+    # GIVEN a checkout whose .venv and CDK CLI are there but not the SDK floor's botocore (requirements-sdk-floor.txt)
+    copy = tmp_path / "repo"
+    (copy / "scripts").mkdir(parents=True)
+    (copy / "scripts" / "bootstrap.sh").write_text((ROOT / "scripts" / "bootstrap.sh").read_text())
+    for name in ("requirements.txt", "requirements-dev.txt", "requirements-sdk-floor.txt", "pyproject.toml"):
+        (copy / name).write_text((ROOT / name).read_text())
+    (copy / ".venv" / "bin").mkdir(parents=True)
+    (copy / ".venv" / "bin" / "python").symlink_to(ROOT / ".venv" / "bin" / "python")
+    (copy / "node_modules" / ".bin").mkdir(parents=True)
+    (copy / "node_modules" / ".bin" / "cdk").symlink_to(ROOT / "node_modules" / ".bin" / "cdk")
+    script = ["-c", 'source scripts/bootstrap.sh && echo "bootstrapped"']
+    # WHEN bootstrap runs without installing THEN it stops and names the folder and the version it needs
+    missing = _bash(script, copy)
+    assert missing.returncode == 1
+    version = floor_version()
+    assert f"botocore-{version} is missing (botocore {version} for the handler tests)" in missing.stderr
+    # AND once the floor's bedrock model is there, it goes on
+    model = copy / ".venv" / f"botocore-{version}" / "botocore" / "data" / "bedrock" / "2023-04-20" / "service-2.json"
+    model.parent.mkdir(parents=True)
+    model.write_text("{}")
+    present = _bash(script, copy)
+    assert present.returncode == 0, present.stderr
+    assert present.stdout.strip() == "bootstrapped"

@@ -63,3 +63,14 @@ def test_capacity_tags_only_on_instance_backed_endpoints(assemblies: dict[str, t
     assert len(endpoints) == len(DEFAULT.endpoints)
     with_capacity = [t for t in endpoints if CAPACITY_TAG in t]
     assert len(with_capacity) == sum(1 for e in DEFAULT.endpoints if e.type.value != "serverless")
+
+
+def test_capacity_tags_stay_off_the_scalable_targets(assemblies: dict[str, tuple[Assembly, Assembly]]) -> None:
+    # GIVEN the default platform's scalable targets (one per scaled endpoint, the chat endpoint's with floors)
+    sets = _tag_sets(assemblies["default"][0])
+    targets = [tags for kind, tags in sets.values() if kind == "AWS::ApplicationAutoScaling::ScalableTarget"]
+    assert targets
+    # THEN none carries a capacity tag (a changed value would update the target and re-register capacity.min),
+    # while each keeps the platform's own tags
+    assert all(not any(key.startswith("inference:") and key != PLATFORM_TAG for key in t) for t in targets)
+    assert all(t.get("team") == "ml-platform" for t in targets)

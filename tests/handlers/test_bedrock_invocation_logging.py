@@ -1,5 +1,6 @@
-"""Bedrock invocation logging custom resource, against botocore's real ``bedrock`` model (Stubber) and, for
-timeouts, the real client stack with the HTTP send replaced by a raising or answering hook."""
+"""Bedrock invocation logging custom resource, against botocore's real ``bedrock`` models (Stubber), the installed
+one and the SDK floor's (the oldest botocore with the API, which a Lambda runtime may bundle), and, for timeouts,
+the real client stack with the HTTP send replaced by a raising or answering hook."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from botocore.config import Config
 from botocore.exceptions import ReadTimeoutError
 from botocore.stub import Stubber
 
+from tests.handlers import _models
 from tests.handlers._load import load_handler
 
 h = load_handler("bedrock_invocation_logging", "bedrock_invocation_logging_handler")
@@ -49,9 +51,9 @@ def _client() -> Any:
     )
 
 
-@pytest.fixture
-def bedrock() -> Iterator[tuple[Any, Stubber]]:
-    client = _client()
+@pytest.fixture(params=_models.MODELS)
+def bedrock(request: pytest.FixtureRequest) -> Iterator[tuple[Any, Stubber]]:
+    client = _models.client("bedrock", request.param)
     with Stubber(client) as stubber:
         yield client, stubber
         stubber.assert_no_pending_responses()
@@ -318,3 +320,109 @@ def test_handler_answers_cloudformation_even_on_an_unexpected_error(monkeypatch:
     result = h.handler(_event("Delete", OURS, physical_id=h.OWNED_NO_PREVIOUS_ID), context)
     assert result["Status"] == "SUCCESS"
     assert sent and sent[0].status == "SUCCESS"
+
+
+# ---------------------------------------------------------------------------------- the bundled SDK and IAM propagation
+WITH_NEWER_FLAGS_OFF = {**OURS, "videoDataDeliveryEnabled": False, "audioDataDeliveryEnabled": False}
+PROPAGATING = (
+    "Failed to validate permissions for log group: acme-bedrock-LogGroup-XYZ, with role: "
+    f"{ROLE}. Verify the IAM role permissions are correct."
+)
+
+
+def test_false_video_and_audio_flags_are_not_sent(bedrock: tuple[Any, Stubber]) -> None:
+    # GIVEN a template that still carries video and audio as false (what the library wrote before)
+    client, stub = bedrock
+    stub.add_response("get_model_invocation_logging_configuration", {})
+    # THEN the write carries neither (Stubber compares the params, and on the floor model rejects unknown members)
+    stub.add_response("put_model_invocation_logging_configuration", {}, {"loggingConfig": OURS})
+    answer = h.on_event(_event("Create", WITH_NEWER_FLAGS_OFF), client, _clock())
+    assert (answer.status, answer.reason) == ("SUCCESS", f"logging to {h._describe(OURS)}")
+
+
+def test_a_true_flag_the_bundled_sdk_does_not_know_fails_before_any_call() -> None:
+    # GIVEN the floor SDK (no audio member) and audio delivery asked for
+    client = _models.client("bedrock", "floor")
+    assert "audioDataDeliveryEnabled" not in _models.members(client, "LoggingConfig")
+    with Stubber(client) as stub:
+        # WHEN created THEN it fails at once (nothing stubbed: no call), naming the flag and the key to change
+        answer = h.on_event(_event("Create", {**OURS, "audioDataDeliveryEnabled": True}), client, _clock())
+        stub.assert_no_pending_responses()
+    assert (answer.status, answer.physical_id) == ("FAILED", h.NOT_OWNED_ID)
+    assert "audioDataDeliveryEnabled (bedrock.invocation_logging.audio_data)" in answer.reason
+    assert "nothing was changed" in answer.reason
+
+
+def test_a_true_audio_flag_is_sent_where_the_sdk_knows_it() -> None:
+    client = _models.client("bedrock", "newest")
+    wanted = {**OURS, "audioDataDeliveryEnabled": True}
+    with Stubber(client) as stub:
+        stub.add_response("get_model_invocation_logging_configuration", {})
+        stub.add_response("put_model_invocation_logging_configuration", {}, {"loggingConfig": wanted})
+        answer = h.on_event(_event("Create", wanted), client, _clock())
+        stub.assert_no_pending_responses()
+    assert answer.status == "SUCCESS"
+
+
+def test_the_iam_propagation_error_is_retried_until_the_role_works(bedrock: tuple[Any, Stubber]) -> None:
+    # GIVEN Bedrock cannot use the just-created delivery role twice, then can
+    client, stub = bedrock
+    stub.add_response("get_model_invocation_logging_configuration", {})
+    for _ in range(2):
+        stub.add_client_error("put_model_invocation_logging_configuration", "ValidationException", PROPAGATING, 400)
+    stub.add_response("put_model_invocation_logging_configuration", {}, {"loggingConfig": OURS})
+    waits: list[float] = []
+    # WHEN created THEN it waits 2 s, then 4 s, and succeeds
+    answer = h.on_event(_event("Create", OURS), client, _clock(waits=waits))
+    assert answer.status == "SUCCESS"
+    assert waits == [2.0, 4.0]
+
+
+def test_the_iam_propagation_retry_is_bounded_in_attempts_and_waiting(bedrock: tuple[Any, Stubber]) -> None:
+    client, stub = bedrock
+    stub.add_response("get_model_invocation_logging_configuration", {})
+    for _ in range(h.PROPAGATION_MAX_ATTEMPTS):
+        stub.add_client_error("put_model_invocation_logging_configuration", "ValidationException", PROPAGATING, 400)
+    waits: list[float] = []
+    answer = h.on_event(_event("Create", OURS), client, _clock(seconds=1000.0, waits=waits))
+    # THEN it gives up after the attempt bound, having waited no more than the waiting bound, and says what to check
+    assert answer.status == "FAILED"
+    assert len(waits) == h.PROPAGATION_MAX_ATTEMPTS - 1
+    assert sum(waits) <= h.PROPAGATION_MAX_WAIT_SECONDS
+    assert f"after {h.PROPAGATION_MAX_ATTEMPTS} attempts" in answer.reason
+    assert "trust policy" in answer.reason
+
+
+def test_the_iam_propagation_retry_stops_at_the_answer_reserve(bedrock: tuple[Any, Stubber]) -> None:
+    client, stub = bedrock
+    stub.add_response("get_model_invocation_logging_configuration", {})
+    stub.add_client_error("put_model_invocation_logging_configuration", "ValidationException", PROPAGATING, 400)
+    waits: list[float] = []
+    answer = h.on_event(_event("Create", OURS), client, _clock(seconds=h.RESPONSE_RESERVE_SECONDS + 1, waits=waits))
+    assert answer.status == "FAILED"
+    assert waits == []
+
+
+def test_another_validation_error_is_not_retried(bedrock: tuple[Any, Stubber]) -> None:
+    client, stub = bedrock
+    stub.add_response("get_model_invocation_logging_configuration", {})
+    stub.add_client_error("put_model_invocation_logging_configuration", "ValidationException", "bad bucket", 400)
+    waits: list[float] = []
+    answer = h.on_event(_event("Create", OURS), client, _clock(waits=waits))
+    assert answer.status == "FAILED"
+    assert "bad bucket" in answer.reason
+    assert waits == []
+
+
+def test_delete_restores_what_the_bundled_sdk_can_send_and_says_what_it_dropped() -> None:
+    # GIVEN a recorded previous configuration with audio on (read by a newer SDK) and video off
+    previous = {**THEIRS, "audioDataDeliveryEnabled": True, "videoDataDeliveryEnabled": False}
+    client = _models.client("bedrock", "floor")
+    with Stubber(client) as stub:
+        stub.add_response("get_model_invocation_logging_configuration", {"loggingConfig": OURS})
+        # THEN the floor SDK restores it without either newer flag
+        stub.add_response("put_model_invocation_logging_configuration", {}, {"loggingConfig": THEIRS})
+        answer = h.on_event(_event("Delete", OURS, physical_id=h.encode_owned_id(previous)), client, _clock())
+        stub.assert_no_pending_responses()
+    assert answer.status == "SUCCESS"
+    assert "without audioDataDeliveryEnabled" in answer.reason

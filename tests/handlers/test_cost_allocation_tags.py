@@ -1,4 +1,5 @@
-"""Cost allocation tag activation handler, against botocore's real Cost Explorer model (Stubber)."""
+"""Cost allocation tag activation handler, against botocore's real Cost Explorer models (Stubber): the installed one
+and the SDK floor's (``requirements-sdk-floor.txt``), the oldest a Lambda runtime may bundle."""
 
 from __future__ import annotations
 
@@ -6,18 +7,19 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import boto3
 import pytest
+from botocore.config import Config
 from botocore.stub import Stubber
 
+from tests.handlers import _models
 from tests.handlers._load import load_handler
 
 handler_module = load_handler("cost_allocation_tags", "cost_allocation_tags_handler")
 
 
-@pytest.fixture
-def ce() -> Iterator[tuple[Any, Stubber]]:
-    client = boto3.client("ce", region_name="us-east-1", aws_access_key_id="testing", aws_secret_access_key="testing")
+@pytest.fixture(params=_models.MODELS)
+def ce(request: pytest.FixtureRequest) -> Iterator[tuple[Any, Stubber]]:
+    client = _models.client("ce", request.param, config=Config())
     with Stubber(client) as stubber:
         yield client, stubber
         stubber.assert_no_pending_responses()

@@ -58,8 +58,6 @@ def test_custom_resource_writes_both_destinations_with_large_data_in_the_bucket(
         "textDataDeliveryEnabled": True,
         "imageDataDeliveryEnabled": False,
         "embeddingDataDeliveryEnabled": False,
-        "videoDataDeliveryEnabled": False,
-        "audioDataDeliveryEnabled": False,
         "s3Config": {"bucketName": f"${{{bucket_id}}}"},
         "cloudWatchConfig": {
             "logGroupName": f"${{{group_id}}}",
@@ -70,6 +68,16 @@ def test_custom_resource_writes_both_destinations_with_large_data_in_the_bucket(
     assert custom["Properties"]["OverwriteExisting"] == "false"
     # AND CloudFormation stops waiting after 5 minutes even if the function never answers
     assert custom["Properties"]["ServiceTimeout"] == "300"
+
+
+def test_video_and_audio_flags_are_sent_only_when_true() -> None:
+    # GIVEN video on and audio off (a Lambda runtime's older SDK rejects a member it does not know, even false)
+    stack = _logging(InvocationLoggingSpec(video_data=True))
+    _, custom = _one(stack, "Custom::BedrockInvocationLogging")
+    # THEN the configuration names video, and not audio
+    config = custom["Properties"]["LoggingConfig"]
+    assert config["videoDataDeliveryEnabled"] is True
+    assert "audioDataDeliveryEnabled" not in config
 
 
 def test_delivery_role_is_trusted_by_this_accounts_bedrock_and_writes_one_log_stream() -> None:

@@ -28,7 +28,7 @@ from inference_constructs.cost import (
     tag_activation,
 )
 from inference_constructs.cost.budget import DENIED_ACTIONS
-from inference_constructs.cost.scope import platform_expression
+from inference_constructs.cost.scope import monitor_expression, platform_expression
 from inference_constructs.errors import InferenceConfigError
 
 TEAM_TAGS = {"team": "ml-platform", "cost-center": "4711"}
@@ -362,11 +362,16 @@ def test_budget_counts_only_the_spend_of_its_filter(tmp_path: Path) -> None:
         tmp_path,
         lambda s: BudgetGuardrail(s, "Budget", monthly_limit_usd=100, filter_expression=platform_expression("acme")),
     )
-    # THEN the budget's FilterExpression selects the inference:platform tag
+    # THEN the budget's FilterExpression selects the inference:platform tag, under the key with and without user:
     (budget,) = template.find_resources("AWS::Budgets::Budget").values()
     assert budget["Properties"]["Budget"]["FilterExpression"] == {
-        "Tags": {"Key": "inference:platform", "Values": ["acme"], "MatchOptions": ["EQUALS"]}
+        "Or": [
+            {"Tags": {"Key": "inference:platform", "MatchOptions": ["EQUALS"], "Values": ["acme"]}},
+            {"Tags": {"Key": "user:inference:platform", "MatchOptions": ["EQUALS"], "Values": ["acme"]}},
+        ]
     }
+    # AND it says how it aggregates, as CreateBudget asks of a FilterExpression
+    assert budget["Properties"]["Budget"]["Metrics"] == ["UnblendedCost"]
 
 
 def test_fails_a_deny_role_of_another_account_than_the_stacks() -> None:
@@ -433,7 +438,7 @@ def test_anomaly_monitor_watches_the_platforms_tagged_spend_and_mails_daily_abov
             "Anomaly",
             notify_email="finops@example.com",
             threshold_usd=250,
-            monitor_specification=platform_expression("acme"),
+            monitor_specification=monitor_expression("acme"),
         ),
     )
     # THEN the monitor is CUSTOM (never the account's one DIMENSIONAL SERVICE monitor), on the platform tag
@@ -441,7 +446,7 @@ def test_anomaly_monitor_watches_the_platforms_tagged_spend_and_mails_daily_abov
     assert monitor["Properties"]["MonitorType"] == "CUSTOM"
     assert "MonitorDimension" not in monitor["Properties"]
     assert json.loads(monitor["Properties"]["MonitorSpecification"]) == {
-        "Tags": {"Key": "inference:platform", "MatchOptions": ["EQUALS"], "Values": ["acme"]}
+        "Tags": {"Key": "inference:platform", "Values": ["acme"]}
     }
     # AND the subscription e-mails daily at >= 250 USD total impact
     template.has_resource_properties(
@@ -488,7 +493,7 @@ def test_fails_anomaly_monitor_with_bad_address_threshold_and_frequency() -> Non
             notify_email="x",
             threshold_usd=-1,
             frequency="IMMEDIATE",
-            monitor_specification=platform_expression("acme"),
+            monitor_specification=monitor_expression("acme"),
         )
     text = str(err.value)
     assert "cost.anomaly_monitor.notify_email" in text

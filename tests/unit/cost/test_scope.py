@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from inference_constructs.config import validate_config
-from inference_constructs.cost.capacity_tags import PLATFORM_TAG
+from inference_constructs.cost.capacity_tags import CAPACITY_TAG, PLATFORM_TAG
 from inference_constructs.cost.scope import decide_cost, platform_expression
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.plan import plan_platform
@@ -25,9 +25,7 @@ def test_default_monitor_is_custom_on_the_platform_tag_and_the_tag_is_activated(
     # THEN a CUSTOM monitor watches the platform's tagged spend, and the cost stack activates that tag
     assert problems == []
     assert plan.monitor == "custom"
-    assert plan.monitor_specification == {
-        "Tags": {"Key": "inference:platform", "Values": ["acme"], "MatchOptions": ["EQUALS"]}
-    }
+    assert plan.monitor_specification == {"Tags": {"Key": "inference:platform", "Values": ["acme"]}}
     assert plan.activation_keys == (PLATFORM_TAG,)
 
 
@@ -109,3 +107,68 @@ def test_the_plan_document_shows_the_cost_decisions() -> None:
     plan = plan_platform(_config({"budget": {"monthly_limit_usd": 100}}))
     assert plan.to_json()["cost"]["budget_filter"] == platform_expression("acme")
     assert plan.to_json()["cost"]["activate_cost_allocation_tags"] == [PLATFORM_TAG]
+
+
+SERVERLESS_ENDPOINT = {
+    "name": "tabular",
+    "type": "serverless",
+    "model": {"source": "s3", "s3_uri": "s3://acme-models/tabular/model.tar.gz"},
+    "serving": "sklearn",
+    "serverless": {"memory_mb": 2048, "max_concurrency": 5},
+}
+REALTIME_ENDPOINT = {**SERVERLESS_ENDPOINT, "name": "tabular-rt", "type": "realtime", "serverless": None}
+
+
+@pytest.mark.parametrize(
+    ("endpoints", "capacity_tags", "activated"),
+    [([REALTIME_ENDPOINT], True, True), ([REALTIME_ENDPOINT], False, False), ([SERVERLESS_ENDPOINT], True, False)],
+)
+def test_capacity_tags_activate_the_capacity_key(
+    endpoints: list[dict[str, Any]], capacity_tags: bool, activated: bool
+) -> None:
+    # GIVEN an instance-backed endpoint with capacity tags on (or off, or only serverless endpoints)
+    config = _config({"capacity_tags": capacity_tags}, endpoints=[{k: v for k, v in e.items() if v} for e in endpoints])
+    plan, problems = decide_cost(config)
+    # THEN inference:capacity is activated exactly when endpoints carry it (Cost Explorer groups by active keys only)
+    assert problems == []
+    assert (CAPACITY_TAG in plan.activation_keys) is activated
+
+
+def test_the_budget_and_monitor_filters_are_what_botocore_models_accept() -> None:
+    # GIVEN the platform budget and the custom monitor of a config
+    from botocore.session import get_session
+    from botocore.validate import ParamValidator
+
+    plan, _ = decide_cost(
+        _config({"budget": {"monthly_limit_usd": 100}, "anomaly_monitor": {"notify_email": "f@example.com"}})
+    )
+    session = get_session()
+    budgets = session.get_service_model("budgets")
+    ce = session.get_service_model("ce")
+    # WHEN their expressions are validated against the CreateBudget and CreateAnomalyMonitor input shapes
+    budget_request = {
+        "AccountId": "123456789012",
+        "Budget": {
+            "BudgetName": "b",
+            "BudgetType": "COST",
+            "TimeUnit": "MONTHLY",
+            "BudgetLimit": {"Amount": "100", "Unit": "USD"},
+            "FilterExpression": plan.budget_filter,
+            "Metrics": list(plan.budget.metrics),  # type: ignore[union-attr]
+        },
+    }
+    monitor_request = {
+        "AnomalyMonitor": {
+            "MonitorName": "m",
+            "MonitorType": "CUSTOM",
+            "MonitorSpecification": plan.monitor_specification,
+        }
+    }
+    validator = ParamValidator()
+    budget_report = validator.validate(budget_request, budgets.operation_model("CreateBudget").input_shape)
+    monitor_report = validator.validate(monitor_request, ce.operation_model("CreateAnomalyMonitor").input_shape)
+    # THEN both are valid, and the monitor names the tag the way the ce model documents (no MatchOptions)
+    assert not budget_report.has_errors(), budget_report.generate_report()
+    assert not monitor_report.has_errors(), monitor_report.generate_report()
+    assert plan.budget.metrics == ("UnblendedCost",)  # type: ignore[union-attr]
+    assert "MatchOptions" not in plan.monitor_specification["Tags"]  # type: ignore[index]

@@ -12,7 +12,7 @@ from inference_constructs.config import load_config, parse_config
 from inference_constructs.diff import DiffReport, Gates, diff_plans
 from inference_constructs.diff.warnings import UNCLASSIFIED, WARNING_CODES, classify, plan_warnings
 from inference_constructs.plan import plan_platform
-from inference_constructs.scaling.decisions import ASYNC_ZERO_WARNING, SCALE_TO_ZERO_WARNING
+from inference_constructs.scaling.decisions import ASYNC_ZERO_WARNING, SCALE_TO_ZERO_WARNING, floor_reset_warning
 
 ROOT = Path(__file__).resolve().parents[3]
 CONFIGS = [ROOT / "config" / "default.yaml", *sorted((ROOT / "config" / "examples").glob("*.yaml"))]
@@ -32,6 +32,7 @@ STABLE_CODES = [
     "logging_overwrite",
     "cost_tag_scope",
     "deny_role_account",
+    "schedule_floor_reset_on_update",
 ]
 
 
@@ -52,6 +53,10 @@ def test_every_warning_of_a_shipped_config_has_a_code(config: Path) -> None:
         (SCALE_TO_ZERO_WARNING, "scale_to_zero_fails_requests"),
         (ASYNC_ZERO_WARNING, "scale_to_zero_queues"),
         ("endpoints[1]: capacity.min equals capacity.max (2): scaling policies cannot change it", "fixed_capacity"),
+        (
+            "endpoints[0]: " + floor_reset_warning(1, 2),
+            "schedule_floor_reset_on_update",
+        ),
         ("something the library never wrote", UNCLASSIFIED),
     ],
 )

@@ -358,3 +358,34 @@ def test_multi_model_on_gpu_uses_a_single_gpu_triton_host() -> None:
     # GIVEN a triton multi-model endpoint WHEN planned THEN the host has exactly one gpu
     plan = _plan(kind=EndpointKind.MULTI_MODEL, model=ModelSpec(), serving=Serving.TRITON, multi_model=PREFIX)
     assert (plan.host.accelerator, plan.host.instance.devices, plan.image.key) == (Accelerator.GPU, 1, "triton-gpu")  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("kind", [EndpointKind.ASYNC, EndpointKind.REALTIME])
+def test_routing_strategy_only_where_sagemaker_documents_it(kind: EndpointKind) -> None:
+    # GIVEN the same llm on a real-time and on an async endpoint
+    extra = {"async_inference": AsyncOptions()} if kind is EndpointKind.ASYNC else {}
+    plan = _plan(kind=kind, model=LLAMA_8B, serving=Serving.LMI, instance_type="ml.g5.12xlarge", **extra)
+    # THEN only the real-time variant routes least outstanding requests; the async plan says why it has none
+    if kind is EndpointKind.REALTIME:
+        assert plan.routing_strategy == "LEAST_OUTSTANDING_REQUESTS"  # type: ignore[attr-defined]
+    else:
+        assert plan.routing_strategy is None  # type: ignore[attr-defined]
+        assert any("real-time endpoints only" in r for r in plan.reasons)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("max_copies", [1, 3, 8])
+def test_the_components_copy_count_is_the_same_in_every_template(max_copies: int) -> None:
+    # GIVEN scale-to-zero endpoints with different ranges
+    plan = plan_endpoint(
+        EndpointRequest(
+            kind=EndpointKind.REALTIME,
+            model=TABULAR,
+            serving=Serving.XGBOOST,
+            instance_type="ml.m5.xlarge",
+            capacity=Capacity(0, max_copies),
+        )
+    )
+    # THEN the template's CopyCount never follows the config (auto scaling owns the copies), and the plan says why
+    assert plan.inference_component is not None
+    assert plan.inference_component.initial_instance_count == 1
+    assert any("the same in every template" in r for r in plan.reasons)

@@ -96,6 +96,7 @@ def test_the_cost_section_holds_the_budget_subscription_and_required_keys(plan: 
         "notify_at_percent": [80, 100],
         "deny_role_arns": ["arn:aws:iam::111122223333:role/ml-deployer"],
         "deny_at_percent": 150,
+        "metrics": ["UnblendedCost"],
     }
     assert cost["anomaly_subscription"] == {
         "notify_email": "finops@example.com",

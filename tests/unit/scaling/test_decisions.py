@@ -271,3 +271,22 @@ def test_fails_with_every_problem_listed_once() -> None:
     # THEN the single error lists all three problems
     assert len(info.value.problems) == 3
     assert all(p.startswith("endpoints[0].") for p in info.value.problems)
+
+
+@pytest.mark.parametrize(("floor", "warns"), [(3, True), (1, False)])
+def test_a_raised_floor_warns_that_a_target_update_lowers_it_until_the_next_action(floor: int, warns: bool) -> None:
+    # GIVEN a weekday floor above capacity.min (or one equal to it) and the evening entry that lowers it again
+    plan = scaling_plan(
+        EndpointKind.REALTIME,
+        path="endpoints[0]",
+        min_capacity=1,
+        max_capacity=4,
+        schedule=(ScheduledFloor("cron(0 7 ? * MON-FRI *)", floor), ScheduledFloor("cron(0 19 ? * MON-FRI *)", 1)),
+        host=GPU4,
+    )
+    # THEN only the raised floor says that a scalable-target update re-registers capacity.min 1, and when to deploy
+    found = [w for w in plan.warnings if "registers it again with capacity.min 1" in w]
+    assert bool(found) is warns
+    if warns:
+        assert found[0].startswith("endpoints[0]: scheduled floors raise the minimum to 3")
+        assert "outside the floor hours" in found[0]
