@@ -416,7 +416,13 @@ class SelectedControlTowerRules:
 
 
 def _report(beta: PolicyValidationPluginReportBeta1) -> PolicyValidationPluginReport:
-    """The plugin's report (the deprecated struct its interface returns) as the current struct, field for field."""
+    """The plugin's report (the deprecated struct its interface returns) as the current struct, field for field,
+    with each violation's unset severity set to ``error``.
+
+    The plugin sets no severity, which the validation report prints as ``error``; but when an acknowledgment
+    suppresses one of a plugin's violations, CDK recomputes the plugin's success as "no violation left has
+    severity error or fatal", so without a severity the unacknowledged Control Tower findings left would no
+    longer fail the synth."""
     return PolicyValidationPluginReport(
         success=beta.success,
         metadata=beta.metadata,
@@ -426,7 +432,7 @@ def _report(beta: PolicyValidationPluginReportBeta1) -> PolicyValidationPluginRe
                 rule_name=v.rule_name,
                 description=v.description,
                 fix=v.fix,
-                severity=v.severity,
+                severity=v.severity or "error",
                 rule_metadata=v.rule_metadata,
                 violating_resources=[
                     PolicyViolatingResource(
