@@ -58,6 +58,7 @@ import inspect
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -66,7 +67,7 @@ import time
 import typing
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -75,8 +76,12 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 CDK_JSON = ROOT / "cdk.json"
 
-#: Goal for library time / baseline time.
-RATIO_GOAL = 1.3
+#: Goal for library time / baseline time (both with the compliance gates).
+RATIO_GOAL = 1.1
+#: Goal for library time with the gates / without them (at N = 30).
+GATES_GOAL = 1.3
+#: Goal for the library's synth of 300 endpoints with the gates, in seconds.
+SYNTH_300_GOAL_S = 60.0
 #: Goal for ``plan`` of 300 endpoints, in seconds.
 PLAN_GOAL_S = 1.0
 
@@ -945,15 +950,16 @@ def templates(outdir: Path) -> dict[str, str]:
 # --------------------------------------------------------------------------------------------- child process
 
 
-def _warm_up(context: Mapping[str, Any], tmp: Path) -> None:
-    """Synthesize a one-resource app with the same validation plugins: the one-time initialisation."""
+def _warm_up(context: Mapping[str, Any], tmp: Path, *, gates: bool = True) -> None:
+    """Synthesize a one-resource app (with the validation plugins when ``gates``): the one-time initialisation."""
     from aws_cdk import App, CfnResource, Stack
 
     from inference_constructs.compliance import add_compliance_gates
 
     app = App(outdir=str(tmp / "warmup"), context=dict(context))
     CfnResource(Stack(app, "Warmup"), "Handle", type="AWS::CloudFormation::WaitConditionHandle")
-    add_compliance_gates(app)
+    if gates:
+        add_compliance_gates(app)
     app.synth()
 
 
@@ -972,22 +978,51 @@ def _count_jsii_calls() -> list[int]:
     return calls
 
 
+def _time_guard() -> dict[str, Any]:
+    """Time the Control Tower plugin's validations from now on: seconds in all, rule files of the last one."""
+    from inference_constructs.compliance import SelectedControlTowerRules
+
+    seen: dict[str, Any] = {"guard_s": 0.0, "guard_files": 0}
+    validate = SelectedControlTowerRules.validate
+
+    def timed(self: SelectedControlTowerRules, context: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return validate(self, context)
+        finally:
+            seen["guard_s"] += time.perf_counter() - start
+            seen["guard_files"] = len(self.last_selection)
+
+    SelectedControlTowerRules.validate = timed  # type: ignore[method-assign]
+    return seen
+
+
+#: The measured sides: the library with the compliance gates (what ``cdk synth`` of the app does), the library
+#: without them (``InferencePlatform(compliance_gates=False)``), and the hand-written baseline with the gates.
+MODES = ("library", "library-nogates", "baseline")
+
+
 def child(mode: str, config: Path, outdir: Path, source: Path | None, baseline: str = "python") -> dict[str, Any]:
-    """One measurement in this (fresh) process: import, warm-up, then the measured synth (``baseline``
-    names the re-emitter of the ``baseline`` mode, see :data:`BASELINES`)."""
+    """One measurement in this (fresh) process: import, warm-up, then the measured synth (``mode`` one of
+    :data:`MODES`; ``baseline`` names the re-emitter of the ``baseline`` mode, see :data:`BASELINES`)."""
     t0 = time.perf_counter()
     from aws_cdk import App
 
     from inference_constructs.compliance import add_compliance_gates
-    from inference_constructs.stacks.platform import synthesize
+    from inference_constructs.stacks.platform import InferencePlatform, platform_plan, synthesize
 
     t1 = time.perf_counter()
     context = cdk_context()
-    _warm_up(context, outdir.parent)
+    _warm_up(context, outdir.parent, gates=mode != "library-nogates")
     calls = _count_jsii_calls()
+    guard = _time_guard()
     t2 = time.perf_counter()
     if mode == "library":
         synthesize(App(outdir=str(outdir), context=dict(context)), config)
+    elif mode == "library-nogates":
+        app = App(outdir=str(outdir), context=dict(context))
+        InferencePlatform(app, "Platform", config=platform_plan(config), compliance_gates=False)
+        app.synth()
     elif mode == "baseline":
         assert source is not None
         sources = read_assembly(source)
@@ -1016,6 +1051,7 @@ def child(mode: str, config: Path, outdir: Path, source: Path | None, baseline: 
         "synth_s": t3 - t2,
         "jsii_calls": calls[0],
         "self_maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        **guard,
     }
 
 
@@ -1058,6 +1094,10 @@ class Measurement:
     outdir: Path
     jsii_calls: int = 0
     error: str = ""
+    guard_s: float = 0.0
+    """seconds in the Control Tower plugin's validation (cfn-guard and the selection), part of ``synth_s``"""
+    guard_files: int = 0
+    """rule files the Control Tower plugin ran"""
 
 
 def measure(
@@ -1091,22 +1131,49 @@ def measure(
         return Measurement(mode, n, wall, 0.0, 0.0, peak / 1024, 0.0, outdir, error=tail or f"exit {proc.returncode}")
     r = json.loads(out.strip().splitlines()[-1])
     return Measurement(
-        mode, n, wall, r["init_s"], r["synth_s"], peak / 1024, largest / 1024, outdir, jsii_calls=r["jsii_calls"]
+        mode,
+        n,
+        wall,
+        r["init_s"],
+        r["synth_s"],
+        peak / 1024,
+        largest / 1024,
+        outdir,
+        jsii_calls=r["jsii_calls"],
+        guard_s=r["guard_s"],
+        guard_files=r["guard_files"],
     )
 
 
-def best(runs: Sequence[Measurement]) -> Measurement:
-    """The fastest of repeated measurements (noise on a shared machine only ever adds time); its peak
-    memory is the lowest peak seen."""
-    ok = [m for m in runs if not m.error]
-    if not ok:
-        return runs[0]
-    fastest = min(ok, key=lambda m: m.synth_s)
-    return replace(
-        fastest,
-        peak_tree_mb=min(m.peak_tree_mb for m in ok),
-        peak_process_mb=min(m.peak_process_mb for m in ok),
-    )
+@dataclass(frozen=True)
+class Summary:
+    """Repeated fresh-process measurements of one side at one N: the median and the spread."""
+
+    runs: tuple[Measurement, ...]
+
+    @property
+    def ok(self) -> list[Measurement]:
+        """The runs that succeeded."""
+        return [m for m in self.runs if not m.error]
+
+    @property
+    def error(self) -> str:
+        """The first failure, when no run succeeded."""
+        return "" if self.ok else (self.runs[0].error if self.runs else "not run")
+
+    def median(self, attr: str = "synth_s") -> float:
+        """Median of ``attr`` over the successful runs."""
+        return float(statistics.median(getattr(m, attr) for m in self.ok))
+
+    def spread(self, attr: str = "synth_s") -> tuple[float, float]:
+        """(lowest, highest) ``attr`` over the successful runs."""
+        values = [getattr(m, attr) for m in self.ok]
+        return min(values), max(values)
+
+    @property
+    def first(self) -> Measurement:
+        """The first successful run (its output is compared and reused)."""
+        return self.ok[0] if self.ok else self.runs[0]
 
 
 def measure_plan(n: int, config: Path) -> tuple[float, float]:
@@ -1135,17 +1202,29 @@ def measure_plan(n: int, config: Path) -> tuple[float, float]:
 
 
 @dataclass
+class Comparison:
+    """The three sides at one N (:data:`MODES`), and how the baseline's output compares with the library's."""
+
+    n: int
+    library: Summary
+    nogates: Summary
+    baseline: Summary
+    check: str
+
+
+@dataclass
 class SynthReport:
     """Everything the synth benchmark measured."""
 
-    comparisons: list[tuple[Measurement, Measurement, str]] = field(default_factory=list)
-    """(library, baseline, resource check) per N"""
-    scaling: list[Measurement] = field(default_factory=list)
+    comparisons: list[Comparison] = field(default_factory=list)
+    scaling: list[Summary] = field(default_factory=list)
     plan: tuple[int, float, float] | None = None
     stacks: dict[int, dict[str, int]] = field(default_factory=dict)
     """N -> resources per stack of the library's output"""
     baseline: str = "python"
     """the re-emitter of the baseline (:data:`BASELINES`)"""
+    load: str = ""
+    """the machine's load averages before and after the run"""
 
 
 def compare_outputs(library: Path, baseline: Path) -> str:
@@ -1192,21 +1271,26 @@ def _stack_sizes(outdir: Path) -> dict[str, int]:
     return {name: sum(c.values()) for name, c in resource_counts(outdir).items()}
 
 
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f}"
+
+
 def run(  # noqa: C901 - the benchmark's sequence of measurements, each optional
     *,
-    compare_ns: Sequence[int] = (10, 50),
-    scaling_ns: Sequence[int] = (30, 100, 300),
+    compare_ns: Sequence[int] = (10, 50, 300),
+    scaling_ns: Sequence[int] = (),
     plan_n: int = 300,
-    repeat: int = 2,
+    repeat: int = 3,
     baseline: str = "python",
     log: Any = None,
 ) -> SynthReport:
-    """Measure every N in fresh subprocesses, ``repeat`` times (library and baseline interleaved; the
-    fastest run of each side counts); ``baseline`` names the re-emitter (:data:`BASELINES`); ``log``
-    receives progress lines."""
+    """Measure every N in fresh subprocesses, ``repeat`` times, the three sides (:data:`MODES`) interleaved
+    (the median counts, the spread is reported); ``scaling_ns`` adds library-only runs; ``baseline`` names the
+    re-emitter (:data:`BASELINES`); ``log`` receives progress lines."""
     if baseline not in BASELINES:
         raise ValueError(f"unknown baseline {baseline!r}; expected one of {BASELINES}")
-    report = SynthReport(baseline=baseline)
+    report = SynthReport(baseline=baseline, load=_load())
 
     def say(msg: str) -> None:
         if log is not None:
@@ -1216,42 +1300,41 @@ def run(  # noqa: C901 - the benchmark's sequence of measurements, each optional
         tmp = Path(tmp_name)
         for n in compare_ns:
             config = write_config(n, tmp)
-            libs: list[Measurement] = []
-            bases: list[Measurement] = []
+            runs: dict[str, list[Measurement]] = {mode: [] for mode in MODES}
             for k in range(repeat):
-                say(f"synth N={n}: library {k + 1}/{repeat} ...")
-                libs.append(measure("library", n, config, tmp / f"lib-{n}-{k}"))
-                if libs[-1].error:
-                    break
-                say(f"synth N={n}: {baseline} baseline {k + 1}/{repeat} ...")
-                bases.append(
-                    measure("baseline", n, config, tmp / f"base-{n}-{k}", source=libs[0].outdir, baseline=baseline)
-                )
-            lib = best(libs)
+                for mode in MODES:
+                    say(f"synth N={n}: {mode} {k + 1}/{repeat} ...")
+                    source = runs["library"][0].outdir if mode == "baseline" and runs["library"] else None
+                    if mode == "baseline" and source is None:
+                        continue
+                    runs[mode].append(
+                        measure(mode, n, config, tmp / f"{mode}-{n}-{k}", source=source, baseline=baseline)
+                    )
+            lib, nogates, base = (Summary(tuple(runs[mode])) for mode in MODES)
             if lib.error:
-                report.comparisons.append((lib, lib, f"library failed: {lib.error}"))
+                report.comparisons.append(Comparison(n, lib, nogates, base, f"library failed: {lib.error}"))
                 continue
-            report.stacks[n] = _stack_sizes(lib.outdir)
-            base = best(bases)
-            check = f"baseline failed: {base.error}" if base.error else compare_outputs(libs[0].outdir, base.outdir)
-            report.comparisons.append((lib, base, check))
+            report.stacks[n] = _stack_sizes(lib.first.outdir)
+            check = (
+                f"baseline failed: {base.error}" if base.error else compare_outputs(lib.first.outdir, base.first.outdir)
+            )
+            report.comparisons.append(Comparison(n, lib, nogates, base, check))
         for n in scaling_ns:
             config = write_config(n, tmp)
-            runs = []
+            scale = []
             for k in range(repeat):
                 say(f"synth N={n}: library {k + 1}/{repeat} ...")
-                runs.append(measure("library", n, config, tmp / f"scale-{n}-{k}"))
-                if runs[-1].error:
-                    break
-            m = best(runs)
-            if not m.error:
-                report.stacks[n] = _stack_sizes(m.outdir)
-            report.scaling.append(m)
+                scale.append(measure("library", n, config, tmp / f"scale-{n}-{k}"))
+            summary = Summary(tuple(scale))
+            if not summary.error:
+                report.stacks[n] = _stack_sizes(summary.first.outdir)
+            report.scaling.append(summary)
         if plan_n:
             config = write_config(plan_n, tmp)
             say(f"plan N={plan_n} ...")
             wall, inproc = measure_plan(plan_n, config)
             report.plan = (plan_n, wall, inproc)
+    report.load += f" -> {_load()}"
     return report
 
 
@@ -1262,6 +1345,11 @@ def _table(rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def _median_spread(summary: Summary, attr: str = "synth_s") -> str:
+    low, high = summary.spread(attr)
+    return f"{summary.median(attr):.1f} ({low:.1f}-{high:.1f})"
+
+
 def format_report(report: SynthReport) -> str:
     """The synth tables as printed text."""
     lines = []
@@ -1269,77 +1357,66 @@ def format_report(report: SynthReport) -> str:
         rows = [
             [
                 "N",
-                "library synth s",
-                "baseline synth s",
-                "time ratio",
-                "library peak MB",
-                "baseline peak MB",
-                "mem ratio",
-                "init s (lib/base)",
-                "jsii calls (lib/base)",
+                "library+gates s",
+                "library s (no gates)",
+                "baseline+gates s",
+                "gates/no gates",
+                "library/baseline",
+                "guard s (share)",
+                "guard rule files",
+                "peak MB (lib/base)",
                 "resources",
             ]
         ]
-        for lib, base, check in report.comparisons:
-            if lib.error or base.error:
-                rows.append([str(lib.n), "-", "-", "-", "-", "-", "-", "-", "-", check])
+        for c in report.comparisons:
+            if c.library.error or c.baseline.error or c.nogates.error:
+                rows.append([str(c.n), "-", "-", "-", "-", "-", "-", "-", "-", c.check or c.nogates.error])
                 continue
+            lib, nog, base = c.library.median(), c.nogates.median(), c.baseline.median()
+            guard = c.library.median("guard_s")
             rows.append(
                 [
-                    str(lib.n),
-                    f"{lib.synth_s:.2f}",
-                    f"{base.synth_s:.2f}",
-                    f"{lib.synth_s / base.synth_s:.2f}",
-                    f"{lib.peak_tree_mb:.0f}",
-                    f"{base.peak_tree_mb:.0f}",
-                    f"{lib.peak_tree_mb / base.peak_tree_mb:.2f}",
-                    f"{lib.init_s:.1f}/{base.init_s:.1f}",
-                    f"{lib.jsii_calls}/{base.jsii_calls} ({lib.jsii_calls / max(1, base.jsii_calls):.2f})",
-                    check,
+                    str(c.n),
+                    _median_spread(c.library),
+                    _median_spread(c.nogates),
+                    _median_spread(c.baseline),
+                    f"{lib / nog:.2f}",
+                    f"{lib / base:.2f}",
+                    f"{guard:.1f} ({guard / lib:.0%})",
+                    str(c.library.first.guard_files),
+                    f"{c.library.median('peak_tree_mb'):.0f}/{c.baseline.median('peak_tree_mb'):.0f}",
+                    c.check,
                 ]
             )
+        runs = max(len(c.library.runs) for c in report.comparisons)
         lines += [
-            f"Synth: library vs hand-written plain L1, {BASELINE_TITLES.get(report.baseline, report.baseline)} "
-            f"(same resources, nag packs + CFN validation on both; goal: time ratio <= {RATIO_GOAL})",
+            f"Synth: library with the compliance gates, without them, and the hand-written plain L1 app with the same"
+            f" gates ({BASELINE_TITLES.get(report.baseline, report.baseline)}); seconds of the measured synth in a"
+            f" fresh process, median (lowest-highest) of {runs} runs; guard = the Control Tower plugin's validation"
+            f" (share of library+gates). Goals: gates/no gates <= {GATES_GOAL} at N=30, library/baseline <="
+            f" {RATIO_GOAL}, N=300 library+gates <= {SYNTH_300_GOAL_S:.0f} s",
             _table(rows),
+            f"load average (1/5/15 min) at start -> end: {report.load}",
             "",
         ]
     if report.scaling:
-        base_m = next((m for m in report.scaling if not m.error), None)
-        rows = [
-            [
-                "N",
-                "synth s",
-                "t(N)/t(first)",
-                "ideal N/first",
-                "peak MB",
-                "process MB",
-                "jsii calls",
-                "stacks (max resources)",
-            ]
-        ]
-        for m in report.scaling:
-            if m.error:
-                rows.append(
-                    [str(m.n), "FAILED", "-", "-", f"{m.peak_tree_mb:.0f}", "-", "-", m.error.replace("\n", " ")]
-                )
+        rows = [["N", "synth s", "guard s", "peak MB", "jsii calls", "stacks (max resources)"]]
+        for sm in report.scaling:
+            if sm.error:
+                rows.append([str(sm.first.n), "FAILED", "-", "-", "-", sm.error.replace("\n", " ")])
                 continue
-            assert base_m is not None
-            sizes = report.stacks.get(m.n, {})
+            sizes = report.stacks.get(sm.first.n, {})
             rows.append(
                 [
-                    str(m.n),
-                    f"{m.synth_s:.2f}",
-                    f"{m.synth_s / base_m.synth_s:.2f}",
-                    f"{m.n / base_m.n:.2f}",
-                    f"{m.peak_tree_mb:.0f}",
-                    f"{m.peak_process_mb:.0f}",
-                    str(m.jsii_calls),
+                    str(sm.first.n),
+                    _median_spread(sm),
+                    f"{sm.median('guard_s'):.1f}",
+                    f"{sm.median('peak_tree_mb'):.0f}",
+                    str(sm.first.jsii_calls),
                     f"{len(sizes)} (max {max(sizes.values(), default=0)})",
                 ]
             )
-        first = base_m.n if base_m else "-"
-        lines += [f"Synth scaling: library alone (goal: linear, t(N)/t({first}) ~ N/{first})", _table(rows), ""]
+        lines += ["Synth scaling: library with the gates alone", _table(rows), ""]
     if report.plan:
         n, wall, inproc = report.plan
         lines.append(
@@ -1352,13 +1429,16 @@ def format_report(report: SynthReport) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: the benchmark, or (``--child``) one measurement inside a fresh process."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.synth", description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="N=10 comparison and N=10/30 scaling only")
+    parser.add_argument("--quick", action="store_true", help="the three sides at N=10 and N=30 only, and plan")
     parser.add_argument(
-        "--compare-only",
-        action="store_true",
-        help="only the N=10/50 comparison with the baseline (no scaling, no plan)",
+        "--n",
+        type=int,
+        nargs="+",
+        metavar="N",
+        help="endpoint counts of the side-by-side comparison (default 10 50 300)",
     )
-    parser.add_argument("--repeat", type=int, default=2, help="runs per measurement; the fastest counts (default 2)")
+    parser.add_argument("--compare-only", action="store_true", help="only the side-by-side comparison (no plan timing)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per side and N; the median counts (default 3)")
     parser.add_argument(
         "--baseline",
         choices=BASELINES,
@@ -1377,19 +1457,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = child(mode, Path(config), Path(outdir), Path(args.source) if args.source else None, args.baseline)
         print(json.dumps(result))
         return 0
-    if args.compare_only:
-        report = run(scaling_ns=(), plan_n=0, repeat=args.repeat, baseline=args.baseline, log=sys.stderr)
-    elif args.quick:
-        report = run(
-            compare_ns=(10,),
-            scaling_ns=(10, 30),
-            plan_n=300,
-            repeat=args.repeat,
-            baseline=args.baseline,
-            log=sys.stderr,
-        )
-    else:
-        report = run(repeat=args.repeat, baseline=args.baseline, log=sys.stderr)
+    ns = tuple(args.n) if args.n else ((10, 30) if args.quick else (10, 50, 300))
+    report = run(
+        compare_ns=ns,
+        plan_n=0 if args.compare_only else 300,
+        repeat=args.repeat,
+        baseline=args.baseline,
+        log=sys.stderr,
+    )
     sys.stdout.write(format_report(report))
     return 0
 
