@@ -1426,6 +1426,61 @@ def format_report(report: SynthReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+def breakdown(n: int, directory: Path, *, top: int = 12) -> str:
+    """Where one in-process synth of ``n`` generated endpoints with the gates spends its time: plan, building
+    the constructs (Python and its jsii round trips), ``app.synth()`` (CDK's preparation, the cdk-nag packs,
+    CloudFormation validation, the file writes, all inside Node) and, within it, the Control Tower plugin; then
+    the same synth without the gates, and the ``top`` functions by own time under cProfile (Python side)."""
+    import cProfile
+    import io
+    import pstats
+
+    from aws_cdk import App
+
+    from inference_constructs.stacks.platform import InferencePlatform, platform_plan
+
+    context = cdk_context()
+    config = write_config(n, directory)
+    _warm_up(context, directory)
+    guard = _time_guard()
+    calls = _count_jsii_calls()
+    rows = [["step", "gates s", "no gates s", "jsii calls (gates)"]]
+    times: dict[bool, list[float]] = {}
+    profile = cProfile.Profile()
+    for gates in (True, False):
+        t0 = time.perf_counter()
+        plan = platform_plan(config)
+        t1 = time.perf_counter()
+        calls[0] = 0
+        app = App(outdir=str(directory / f"out-{gates}"), context=dict(context))
+        if gates:
+            profile.enable()
+        InferencePlatform(app, "Platform", config=plan, compliance_gates=gates)
+        t2 = time.perf_counter()
+        build_calls = calls[0]
+        app.synth()
+        t3 = time.perf_counter()
+        profile.disable()
+        times[gates] = [t1 - t0, t2 - t1, t3 - t2, guard["guard_s"] if gates else 0.0]
+        if gates:
+            synth_calls = calls[0] - build_calls
+    for k, step in enumerate(["plan", "build constructs", "app.synth()", "  of which Control Tower plugin"]):
+        count = {1: str(build_calls), 2: str(synth_calls)}.get(k, "-")
+        rows.append([step, f"{times[True][k]:.2f}", f"{times[False][k]:.2f}", count])
+    rows.append(["total", f"{sum(times[True][:3]):.2f}", f"{sum(times[False][:3]):.2f}", "-"])
+    out = io.StringIO()
+    pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(top)
+    lines = [line for line in out.getvalue().splitlines() if line.strip()]
+    return (
+        f"Synth breakdown, N={n}, in one process after the warm-up (load {_load()}); rule files run by the"
+        f" Control Tower plugin: {guard['guard_files']}\n"
+        + _table(rows)
+        + "\n\nPython side of the synth with gates (cProfile, by own time; jsii waits are Node's work):\n"
+        + "\n".join(lines[-top - 1 :])
+        + "\n"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: the benchmark, or (``--child``) one measurement inside a fresh process."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.synth", description=__doc__.split("\n")[0])
@@ -1449,6 +1504,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             " jsii calls); generic = CfnResource (most cdk-nag rules skip it)"
         ),
     )
+    parser.add_argument(
+        "--breakdown",
+        type=int,
+        metavar="N",
+        help="profile one in-process synth of N endpoints (with and without the gates) instead of the benchmark",
+    )
     parser.add_argument("--child", nargs=3, metavar=("MODE", "CONFIG", "OUTDIR"), help=argparse.SUPPRESS)
     parser.add_argument("--source", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -1456,6 +1517,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         mode, config, outdir = args.child
         result = child(mode, Path(config), Path(outdir), Path(args.source) if args.source else None, args.baseline)
         print(json.dumps(result))
+        return 0
+    if args.breakdown:
+        with tempfile.TemporaryDirectory(prefix="bench-breakdown-") as tmp:
+            sys.stdout.write(breakdown(args.breakdown, Path(tmp)))
         return 0
     ns = tuple(args.n) if args.n else ((10, 30) if args.quick else (10, 50, 300))
     report = run(
