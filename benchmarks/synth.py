@@ -8,7 +8,9 @@ What is measured
   LLMs, async LLMs, serverless CPU models and CPU multi-model endpoints, validated with
   ``validate_config`` and written to a temporary YAML file.
 - **library**: ``stacks.platform.synthesize(App(outdir=...), config)``: what ``cdk synth`` does (load,
-  plan, build the stacks, cdk-nag packs, CloudFormation validation, synth, write the plan).
+  plan, build the stacks, cdk-nag packs and Control Tower controls, CloudFormation validation, synth, write
+  the plan); **library-nogates**: the same platform with ``compliance_gates=False``. The time spent in the
+  Control Tower plugin's validation is reported as the guard's share, with the rule files it ran.
 - **baseline**: the same resources written by hand with plain L1 constructs (:func:`reemit`): every
   resource of the library's templates re-created with the same logical id, type, properties and
   attributes in the same stacks, the same acknowledged nag findings, the same cross-stack outputs, and no
@@ -39,7 +41,8 @@ What is measured
   where they differ.
 - Every measurement runs in a FRESH subprocess. In it, a one-resource app is synthesized first with the
   same validation plugins: that is the one-time plugin initialisation (``init``), paid equally by both
-  sides and reported separately; ``synth`` is the time of the measured synth after it. Peak memory is the
+  sides and reported separately; ``synth`` is the time of the measured synth after it. Each side runs
+  ``--repeat`` times (the sides interleaved); the report gives the median and the spread. Peak memory is the
   largest resident set of the child's whole process tree (Python + the jsii Node process), sampled every
   20 ms from /proc, and the resident set of the largest single process (the Node process), both sampled.
 - ``plan`` timing: ``python -m inference_constructs plan CONFIG`` for 300 endpoints in a fresh process
@@ -978,19 +981,38 @@ def _count_jsii_calls() -> list[int]:
     return calls
 
 
+def _cpu_s() -> float:
+    """CPU seconds of this process and its children so far: Python, jsii's Node process (read from /proc while
+    it runs) and the processes Node ran and waited for (cfn-guard)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    total = own.ru_utime + own.ru_stime
+    tick = os.sysconf("SC_CLK_TCK")
+    for task in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{task}/children", encoding="ascii") as f:
+            for pid in f.read().split():
+                try:
+                    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+                        fields = stat.read().rsplit(")", 1)[1].split()
+                except FileNotFoundError:
+                    continue
+                total += sum(int(v) for v in fields[11:15]) / tick  # utime, stime, cutime, cstime
+    return total
+
+
 def _time_guard() -> dict[str, Any]:
     """Time the Control Tower plugin's validations from now on: seconds in all, rule files of the last one."""
     from inference_constructs.compliance import SelectedControlTowerRules
 
-    seen: dict[str, Any] = {"guard_s": 0.0, "guard_files": 0}
+    seen: dict[str, Any] = {"guard_s": 0.0, "guard_cpu_s": 0.0, "guard_files": 0}
     validate = SelectedControlTowerRules.validate
 
     def timed(self: SelectedControlTowerRules, context: Any) -> Any:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _cpu_s()
         try:
             return validate(self, context)
         finally:
             seen["guard_s"] += time.perf_counter() - start
+            seen["guard_cpu_s"] += _cpu_s() - cpu
             seen["guard_files"] = len(self.last_selection)
 
     SelectedControlTowerRules.validate = timed  # type: ignore[method-assign]
@@ -1016,7 +1038,7 @@ def child(mode: str, config: Path, outdir: Path, source: Path | None, baseline: 
     _warm_up(context, outdir.parent, gates=mode != "library-nogates")
     calls = _count_jsii_calls()
     guard = _time_guard()
-    t2 = time.perf_counter()
+    t2, cpu2 = time.perf_counter(), _cpu_s()
     if mode == "library":
         synthesize(App(outdir=str(outdir), context=dict(context)), config)
     elif mode == "library-nogates":
@@ -1031,7 +1053,7 @@ def child(mode: str, config: Path, outdir: Path, source: Path | None, baseline: 
         )
         # The python baseline's reflection (classes, keywords, struct types) is writing the code, not running it.
         recipes = python_recipes(sources) if baseline == "python" else None
-        t2 = time.perf_counter()  # reading the library's JSON is not part of hand-written code
+        t2, cpu2 = time.perf_counter(), _cpu_s()  # reading the library's JSON is not part of hand-written code
         calls[0] = 0  # nor are the jsii calls of the reflection
         app = App(outdir=str(outdir), context=dict(context))
         if baseline == "typed":
@@ -1044,8 +1066,9 @@ def child(mode: str, config: Path, outdir: Path, source: Path | None, baseline: 
         app.synth()
     else:
         raise ValueError(mode)
-    t3 = time.perf_counter()
+    t3, cpu3 = time.perf_counter(), _cpu_s()
     return {
+        "cpu_s": cpu3 - cpu2,
         "import_s": t1 - t0,
         "init_s": t2 - t1,
         "synth_s": t3 - t2,
@@ -1098,6 +1121,10 @@ class Measurement:
     """seconds in the Control Tower plugin's validation (cfn-guard and the selection), part of ``synth_s``"""
     guard_files: int = 0
     """rule files the Control Tower plugin ran"""
+    cpu_s: float = 0.0
+    """CPU seconds of the measured synth (Python, Node and cfn-guard): what a quiet 1-core machine would take"""
+    guard_cpu_s: float = 0.0
+    """CPU seconds of the Control Tower plugin's validation, part of ``cpu_s``"""
 
 
 def measure(
@@ -1142,6 +1169,8 @@ def measure(
         jsii_calls=r["jsii_calls"],
         guard_s=r["guard_s"],
         guard_files=r["guard_files"],
+        cpu_s=r["cpu_s"],
+        guard_cpu_s=r["guard_cpu_s"],
     )
 
 
@@ -1364,16 +1393,19 @@ def format_report(report: SynthReport) -> str:
                 "library/baseline",
                 "guard s (share)",
                 "guard rule files",
+                "CPU s lib+gates/no gates/base+gates",
+                "CPU ratios gates, lib/base",
                 "peak MB (lib/base)",
                 "resources",
             ]
         ]
         for c in report.comparisons:
             if c.library.error or c.baseline.error or c.nogates.error:
-                rows.append([str(c.n), "-", "-", "-", "-", "-", "-", "-", "-", c.check or c.nogates.error])
+                rows.append([str(c.n), "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", c.check or c.nogates.error])
                 continue
             lib, nog, base = c.library.median(), c.nogates.median(), c.baseline.median()
             guard = c.library.median("guard_s")
+            cpu_lib, cpu_nog, cpu_base = (x.median("cpu_s") for x in (c.library, c.nogates, c.baseline))
             rows.append(
                 [
                     str(c.n),
@@ -1384,6 +1416,8 @@ def format_report(report: SynthReport) -> str:
                     f"{lib / base:.2f}",
                     f"{guard:.1f} ({guard / lib:.0%})",
                     str(c.library.first.guard_files),
+                    f"{cpu_lib:.1f}/{cpu_nog:.1f}/{cpu_base:.1f} (guard {c.library.median('guard_cpu_s'):.1f})",
+                    f"{cpu_lib / cpu_nog:.2f}, {cpu_lib / cpu_base:.2f}" if cpu_nog and cpu_base else "-",
                     f"{c.library.median('peak_tree_mb'):.0f}/{c.baseline.median('peak_tree_mb'):.0f}",
                     c.check,
                 ]
