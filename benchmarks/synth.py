@@ -982,20 +982,25 @@ def _count_jsii_calls() -> list[int]:
 
 
 def _cpu_s() -> float:
-    """CPU seconds of this process and its children so far: Python, jsii's Node process (read from /proc while
-    it runs) and the processes Node ran and waited for (cfn-guard)."""
+    """CPU seconds of this process and its descendants so far: Python, jsii's Node processes (read from /proc
+    while they run) and the processes they ran and waited for (cfn-guard)."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     total = own.ru_utime + own.ru_stime
     tick = os.sysconf("SC_CLK_TCK")
-    for task in os.listdir("/proc/self/task"):
-        with open(f"/proc/self/task/{task}/children", encoding="ascii") as f:
-            for pid in f.read().split():
-                try:
-                    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+    stack = [str(os.getpid())]
+    while stack:
+        pid = stack.pop()
+        try:
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as f:
+                    children = f.read().split()
+                stack += children
+                for child in children:
+                    with open(f"/proc/{child}/stat", encoding="ascii") as stat:
                         fields = stat.read().rsplit(")", 1)[1].split()
-                except FileNotFoundError:
-                    continue
-                total += sum(int(v) for v in fields[11:15]) / tick  # utime, stime, cutime, cstime
+                    total += sum(int(v) for v in fields[11:15]) / tick  # utime, stime, cutime, cstime
+        except (FileNotFoundError, ProcessLookupError):
+            continue
     return total
 
 
