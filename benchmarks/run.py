@@ -57,8 +57,8 @@ def machine() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the optimality and synth benchmarks and print one report; exit 1 if a decision is not optimal."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="synth N=10 comparison and N=10/30 scaling only")
-    parser.add_argument("--repeat", type=int, default=2, help="synth runs per measurement; fastest counts")
+    parser.add_argument("--quick", action="store_true", help="synth side by side at N=10 and N=30 only")
+    parser.add_argument("--repeat", type=int, default=3, help="synth runs per side and N; the median counts")
     parser.add_argument(
         "--baseline",
         choices=synth.BASELINES,
@@ -72,9 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.stdout.write(optimality.format_report(report))
     print(flush=True)
     if args.quick:
-        synth_report = synth.run(
-            compare_ns=(10,), scaling_ns=(10, 30), repeat=args.repeat, baseline=args.baseline, log=sys.stderr
-        )
+        synth_report = synth.run(compare_ns=(10, 30), repeat=args.repeat, baseline=args.baseline, log=sys.stderr)
     else:
         synth_report = synth.run(repeat=args.repeat, baseline=args.baseline, log=sys.stderr)
     sys.stdout.write(synth.format_report(synth_report))

@@ -8,7 +8,9 @@ What is measured
   LLMs, async LLMs, serverless CPU models and CPU multi-model endpoints, validated with
   ``validate_config`` and written to a temporary YAML file.
 - **library**: ``stacks.platform.synthesize(App(outdir=...), config)``: what ``cdk synth`` does (load,
-  plan, build the stacks, cdk-nag packs, CloudFormation validation, synth, write the plan).
+  plan, build the stacks, cdk-nag packs and Control Tower controls, CloudFormation validation, synth, write
+  the plan); **library-nogates**: the same platform with ``compliance_gates=False``. The time spent in the
+  Control Tower plugin's validation is reported as the guard's share, with the rule files it ran.
 - **baseline**: the same resources written by hand with plain L1 constructs (:func:`reemit`): every
   resource of the library's templates re-created with the same logical id, type, properties and
   attributes in the same stacks, the same acknowledged nag findings, the same cross-stack outputs, and no
@@ -39,7 +41,8 @@ What is measured
   where they differ.
 - Every measurement runs in a FRESH subprocess. In it, a one-resource app is synthesized first with the
   same validation plugins: that is the one-time plugin initialisation (``init``), paid equally by both
-  sides and reported separately; ``synth`` is the time of the measured synth after it. Peak memory is the
+  sides and reported separately; ``synth`` is the time of the measured synth after it. Each side runs
+  ``--repeat`` times (the sides interleaved); the report gives the median and the spread. Peak memory is the
   largest resident set of the child's whole process tree (Python + the jsii Node process), sampled every
   20 ms from /proc, and the resident set of the largest single process (the Node process), both sampled.
 - ``plan`` timing: ``python -m inference_constructs plan CONFIG`` for 300 endpoints in a fresh process
@@ -58,6 +61,7 @@ import inspect
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -66,7 +70,7 @@ import time
 import typing
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -75,8 +79,12 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 CDK_JSON = ROOT / "cdk.json"
 
-#: Goal for library time / baseline time.
-RATIO_GOAL = 1.3
+#: Goal for library time / baseline time (both with the compliance gates).
+RATIO_GOAL = 1.1
+#: Goal for library time with the gates / without them (at N = 30).
+GATES_GOAL = 1.3
+#: Goal for the library's synth of 300 endpoints with the gates, in seconds.
+SYNTH_300_GOAL_S = 60.0
 #: Goal for ``plan`` of 300 endpoints, in seconds.
 PLAN_GOAL_S = 1.0
 
@@ -945,15 +953,16 @@ def templates(outdir: Path) -> dict[str, str]:
 # --------------------------------------------------------------------------------------------- child process
 
 
-def _warm_up(context: Mapping[str, Any], tmp: Path) -> None:
-    """Synthesize a one-resource app with the same validation plugins: the one-time initialisation."""
+def _warm_up(context: Mapping[str, Any], tmp: Path, *, gates: bool = True) -> None:
+    """Synthesize a one-resource app (with the validation plugins when ``gates``): the one-time initialisation."""
     from aws_cdk import App, CfnResource, Stack
 
     from inference_constructs.compliance import add_compliance_gates
 
     app = App(outdir=str(tmp / "warmup"), context=dict(context))
     CfnResource(Stack(app, "Warmup"), "Handle", type="AWS::CloudFormation::WaitConditionHandle")
-    add_compliance_gates(app)
+    if gates:
+        add_compliance_gates(app)
     app.synth()
 
 
@@ -972,22 +981,75 @@ def _count_jsii_calls() -> list[int]:
     return calls
 
 
+def _cpu_s() -> float:
+    """CPU seconds of this process and its descendants so far: Python, jsii's Node processes (read from /proc
+    while they run) and the processes they ran and waited for (cfn-guard)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    total = own.ru_utime + own.ru_stime
+    tick = os.sysconf("SC_CLK_TCK")
+    stack = [str(os.getpid())]
+    while stack:
+        pid = stack.pop()
+        try:
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as f:
+                    children = f.read().split()
+                stack += children
+                for child in children:
+                    with open(f"/proc/{child}/stat", encoding="ascii") as stat:
+                        fields = stat.read().rsplit(")", 1)[1].split()
+                    total += sum(int(v) for v in fields[11:15]) / tick  # utime, stime, cutime, cstime
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return total
+
+
+def _time_guard() -> dict[str, Any]:
+    """Time the Control Tower plugin's validations from now on: seconds in all, rule files of the last one."""
+    from inference_constructs.compliance import SelectedControlTowerRules
+
+    seen: dict[str, Any] = {"guard_s": 0.0, "guard_cpu_s": 0.0, "guard_files": 0}
+    validate = SelectedControlTowerRules.validate
+
+    def timed(self: SelectedControlTowerRules, context: Any) -> Any:
+        start, cpu = time.perf_counter(), _cpu_s()
+        try:
+            return validate(self, context)
+        finally:
+            seen["guard_s"] += time.perf_counter() - start
+            seen["guard_cpu_s"] += _cpu_s() - cpu
+            seen["guard_files"] = len(self.last_selection)
+
+    SelectedControlTowerRules.validate = timed  # type: ignore[method-assign]
+    return seen
+
+
+#: The measured sides: the library with the compliance gates (what ``cdk synth`` of the app does), the library
+#: without them (``InferencePlatform(compliance_gates=False)``), and the hand-written baseline with the gates.
+MODES = ("library", "library-nogates", "baseline")
+
+
 def child(mode: str, config: Path, outdir: Path, source: Path | None, baseline: str = "python") -> dict[str, Any]:
-    """One measurement in this (fresh) process: import, warm-up, then the measured synth (``baseline``
-    names the re-emitter of the ``baseline`` mode, see :data:`BASELINES`)."""
+    """One measurement in this (fresh) process: import, warm-up, then the measured synth (``mode`` one of
+    :data:`MODES`; ``baseline`` names the re-emitter of the ``baseline`` mode, see :data:`BASELINES`)."""
     t0 = time.perf_counter()
     from aws_cdk import App
 
     from inference_constructs.compliance import add_compliance_gates
-    from inference_constructs.stacks.platform import synthesize
+    from inference_constructs.stacks.platform import InferencePlatform, platform_plan, synthesize
 
     t1 = time.perf_counter()
     context = cdk_context()
-    _warm_up(context, outdir.parent)
+    _warm_up(context, outdir.parent, gates=mode != "library-nogates")
     calls = _count_jsii_calls()
-    t2 = time.perf_counter()
+    guard = _time_guard()
+    t2, cpu2 = time.perf_counter(), _cpu_s()
     if mode == "library":
         synthesize(App(outdir=str(outdir), context=dict(context)), config)
+    elif mode == "library-nogates":
+        app = App(outdir=str(outdir), context=dict(context))
+        InferencePlatform(app, "Platform", config=platform_plan(config), compliance_gates=False)
+        app.synth()
     elif mode == "baseline":
         assert source is not None
         sources = read_assembly(source)
@@ -996,7 +1058,7 @@ def child(mode: str, config: Path, outdir: Path, source: Path | None, baseline: 
         )
         # The python baseline's reflection (classes, keywords, struct types) is writing the code, not running it.
         recipes = python_recipes(sources) if baseline == "python" else None
-        t2 = time.perf_counter()  # reading the library's JSON is not part of hand-written code
+        t2, cpu2 = time.perf_counter(), _cpu_s()  # reading the library's JSON is not part of hand-written code
         calls[0] = 0  # nor are the jsii calls of the reflection
         app = App(outdir=str(outdir), context=dict(context))
         if baseline == "typed":
@@ -1009,13 +1071,15 @@ def child(mode: str, config: Path, outdir: Path, source: Path | None, baseline: 
         app.synth()
     else:
         raise ValueError(mode)
-    t3 = time.perf_counter()
+    t3, cpu3 = time.perf_counter(), _cpu_s()
     return {
+        "cpu_s": cpu3 - cpu2,
         "import_s": t1 - t0,
         "init_s": t2 - t1,
         "synth_s": t3 - t2,
         "jsii_calls": calls[0],
         "self_maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        **guard,
     }
 
 
@@ -1058,6 +1122,14 @@ class Measurement:
     outdir: Path
     jsii_calls: int = 0
     error: str = ""
+    guard_s: float = 0.0
+    """seconds in the Control Tower plugin's validation (cfn-guard and the selection), part of ``synth_s``"""
+    guard_files: int = 0
+    """rule files the Control Tower plugin ran"""
+    cpu_s: float = 0.0
+    """CPU seconds of the measured synth (Python, Node and cfn-guard): what a quiet 1-core machine would take"""
+    guard_cpu_s: float = 0.0
+    """CPU seconds of the Control Tower plugin's validation, part of ``cpu_s``"""
 
 
 def measure(
@@ -1091,22 +1163,51 @@ def measure(
         return Measurement(mode, n, wall, 0.0, 0.0, peak / 1024, 0.0, outdir, error=tail or f"exit {proc.returncode}")
     r = json.loads(out.strip().splitlines()[-1])
     return Measurement(
-        mode, n, wall, r["init_s"], r["synth_s"], peak / 1024, largest / 1024, outdir, jsii_calls=r["jsii_calls"]
+        mode,
+        n,
+        wall,
+        r["init_s"],
+        r["synth_s"],
+        peak / 1024,
+        largest / 1024,
+        outdir,
+        jsii_calls=r["jsii_calls"],
+        guard_s=r["guard_s"],
+        guard_files=r["guard_files"],
+        cpu_s=r["cpu_s"],
+        guard_cpu_s=r["guard_cpu_s"],
     )
 
 
-def best(runs: Sequence[Measurement]) -> Measurement:
-    """The fastest of repeated measurements (noise on a shared machine only ever adds time); its peak
-    memory is the lowest peak seen."""
-    ok = [m for m in runs if not m.error]
-    if not ok:
-        return runs[0]
-    fastest = min(ok, key=lambda m: m.synth_s)
-    return replace(
-        fastest,
-        peak_tree_mb=min(m.peak_tree_mb for m in ok),
-        peak_process_mb=min(m.peak_process_mb for m in ok),
-    )
+@dataclass(frozen=True)
+class Summary:
+    """Repeated fresh-process measurements of one side at one N: the median and the spread."""
+
+    runs: tuple[Measurement, ...]
+
+    @property
+    def ok(self) -> list[Measurement]:
+        """The runs that succeeded."""
+        return [m for m in self.runs if not m.error]
+
+    @property
+    def error(self) -> str:
+        """The first failure, when no run succeeded."""
+        return "" if self.ok else (self.runs[0].error if self.runs else "not run")
+
+    def median(self, attr: str = "synth_s") -> float:
+        """Median of ``attr`` over the successful runs."""
+        return float(statistics.median(getattr(m, attr) for m in self.ok))
+
+    def spread(self, attr: str = "synth_s") -> tuple[float, float]:
+        """(lowest, highest) ``attr`` over the successful runs."""
+        values = [getattr(m, attr) for m in self.ok]
+        return min(values), max(values)
+
+    @property
+    def first(self) -> Measurement:
+        """The first successful run (its output is compared and reused)."""
+        return self.ok[0] if self.ok else self.runs[0]
 
 
 def measure_plan(n: int, config: Path) -> tuple[float, float]:
@@ -1135,17 +1236,29 @@ def measure_plan(n: int, config: Path) -> tuple[float, float]:
 
 
 @dataclass
+class Comparison:
+    """The three sides at one N (:data:`MODES`), and how the baseline's output compares with the library's."""
+
+    n: int
+    library: Summary
+    nogates: Summary
+    baseline: Summary
+    check: str
+
+
+@dataclass
 class SynthReport:
     """Everything the synth benchmark measured."""
 
-    comparisons: list[tuple[Measurement, Measurement, str]] = field(default_factory=list)
-    """(library, baseline, resource check) per N"""
-    scaling: list[Measurement] = field(default_factory=list)
+    comparisons: list[Comparison] = field(default_factory=list)
+    scaling: list[Summary] = field(default_factory=list)
     plan: tuple[int, float, float] | None = None
     stacks: dict[int, dict[str, int]] = field(default_factory=dict)
     """N -> resources per stack of the library's output"""
     baseline: str = "python"
     """the re-emitter of the baseline (:data:`BASELINES`)"""
+    load: str = ""
+    """the machine's load averages before and after the run"""
 
 
 def compare_outputs(library: Path, baseline: Path) -> str:
@@ -1192,21 +1305,26 @@ def _stack_sizes(outdir: Path) -> dict[str, int]:
     return {name: sum(c.values()) for name, c in resource_counts(outdir).items()}
 
 
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f}"
+
+
 def run(  # noqa: C901 - the benchmark's sequence of measurements, each optional
     *,
-    compare_ns: Sequence[int] = (10, 50),
-    scaling_ns: Sequence[int] = (30, 100, 300),
+    compare_ns: Sequence[int] = (10, 50, 300),
+    scaling_ns: Sequence[int] = (),
     plan_n: int = 300,
-    repeat: int = 2,
+    repeat: int = 3,
     baseline: str = "python",
     log: Any = None,
 ) -> SynthReport:
-    """Measure every N in fresh subprocesses, ``repeat`` times (library and baseline interleaved; the
-    fastest run of each side counts); ``baseline`` names the re-emitter (:data:`BASELINES`); ``log``
-    receives progress lines."""
+    """Measure every N in fresh subprocesses, ``repeat`` times, the three sides (:data:`MODES`) interleaved
+    (the median counts, the spread is reported); ``scaling_ns`` adds library-only runs; ``baseline`` names the
+    re-emitter (:data:`BASELINES`); ``log`` receives progress lines."""
     if baseline not in BASELINES:
         raise ValueError(f"unknown baseline {baseline!r}; expected one of {BASELINES}")
-    report = SynthReport(baseline=baseline)
+    report = SynthReport(baseline=baseline, load=_load())
 
     def say(msg: str) -> None:
         if log is not None:
@@ -1216,42 +1334,41 @@ def run(  # noqa: C901 - the benchmark's sequence of measurements, each optional
         tmp = Path(tmp_name)
         for n in compare_ns:
             config = write_config(n, tmp)
-            libs: list[Measurement] = []
-            bases: list[Measurement] = []
+            runs: dict[str, list[Measurement]] = {mode: [] for mode in MODES}
             for k in range(repeat):
-                say(f"synth N={n}: library {k + 1}/{repeat} ...")
-                libs.append(measure("library", n, config, tmp / f"lib-{n}-{k}"))
-                if libs[-1].error:
-                    break
-                say(f"synth N={n}: {baseline} baseline {k + 1}/{repeat} ...")
-                bases.append(
-                    measure("baseline", n, config, tmp / f"base-{n}-{k}", source=libs[0].outdir, baseline=baseline)
-                )
-            lib = best(libs)
+                for mode in MODES:
+                    say(f"synth N={n}: {mode} {k + 1}/{repeat} ...")
+                    source = runs["library"][0].outdir if mode == "baseline" and runs["library"] else None
+                    if mode == "baseline" and source is None:
+                        continue
+                    runs[mode].append(
+                        measure(mode, n, config, tmp / f"{mode}-{n}-{k}", source=source, baseline=baseline)
+                    )
+            lib, nogates, base = (Summary(tuple(runs[mode])) for mode in MODES)
             if lib.error:
-                report.comparisons.append((lib, lib, f"library failed: {lib.error}"))
+                report.comparisons.append(Comparison(n, lib, nogates, base, f"library failed: {lib.error}"))
                 continue
-            report.stacks[n] = _stack_sizes(lib.outdir)
-            base = best(bases)
-            check = f"baseline failed: {base.error}" if base.error else compare_outputs(libs[0].outdir, base.outdir)
-            report.comparisons.append((lib, base, check))
+            report.stacks[n] = _stack_sizes(lib.first.outdir)
+            check = (
+                f"baseline failed: {base.error}" if base.error else compare_outputs(lib.first.outdir, base.first.outdir)
+            )
+            report.comparisons.append(Comparison(n, lib, nogates, base, check))
         for n in scaling_ns:
             config = write_config(n, tmp)
-            runs = []
+            scale = []
             for k in range(repeat):
                 say(f"synth N={n}: library {k + 1}/{repeat} ...")
-                runs.append(measure("library", n, config, tmp / f"scale-{n}-{k}"))
-                if runs[-1].error:
-                    break
-            m = best(runs)
-            if not m.error:
-                report.stacks[n] = _stack_sizes(m.outdir)
-            report.scaling.append(m)
+                scale.append(measure("library", n, config, tmp / f"scale-{n}-{k}"))
+            summary = Summary(tuple(scale))
+            if not summary.error:
+                report.stacks[n] = _stack_sizes(summary.first.outdir)
+            report.scaling.append(summary)
         if plan_n:
             config = write_config(plan_n, tmp)
             say(f"plan N={plan_n} ...")
             wall, inproc = measure_plan(plan_n, config)
             report.plan = (plan_n, wall, inproc)
+    report.load += f" -> {_load()}"
     return report
 
 
@@ -1262,6 +1379,11 @@ def _table(rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def _median_spread(summary: Summary, attr: str = "synth_s") -> str:
+    low, high = summary.spread(attr)
+    return f"{summary.median(attr):.1f} ({low:.1f}-{high:.1f})"
+
+
 def format_report(report: SynthReport) -> str:
     """The synth tables as printed text."""
     lines = []
@@ -1269,77 +1391,71 @@ def format_report(report: SynthReport) -> str:
         rows = [
             [
                 "N",
-                "library synth s",
-                "baseline synth s",
-                "time ratio",
-                "library peak MB",
-                "baseline peak MB",
-                "mem ratio",
-                "init s (lib/base)",
-                "jsii calls (lib/base)",
+                "library+gates s",
+                "library s (no gates)",
+                "baseline+gates s",
+                "gates/no gates",
+                "library/baseline",
+                "guard s (share)",
+                "guard rule files",
+                "CPU s lib+gates/no gates/base+gates",
+                "CPU ratios gates, lib/base",
+                "peak MB (lib/base)",
                 "resources",
             ]
         ]
-        for lib, base, check in report.comparisons:
-            if lib.error or base.error:
-                rows.append([str(lib.n), "-", "-", "-", "-", "-", "-", "-", "-", check])
+        for c in report.comparisons:
+            if c.library.error or c.baseline.error or c.nogates.error:
+                rows.append([str(c.n), "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", c.check or c.nogates.error])
                 continue
+            lib, nog, base = c.library.median(), c.nogates.median(), c.baseline.median()
+            guard = c.library.median("guard_s")
+            cpu_lib, cpu_nog, cpu_base = (x.median("cpu_s") for x in (c.library, c.nogates, c.baseline))
             rows.append(
                 [
-                    str(lib.n),
-                    f"{lib.synth_s:.2f}",
-                    f"{base.synth_s:.2f}",
-                    f"{lib.synth_s / base.synth_s:.2f}",
-                    f"{lib.peak_tree_mb:.0f}",
-                    f"{base.peak_tree_mb:.0f}",
-                    f"{lib.peak_tree_mb / base.peak_tree_mb:.2f}",
-                    f"{lib.init_s:.1f}/{base.init_s:.1f}",
-                    f"{lib.jsii_calls}/{base.jsii_calls} ({lib.jsii_calls / max(1, base.jsii_calls):.2f})",
-                    check,
+                    str(c.n),
+                    _median_spread(c.library),
+                    _median_spread(c.nogates),
+                    _median_spread(c.baseline),
+                    f"{lib / nog:.2f}",
+                    f"{lib / base:.2f}",
+                    f"{guard:.1f} ({guard / lib:.0%})",
+                    str(c.library.first.guard_files),
+                    f"{cpu_lib:.1f}/{cpu_nog:.1f}/{cpu_base:.1f} (guard {c.library.median('guard_cpu_s'):.1f})",
+                    f"{cpu_lib / cpu_nog:.2f}, {cpu_lib / cpu_base:.2f}" if cpu_nog and cpu_base else "-",
+                    f"{c.library.median('peak_tree_mb'):.0f}/{c.baseline.median('peak_tree_mb'):.0f}",
+                    c.check,
                 ]
             )
+        runs = max(len(c.library.runs) for c in report.comparisons)
         lines += [
-            f"Synth: library vs hand-written plain L1, {BASELINE_TITLES.get(report.baseline, report.baseline)} "
-            f"(same resources, nag packs + CFN validation on both; goal: time ratio <= {RATIO_GOAL})",
+            f"Synth: library with the compliance gates, without them, and the hand-written plain L1 app with the same"
+            f" gates ({BASELINE_TITLES.get(report.baseline, report.baseline)}); seconds of the measured synth in a"
+            f" fresh process, median (lowest-highest) of {runs} runs; guard = the Control Tower plugin's validation"
+            f" (share of library+gates). Goals: gates/no gates <= {GATES_GOAL} at N=30, library/baseline <="
+            f" {RATIO_GOAL}, N=300 library+gates <= {SYNTH_300_GOAL_S:.0f} s",
             _table(rows),
+            f"load average (1/5/15 min) at start -> end: {report.load}",
             "",
         ]
     if report.scaling:
-        base_m = next((m for m in report.scaling if not m.error), None)
-        rows = [
-            [
-                "N",
-                "synth s",
-                "t(N)/t(first)",
-                "ideal N/first",
-                "peak MB",
-                "process MB",
-                "jsii calls",
-                "stacks (max resources)",
-            ]
-        ]
-        for m in report.scaling:
-            if m.error:
-                rows.append(
-                    [str(m.n), "FAILED", "-", "-", f"{m.peak_tree_mb:.0f}", "-", "-", m.error.replace("\n", " ")]
-                )
+        rows = [["N", "synth s", "guard s", "peak MB", "jsii calls", "stacks (max resources)"]]
+        for sm in report.scaling:
+            if sm.error:
+                rows.append([str(sm.first.n), "FAILED", "-", "-", "-", sm.error.replace("\n", " ")])
                 continue
-            assert base_m is not None
-            sizes = report.stacks.get(m.n, {})
+            sizes = report.stacks.get(sm.first.n, {})
             rows.append(
                 [
-                    str(m.n),
-                    f"{m.synth_s:.2f}",
-                    f"{m.synth_s / base_m.synth_s:.2f}",
-                    f"{m.n / base_m.n:.2f}",
-                    f"{m.peak_tree_mb:.0f}",
-                    f"{m.peak_process_mb:.0f}",
-                    str(m.jsii_calls),
+                    str(sm.first.n),
+                    _median_spread(sm),
+                    f"{sm.median('guard_s'):.1f}",
+                    f"{sm.median('peak_tree_mb'):.0f}",
+                    str(sm.first.jsii_calls),
                     f"{len(sizes)} (max {max(sizes.values(), default=0)})",
                 ]
             )
-        first = base_m.n if base_m else "-"
-        lines += [f"Synth scaling: library alone (goal: linear, t(N)/t({first}) ~ N/{first})", _table(rows), ""]
+        lines += ["Synth scaling: library with the gates alone", _table(rows), ""]
     if report.plan:
         n, wall, inproc = report.plan
         lines.append(
@@ -1349,16 +1465,74 @@ def format_report(report: SynthReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+def breakdown(n: int, directory: Path, *, top: int = 12) -> str:
+    """Where one in-process synth of ``n`` generated endpoints with the gates spends its time: plan, building
+    the constructs (Python and its jsii round trips), ``app.synth()`` (CDK's preparation, the cdk-nag packs,
+    CloudFormation validation, the file writes, all inside Node) and, within it, the Control Tower plugin; then
+    the same synth without the gates, and the ``top`` functions by own time under cProfile (Python side)."""
+    import cProfile
+    import io
+    import pstats
+
+    from aws_cdk import App
+
+    from inference_constructs.stacks.platform import InferencePlatform, platform_plan
+
+    context = cdk_context()
+    config = write_config(n, directory)
+    _warm_up(context, directory)
+    guard = _time_guard()
+    calls = _count_jsii_calls()
+    rows = [["step", "gates s", "no gates s", "jsii calls (gates)"]]
+    times: dict[bool, list[float]] = {}
+    profile = cProfile.Profile()
+    for gates in (True, False):
+        t0 = time.perf_counter()
+        plan = platform_plan(config)
+        t1 = time.perf_counter()
+        calls[0] = 0
+        app = App(outdir=str(directory / f"out-{gates}"), context=dict(context))
+        if gates:
+            profile.enable()
+        InferencePlatform(app, "Platform", config=plan, compliance_gates=gates)
+        t2 = time.perf_counter()
+        build_calls = calls[0]
+        app.synth()
+        t3 = time.perf_counter()
+        profile.disable()
+        times[gates] = [t1 - t0, t2 - t1, t3 - t2, guard["guard_s"] if gates else 0.0]
+        if gates:
+            synth_calls = calls[0] - build_calls
+    for k, step in enumerate(["plan", "build constructs", "app.synth()", "  of which Control Tower plugin"]):
+        count = {1: str(build_calls), 2: str(synth_calls)}.get(k, "-")
+        rows.append([step, f"{times[True][k]:.2f}", f"{times[False][k]:.2f}", count])
+    rows.append(["total", f"{sum(times[True][:3]):.2f}", f"{sum(times[False][:3]):.2f}", "-"])
+    out = io.StringIO()
+    pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(top)
+    lines = [line for line in out.getvalue().splitlines() if line.strip()]
+    return (
+        f"Synth breakdown, N={n}, in one process after the warm-up (load {_load()}); rule files run by the"
+        f" Control Tower plugin: {guard['guard_files']}\n"
+        + _table(rows)
+        + "\n\nPython side of the synth with gates (cProfile, by own time; jsii waits are Node's work):\n"
+        + "\n".join(lines[-top - 1 :])
+        + "\n"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: the benchmark, or (``--child``) one measurement inside a fresh process."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.synth", description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="N=10 comparison and N=10/30 scaling only")
+    parser.add_argument("--quick", action="store_true", help="the three sides at N=10 and N=30 only, and plan")
     parser.add_argument(
-        "--compare-only",
-        action="store_true",
-        help="only the N=10/50 comparison with the baseline (no scaling, no plan)",
+        "--n",
+        type=int,
+        nargs="+",
+        metavar="N",
+        help="endpoint counts of the side-by-side comparison (default 10 50 300)",
     )
-    parser.add_argument("--repeat", type=int, default=2, help="runs per measurement; the fastest counts (default 2)")
+    parser.add_argument("--compare-only", action="store_true", help="only the side-by-side comparison (no plan timing)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per side and N; the median counts (default 3)")
     parser.add_argument(
         "--baseline",
         choices=BASELINES,
@@ -1369,6 +1543,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             " jsii calls); generic = CfnResource (most cdk-nag rules skip it)"
         ),
     )
+    parser.add_argument(
+        "--breakdown",
+        type=int,
+        metavar="N",
+        help="profile one in-process synth of N endpoints (with and without the gates) instead of the benchmark",
+    )
     parser.add_argument("--child", nargs=3, metavar=("MODE", "CONFIG", "OUTDIR"), help=argparse.SUPPRESS)
     parser.add_argument("--source", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -1377,19 +1557,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = child(mode, Path(config), Path(outdir), Path(args.source) if args.source else None, args.baseline)
         print(json.dumps(result))
         return 0
-    if args.compare_only:
-        report = run(scaling_ns=(), plan_n=0, repeat=args.repeat, baseline=args.baseline, log=sys.stderr)
-    elif args.quick:
-        report = run(
-            compare_ns=(10,),
-            scaling_ns=(10, 30),
-            plan_n=300,
-            repeat=args.repeat,
-            baseline=args.baseline,
-            log=sys.stderr,
-        )
-    else:
-        report = run(repeat=args.repeat, baseline=args.baseline, log=sys.stderr)
+    if args.breakdown:
+        with tempfile.TemporaryDirectory(prefix="bench-breakdown-") as tmp:
+            sys.stdout.write(breakdown(args.breakdown, Path(tmp)))
+        return 0
+    ns = tuple(args.n) if args.n else ((10, 30) if args.quick else (10, 50, 300))
+    report = run(
+        compare_ns=ns,
+        plan_n=0 if args.compare_only else 300,
+        repeat=args.repeat,
+        baseline=args.baseline,
+        log=sys.stderr,
+    )
     sys.stdout.write(format_report(report))
     return 0
 

@@ -333,3 +333,33 @@ def test_python_reemitter_writes_intrinsics_and_attributes_as_tokens_and_options
 def test_python_recipe_refuses_what_it_cannot_write_naming_the_resource(resource: dict[str, Any], message: str) -> None:
     with pytest.raises(NotImplementedError, match=rf"S/Bad \(AWS::SNS::Topic\).*{message}"):
         synth.python_recipes([synth.StackSource("S", {"Resources": {"Bad": resource}})])
+
+
+def _m(mode: str, n: int, synth_s: float, guard_s: float = 0.0) -> synth.Measurement:
+    return synth.Measurement(
+        mode, n, synth_s + 5, 1.0, synth_s, 500.0, 300.0, Path("."), guard_s=guard_s, guard_files=18
+    )
+
+
+def test_report_gives_the_median_and_spread_of_each_side_and_the_ratios_of_the_medians() -> None:
+    # GIVEN three runs of each side at N = 30, one library run noisy
+    lib = synth.Summary((_m("library", 30, 12.0, 2.0), _m("library", 30, 30.0, 9.0), _m("library", 30, 13.0, 3.0)))
+    nogates = synth.Summary((_m("library-nogates", 30, 10.0), _m("library-nogates", 30, 11.0)))
+    base = synth.Summary((_m("baseline", 30, 12.0), _m("baseline", 30, 14.0), _m("baseline", 30, 13.0)))
+    report = synth.SynthReport(comparisons=[synth.Comparison(30, lib, nogates, base, "same")], load="1 1 1 -> 1 1 1")
+    # THEN each side shows its median with the lowest and highest run, and the ratios are of the medians
+    (row,) = [line for line in synth.format_report(report).splitlines() if line.startswith("30 ")]
+    cells = [c for c in row.split("  ") if c.strip()]
+    assert [c.strip() for c in cells[:7]] == [
+        "30",
+        "13.0 (12.0-30.0)",
+        "10.5 (10.0-11.0)",
+        "13.0 (12.0-14.0)",
+        f"{13.0 / 10.5:.2f}",
+        "1.00",
+        "3.0 (23%)",
+    ]
+    # AND a side whose runs all failed is reported with its error, not a number
+    failed = synth.Summary((replace(_m("baseline", 30, 0.0), error="boom"),))
+    assert failed.error == "boom"
+    assert synth.Summary(()).error == "not run"

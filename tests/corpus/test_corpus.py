@@ -20,6 +20,7 @@ from inference_constructs.__main__ import main
 from inference_constructs.errors import CODES, InferenceConfigError
 from inference_constructs.stacks.platform import PLAN_FILE, synthesize
 from tests.corpus.cases import CASES, CATEGORIES, FILE, Case
+from tests.gates.guard_equivalence import compare
 from tests.gates.synth import Assembly, cli_context
 
 
@@ -131,3 +132,17 @@ def test_synth_agrees_with_plan(case: Case, outcomes: dict[str, Outcome]) -> Non
     assert outcome.synth_problems == outcome.plan_doc["problems"]
     # AND a refused synth leaves nothing behind
     assert outcome.left_behind == []
+
+
+def test_selected_control_tower_rules_find_what_the_full_set_finds(
+    outcomes: dict[str, Outcome], tmp_path: Path
+) -> None:
+    # GIVEN the templates of every accepted case, each case as one synth validates them
+    out = {c.id: outcomes[c.id].config.parent / f"{c.id}.out" for c in CASES if c.accepted}
+    configs = {case: sorted(outdir.glob("*.template.json")) for case, outdir in out.items()}
+    assert configs and all(configs.values())
+    # WHEN cfn-guard runs the full bundled set and the selection THEN they fail the same rules everywhere, and
+    # every rule left out was skipped by the full run
+    problems, counts, _ = compare(configs, tmp_path)
+    assert problems == []
+    assert all(counts.values()), counts

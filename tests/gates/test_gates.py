@@ -4,10 +4,14 @@ document beside the templates."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from inference_constructs.compliance import guard_rule_files
 from inference_constructs.observability.validate import validate_template
 from tests.gates.conftest import config_ids
+from tests.gates.guard_equivalence import compare
 from tests.gates.synth import Assembly, lint, violations
 
 CONFIG_IDS = config_ids()
@@ -60,3 +64,15 @@ def test_no_error_annotations(assemblies: dict[str, tuple[Assembly, Assembly]], 
     # GIVEN the required cost-allocation tag aspect THEN no resource lacks a required key
     first, _ = assemblies[config]
     assert first.error_annotations == []
+
+
+def test_selected_control_tower_rules_find_what_the_full_set_finds(
+    assemblies: dict[str, tuple[Assembly, Assembly]], tmp_path: Path
+) -> None:
+    # GIVEN every shipped config's templates WHEN cfn-guard runs the full bundled set and the selection
+    configs = {name: sorted(first.outdir.glob("*.template.json")) for name, (first, _) in assemblies.items()}
+    problems, counts, findings = compare(configs, tmp_path)
+    # THEN the failed rules are the same on every template, and every rule left out was skipped by the full run
+    assert problems == []
+    assert findings > 0  # the templates hold findings (acknowledged ones) for the comparison to see
+    assert all(0 < n < len(guard_rule_files()) for n in counts.values()), counts

@@ -1,0 +1,105 @@
+"""The Control Tower rule selection changes nothing: cfn-guard, run as the plugin runs it, on the full bundled set
+and on the selected files.
+
+For every template of every config, the full run (every bundled rule file but the disabled ones, in one
+cfn-guard process over all the templates) and the reduced run (the files the selection picks for that config's
+templates, per config, as the plugin runs them) must give equal ``not_compliant`` results, which are all the
+plugin turns into findings; and cfn-guard's own report of the full run must show every rule the selection left
+out as not applicable (skipped) on that template: a rule left out could not have passed or failed either.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import tarfile
+from collections.abc import Mapping, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from inference_constructs.compliance import (
+    GUARD_DISABLED_RULES,
+    _plugin_tarball,
+    guard_rule_files,
+    select_guard_rule_files,
+)
+
+
+@cache
+def guard_binary(directory: Path) -> Path:
+    """The cfn-guard binary the installed plugin bundles (for this machine), extracted into ``directory``."""
+    import platform
+
+    arch = {"x86_64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}[platform.machine()]
+    system = {"Linux": "ubuntu", "Darwin": "macos"}[platform.system()]
+    target = directory / "cfn-guard"
+    with tarfile.open(_plugin_tarball()) as tar:
+        source = tar.extractfile(f"package/bin/{system}/{arch}/cfn-guard")
+        assert source is not None
+        target.write_bytes(source.read())
+    target.chmod(0o755)
+    return target
+
+
+def run_guard(binary: Path, rules: Sequence[Path], data: Sequence[Path]) -> list[dict[str, Any]]:
+    """cfn-guard's structured report, one entry per data file in order, with the plugin's flags."""
+    cmd = [str(binary), "validate", *[a for r in rules for a in ("--rules", str(r))]]
+    cmd += [a for d in data for a in ("--data", str(d))]
+    cmd += ["--output-format", "json", "--show-summary", "none", "--structured"]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode not in (0, 19):  # 19: some rule failed
+        raise RuntimeError(f"cfn-guard exited {done.returncode}: {done.stderr[-2000:]}")
+    report = json.loads(done.stdout)
+    assert isinstance(report, list) and len(report) == len(data), done.stdout[:500]
+    return report
+
+
+def _not_compliant(entry: Mapping[str, Any]) -> list[Any]:
+    found = entry.get("not_compliant") or []
+    return list(found.values()) if isinstance(found, dict) else list(found)
+
+
+def _named(entries: Sequence[Any]) -> set[str]:
+    return {e["Rule"]["name"] if isinstance(e, dict) and "Rule" in e else str(e) for e in entries}
+
+
+def compare(configs: Mapping[str, Sequence[Path]], workdir: Path) -> tuple[list[str], dict[str, int], int]:
+    """(every difference between the reduced and the full rule set, rule files each config runs, failed rules
+    the full set reports in all) for ``configs`` (config name -> its template files, as one synth validates
+    them); identical templates are run once on the full side."""
+    binary = guard_binary(workdir)
+    off = set(GUARD_DISABLED_RULES)
+    full_files = [f.path for f in guard_rule_files() if f.name not in off]
+    files_of: dict[str, set[str]] = {}
+    for f in guard_rule_files():
+        for r in f.rules:
+            files_of.setdefault(r, set()).add(f.name)
+    unique: dict[str, Path] = {}
+    for paths in configs.values():
+        for p in paths:
+            unique.setdefault(hashlib.sha256(p.read_bytes()).hexdigest(), p)
+    full = dict(zip(unique, run_guard(binary, full_files, list(unique.values())), strict=True))
+    problems: list[str] = []
+    counts: dict[str, int] = {}
+    findings = 0
+    for config, paths in configs.items():
+        selected = select_guard_rule_files([json.loads(p.read_text(encoding="utf-8")) for p in paths])
+        counts[config] = len(selected)
+        chosen = {f.name for f in selected}
+        reduced = run_guard(binary, [f.path for f in selected], paths) if selected else [{} for _ in paths]
+        for path, small in zip(paths, reduced, strict=True):
+            big = full[hashlib.sha256(path.read_bytes()).hexdigest()]
+            where = f"{config}/{path.name}"
+            if _not_compliant(big) != _not_compliant(small):
+                problems.append(
+                    f"{where}: findings differ: full {_named(_not_compliant(big))}, "
+                    f"reduced {_named(_not_compliant(small))}"
+                )
+            ran = set(big.get("compliant") or []) | _named(_not_compliant(big))
+            findings += len(_not_compliant(big))
+            for rule in sorted(ran):
+                if not files_of.get(rule, set()) & chosen:
+                    problems.append(f"{where}: {rule} was evaluated on the full set but is not selected")
+    return problems, counts, findings
