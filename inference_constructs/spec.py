@@ -235,6 +235,10 @@ class ModelSpec:
         The weights at ``id`` / ``s3_uri`` are already compiled for Neuron (or a Neuron compile cache
         holds this shape), so the host does not compile and needs no compile-time host RAM.
         Default: the Neuron host compiles at start-up and must hold the checkpoint twice.
+    revision:
+        The hub commit (40 hex digits) of ``id`` to serve. Required when a token secret stages a gated or private
+        model into S3 (the copy is made once per revision). Default: none (the container downloads the hub's
+        default branch).
     """
 
     source: ModelSourceKind = ModelSourceKind.HUGGINGFACE
@@ -246,6 +250,7 @@ class ModelSpec:
     max_concurrent_sequences: int = 8
     architecture: ModelArchitecture | None = None
     neuron_compiled: bool = False
+    revision: str | None = None
 
     def __post_init__(self) -> None:
         # Python callers may write the YAML's strings (source="s3", dtype="fp8"); the decisions see members.
