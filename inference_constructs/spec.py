@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from inference_constructs._coerce import enum_prop
+
+if TYPE_CHECKING:  # model_access imports this module's Serving
+    from inference_constructs.containers.model_access import HfTokenSecret
 
 
 class Accelerator(StrEnum):
@@ -239,6 +243,12 @@ class ModelSpec:
         The hub commit (40 hex digits) of ``id`` to serve. Required when a token secret stages a gated or private
         model into S3 (the copy is made once per revision). Default: none (the container downloads the hub's
         default branch).
+    hf_token:
+        The Secrets Manager secret holding a Hugging Face read token, for a gated or private ``id``
+        (:class:`~inference_constructs.containers.model_access.HfTokenSecret`; the endpoint constructs also take
+        a ``secretsmanager.ISecret`` as ``hf_token``). Default: no token. With one, a deploy-time job reads the
+        secret and stages ``id`` at ``revision`` into S3, and the Model loads it from there with network
+        isolation; the token reaches the container only with ``HfTokenSecret(in_environment=True)``.
     """
 
     source: ModelSourceKind = ModelSourceKind.HUGGINGFACE
@@ -251,6 +261,7 @@ class ModelSpec:
     architecture: ModelArchitecture | None = None
     neuron_compiled: bool = False
     revision: str | None = None
+    hf_token: HfTokenSecret | None = None
 
     def __post_init__(self) -> None:
         # Python callers may write the YAML's strings (source="s3", dtype="fp8"); the decisions see members.

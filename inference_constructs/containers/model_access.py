@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 
+from inference_constructs._tokens import is_unresolved
 from inference_constructs.spec import Serving
 
 __all__ = [
@@ -166,7 +167,7 @@ class HfTokenSecret:
     def problems(self) -> list[tuple[str, str, str]]:
         """``(sub-key, what is wrong, fix)`` for each malformed field."""
         out: list[tuple[str, str, str]] = []
-        if not _SECRET_ID.match(self.secret):
+        if not is_unresolved(self.secret) and not _SECRET_ID.match(self.secret):
             out.append(
                 (
                     "secret",
@@ -179,7 +180,7 @@ class HfTokenSecret:
             out.append(("json_key", f"{self.json_key!r} is not allowed", "use 1-256 characters without ':', '{', '}'"))
         if self.version_id is not None and not _VERSION_ID.match(self.version_id):
             out.append(("version_id", f"{self.version_id!r} is not a secret version id", "use the 32-64 character id"))
-        if self.kms_key_arn is not None and not _KMS_KEY_ARN.match(self.kms_key_arn):
+        if self.kms_key_arn is not None and not is_unresolved(self.kms_key_arn) and not _KMS_KEY_ARN.match(self.kms_key_arn):
             out.append(
                 ("kms_key_arn", f"{self.kms_key_arn!r} is not a kms key arn", "use arn:aws:kms:<region>:<account>:key/<id>")
             )

@@ -32,7 +32,7 @@ by editing the project if your organisation forbids builds outside one.
 
 from __future__ import annotations
 
-from aws_cdk import CustomResource, Duration, Stack
+from aws_cdk import ArnFormat, CustomResource, Duration, Stack
 from aws_cdk import aws_codebuild as codebuild
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
@@ -217,6 +217,22 @@ class _StagingProvider(Construct):
         )
 
 
+def _secret_arn(scope: Construct, secret_id: str, secret: secretsmanager.ISecret | None) -> str:
+    """The ARN the job's role may read: a full ARN as given; a name (or a construct imported by name, which knows
+    no full ARN) with Secrets Manager's six-character suffix as ``-??????``, the form the Secrets Manager user
+    guide gives for a policy on a secret known by name."""
+    if secret is not None:
+        return secret.secret_full_arn or f"{secret.secret_arn}-??????"
+    if is_unresolved(secret_id) or secret_id.startswith("arn:"):
+        return secret_id
+    return Stack.of(scope).format_arn(
+        service="secretsmanager",
+        resource="secret",
+        resource_name=f"{secret_id}-??????",
+        arn_format=ArnFormat.COLON_RESOURCE_NAME,
+    )
+
+
 class HubModelStaging(Construct):
     """Stages one hub model at one commit into the stack's data bucket at deploy time (see the module docstring).
 
@@ -227,8 +243,8 @@ class HubModelStaging(Construct):
     staging:
         The plan's staging decision: model id, revision, key prefix and the token secret.
     secret:
-        The token secret as a construct, when the caller has one. Default: imported from ``staging.secret.secret``
-        (a full ARN, or a name in this account and Region).
+        The token secret as a construct, when the caller has one. Default: the job's role reads
+        ``staging.secret.secret`` (a full ARN, or a name in this account and Region).
     """
 
     def __init__(
@@ -244,14 +260,7 @@ class HubModelStaging(Construct):
         provider = _StagingProvider.of(self)
         bucket = InferenceStorage.of(self).data
         token = staging.secret
-        if secret is None:
-            if token.secret.startswith("arn:") and not is_unresolved(token.secret):
-                secret = secretsmanager.Secret.from_secret_complete_arn(self, "Secret", token.secret)
-            elif is_unresolved(token.secret):
-                secret = secretsmanager.Secret.from_secret_complete_arn(self, "Secret", token.secret)
-            else:
-                secret = secretsmanager.Secret.from_secret_name_v2(self, "Secret", token.secret)
-        self.secret = secret
+        secret_arn = _secret_arn(self, token.secret, secret)
         target = f"s3://{bucket.bucket_name}/{staging.key_prefix}"
         asset = s3_assets.Asset(self, "JobSource", path=lambda_asset_path(_JOB_ASSET), exclude=["__pycache__", "*.pyc"])
 
@@ -265,7 +274,7 @@ class HubModelStaging(Construct):
             self, "JobLogGroup", retention=logs.RetentionDays.ONE_YEAR, encryption_key=provider.key
         )
         statements = [
-            iam.PolicyStatement(actions=["secretsmanager:GetSecretValue"], resources=[secret.secret_arn]),
+            iam.PolicyStatement(actions=["secretsmanager:GetSecretValue"], resources=[secret_arn]),
             iam.PolicyStatement(
                 actions=["s3:PutObject", "s3:AbortMultipartUpload"],
                 resources=[f"{bucket.bucket_arn}/{staging.key_prefix}*"],
