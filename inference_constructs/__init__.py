@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         ModelInvocationLogging,
         Residency,
     )
+    from inference_constructs.containers.model_access import HfTokenSecret
     from inference_constructs.cost import (
         BudgetGuardrail,
         CostAnomalyMonitor,
@@ -53,7 +54,6 @@ if TYPE_CHECKING:
         RenderedAlarm,
         alarm_of,
     )
-    from inference_constructs.containers.model_access import HfTokenSecret
     from inference_constructs.scaling import (
         EndpointAutoScaling,
         InferenceComponentScaling,

@@ -180,17 +180,25 @@ class HfTokenSecret:
             out.append(("json_key", f"{self.json_key!r} is not allowed", "use 1-256 characters without ':', '{', '}'"))
         if self.version_id is not None and not _VERSION_ID.match(self.version_id):
             out.append(("version_id", f"{self.version_id!r} is not a secret version id", "use the 32-64 character id"))
-        if self.kms_key_arn is not None and not is_unresolved(self.kms_key_arn) and not _KMS_KEY_ARN.match(self.kms_key_arn):
+        if (
+            self.kms_key_arn is not None
+            and not is_unresolved(self.kms_key_arn)
+            and not _KMS_KEY_ARN.match(self.kms_key_arn)
+        ):
             out.append(
-                ("kms_key_arn", f"{self.kms_key_arn!r} is not a kms key arn", "use arn:aws:kms:<region>:<account>:key/<id>")
+                (
+                    "kms_key_arn",
+                    f"{self.kms_key_arn!r} is not a kms key arn",
+                    "use arn:aws:kms:<region>:<account>:key/<id>",
+                )
             )
         return out
 
     @property
     def codebuild_reference(self) -> str:
         """The value of a CodeBuild ``SECRETS_MANAGER`` environment variable:
-        ``<secret-id>:<json-key>:<version-stage>:<version-id>`` (CodeBuild user guide, buildspec ``env/secrets-manager``;
-        empty fields keep their defaults). Only the secret's name or ARN, never its value."""
+        ``<secret-id>:<json-key>:<version-stage>:<version-id>`` (CodeBuild user guide, buildspec reference,
+        ``env/secrets-manager``; empty fields keep their defaults). Only the secret's name or ARN, never its value."""
         if not (self.json_key or self.version_id):
             return self.secret
         return f"{self.secret}:{self.json_key or ''}::{self.version_id or ''}"

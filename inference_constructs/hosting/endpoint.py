@@ -151,13 +151,9 @@ class InferenceEndpoint(EndpointScalingHooks, EndpointMetrics, Resource):
         """Where captured requests and responses are written; None unless data capture is on."""
         image, async_config, capture_config = self._execution_policy(stack, kms_key)
 
-        self.weights_staging: HubModelStaging | None = None
+        self.weights_staging: HubModelStaging | None = self._weights_staging(hf_token_secret)
         """The deploy-time staging of a gated or private hub model into S3 (id ``WeightsStaging``), when the plan
         stages one (``model.hf_token`` without ``in_environment``)."""
-        if plan.model_data.staging is not None:
-            self.weights_staging = HubModelStaging(
-                self, "WeightsStaging", staging=plan.model_data.staging, secret=hf_token_secret
-            )
 
         self.model = sagemaker.CfnModel(
             self,
@@ -234,6 +230,10 @@ class InferenceEndpoint(EndpointScalingHooks, EndpointMetrics, Resource):
                 plan, self.rollback_alarms
             )
             self._require_copy_scaling()
+
+    def _weights_staging(self, secret: secretsmanager.ISecret | None) -> HubModelStaging | None:
+        staging = self.plan.model_data.staging
+        return None if staging is None else HubModelStaging(self, "WeightsStaging", staging=staging, secret=secret)
 
     def _execution_policy(
         self, stack: Stack, kms_key: kms.IKey | None

@@ -35,7 +35,6 @@ from __future__ import annotations
 from aws_cdk import ArnFormat, CustomResource, Duration, Stack
 from aws_cdk import aws_codebuild as codebuild
 from aws_cdk import aws_iam as iam
-from aws_cdk import aws_kms as kms
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_s3_assets as s3_assets
 from aws_cdk import aws_secretsmanager as secretsmanager
@@ -298,7 +297,9 @@ class HubModelStaging(Construct):
                 iam.PolicyStatement(
                     actions=["kms:Decrypt"],
                     resources=[token.kms_key_arn],
-                    conditions={"StringEquals": {"kms:ViaService": f"secretsmanager.{Stack.of(self).region}.amazonaws.com"}},
+                    conditions={
+                        "StringEquals": {"kms:ViaService": f"secretsmanager.{Stack.of(self).region}.amazonaws.com"}
+                    },
                 )
             )
         self.policy = iam.ManagedPolicy(
@@ -380,5 +381,8 @@ class HubModelStaging(Construct):
         )
         acknowledge_all(
             self.project,
-            [("HIPAA.Security-CodeBuildProjectSourceRepoUrl", source), ("NIST.800.53.R5-CodeBuildProjectSourceRepoUrl", source)],
+            [
+                ("HIPAA.Security-CodeBuildProjectSourceRepoUrl", source),
+                ("NIST.800.53.R5-CodeBuildProjectSourceRepoUrl", source),
+            ],
         )

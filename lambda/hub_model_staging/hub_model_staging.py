@@ -72,9 +72,7 @@ def on_event(event: dict[str, Any], client: Any = None) -> dict[str, Any]:
 
 def _failure(build: dict[str, Any]) -> str:
     status = build.get("buildStatus", "")
-    failed = [
-        p for p in build.get("phases", []) if p.get("phaseStatus") in FAILED_STATUSES and p.get("phaseType")
-    ]
+    failed = [p for p in build.get("phases", []) if p.get("phaseStatus") in FAILED_STATUSES and p.get("phaseType")]
     detail = ""
     if failed:
         phase = failed[-1]

@@ -42,7 +42,7 @@ def files_to_copy(names: Iterable[str]) -> list[str]:
 class _DropAuthorizationOffHost(urllib.request.HTTPRedirectHandler):
     """Follow redirects (file downloads redirect to a content host) without sending the token to another host."""
 
-    def redirect_request(  # type: ignore[no-untyped-def]
+    def redirect_request(  # type: ignore[no-untyped-def]  # noqa: PLR0917 - the stdlib method's signature
         self, req, fp, code, msg, headers, newurl
     ):
         new = super().redirect_request(req, fp, code, msg, headers, newurl)

@@ -316,8 +316,10 @@ PROPERTY_MAP: dict[tuple[str, str], Source] = {
     ),
     (MODEL, "PrimaryContainer.ModelDataSource.S3DataSource.S3Uri"): Plan(
         "hosting.model_data.uri, or the staging resource's S3Uri when model_data.staged_key_prefix is set",
-        lambda c: c.endpoint["hosting"]["model_data"]["uri"]
-        or ("<S3Uri of WeightsStaging>" if c.endpoint["hosting"]["model_data"]["staged_key_prefix"] else None),
+        lambda c: (
+            c.endpoint["hosting"]["model_data"]["uri"]
+            or ("<S3Uri of WeightsStaging>" if c.endpoint["hosting"]["model_data"]["staged_key_prefix"] else None)
+        ),
         _staged_uri,
     ),
     (MODEL, "PrimaryContainer.ModelDataSource.S3DataSource.S3DataType"): Fixed("S3Prefix", "model_data.kind prefix"),

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from tests.gates.conftest import config_ids
-from tests.gates.test_property_map import _construct_paths
 from tests.gates.synth import Assembly, synth_templates
+from tests.gates.test_property_map import _construct_paths
 
 _REFERENCE = "{{resolve:secretsmanager"
 _TOKEN = re.compile(r"\bhf_[A-Za-z0-9]{30,}\b")
@@ -62,7 +62,9 @@ def secret_references(assembly: Assembly) -> list[tuple[str, str, str]]:
 def opted_in(plan: dict[str, Any]) -> set[tuple[str, str]]:
     """(stack, endpoint name) of the endpoints whose plan says the token is in the environment (the opt-in)."""
     return {
-        (e["stack"], e["name"]) for e in plan["endpoints"] if (e.get("model_access") or {}).get("route") == "environment"
+        (e["stack"], e["name"])
+        for e in plan["endpoints"]
+        if (e.get("model_access") or {}).get("route") == "environment"
     }
 
 

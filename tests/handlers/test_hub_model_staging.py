@@ -217,7 +217,9 @@ def test_the_job_does_not_send_the_token_to_another_host() -> None:
     import urllib.request
 
     handler = job._DropAuthorizationOffHost()
-    request = urllib.request.Request("https://huggingface.co/org/m/resolve/abc/f", headers={"Authorization": "Bearer t"})
+    request = urllib.request.Request(
+        "https://huggingface.co/org/m/resolve/abc/f", headers={"Authorization": "Bearer t"}
+    )
     same = handler.redirect_request(request, None, 302, "Found", {}, "https://huggingface.co/other")
     other = handler.redirect_request(request, None, 302, "Found", {}, "https://cdn-lfs.hf.co/blob")
     # THEN the token follows a redirect on the same host only

@@ -121,7 +121,8 @@ def test_a_new_revision_stages_beside_the_old_one() -> None:
             r"40 hex characters.*model\.hf_token\.in_environment: true",
         ),
         (
-            "{id: meta-llama/Llama-3.1-8B-Instruct, revision: main, parameters_billion: 8, hf_token: {secret: acme/hf}}",
+            "{id: meta-llama/Llama-3.1-8B-Instruct, revision: main, parameters_billion: 8, "
+            "hf_token: {secret: acme/hf}}",
             "",
             r"endpoints\[0\]\.model\.revision: 'main' is not a commit id: a branch or tag moves",
         ),

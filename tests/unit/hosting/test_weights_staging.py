@@ -112,8 +112,12 @@ def test_the_provider_polls_on_the_planned_interval_within_the_planned_timeout()
 def test_an_isecret_goes_through_the_same_staging_path_and_its_key_may_decrypt() -> None:
     # GIVEN the secret as a construct with a customer managed key, passed as the endpoint's hf_token
     stack = Stack(new_app(), "Hosting")
-    key = kms.Key.from_key_arn(stack, "Key", "arn:aws:kms:us-east-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab")
-    secret = secretsmanager.Secret.from_secret_attributes(stack, "Token", secret_complete_arn=SECRET_ARN, encryption_key=key)
+    key = kms.Key.from_key_arn(
+        stack, "Key", "arn:aws:kms:us-east-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+    )
+    secret = secretsmanager.Secret.from_secret_attributes(
+        stack, "Token", secret_complete_arn=SECRET_ARN, encryption_key=key
+    )
     RealtimeEndpoint(stack, "Chat", instance_type="ml.g6e.xlarge", model=_model(), hf_token=secret)
     template = Template.from_stack(stack)
     # THEN the job reads that secret by its ARN and may decrypt with its key through secrets manager only
