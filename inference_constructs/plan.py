@@ -232,6 +232,7 @@ class EndpointDecisions:
             wake_up=sp.wake_up is not None,
             inference_component=sp.uses_inference_component,
             rollback_alarms=self.hosting.deployment.rollback_on_alarms,
+            staged=self.hosting.model_data.staging is not None,
         )
 
     @property

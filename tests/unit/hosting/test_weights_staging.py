@@ -15,6 +15,8 @@ from aws_cdk.assertions import Match, Template
 from inference_constructs import HfTokenSecret, ModelSpec, RealtimeEndpoint
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting.staging import BUILD_TIMEOUT, QUERY_INTERVAL, TOTAL_TIMEOUT
+from inference_constructs.layout import EndpointFootprint, estimated_resources
+from inference_constructs.spec import EndpointKind
 from tests.unit.hosting.scenarios import new_app
 
 MODEL = "meta-llama/Llama-3.1-8B-Instruct"
@@ -149,3 +151,14 @@ def test_opt_in_puts_the_reference_in_the_environment_and_stages_nothing() -> No
 def test_fails_a_staged_model_without_a_pinned_commit() -> None:
     with pytest.raises(InferenceConfigError, match=r"model\.revision: is required when model\.hf_token stages"):
         _endpoint(model=ModelSpec(id=MODEL, parameters_billion=8), hf_token=HfTokenSecret("acme/hf-token"))
+
+
+def test_the_stack_size_estimate_covers_the_staging_resources(staged: Any) -> None:
+    # GIVEN one staged endpoint alone in its stack
+    _, _, template = staged
+    resources = template.to_json()["Resources"].values()
+    shared = sum(r["Type"] in ("AWS::S3::Bucket", "AWS::S3::BucketPolicy") for r in resources)
+    actual = len(resources) - shared
+    # THEN the planned estimate of a staged endpoint is not below it, and one without staging would be
+    assert actual <= estimated_resources(EndpointFootprint(EndpointKind.REALTIME, staged=True))
+    assert actual > estimated_resources(EndpointFootprint(EndpointKind.REALTIME))
