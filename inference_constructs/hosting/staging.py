@@ -32,7 +32,7 @@ by editing the project if your organisation forbids builds outside one.
 
 from __future__ import annotations
 
-from aws_cdk import ArnFormat, CustomResource, Duration, Stack
+from aws_cdk import ArnFormat, CfnResource, CustomResource, Duration, Stack
 from aws_cdk import aws_codebuild as codebuild
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_logs as logs
@@ -127,7 +127,20 @@ class _StagingProvider(Construct):
                 destination=self.framework_log_group, level=sfn.LogLevel.ALL, include_execution_data=False
             ),
         )
+        self._framework_depends_on_its_policies()
         self._acknowledge()
+
+    def _framework_depends_on_its_policies(self) -> None:
+        """Each framework function waits for its role's policy (it must invoke the handlers as soon as it exists);
+        the role itself is implied by the ``GetAtt`` on its ARN, so it is left out of ``DependsOn``, which then
+        has one entry instead of a pair in aws-cdk-lib's unsorted order."""
+        stack = Stack.of(self)
+        for name in ("framework-onEvent", "framework-isComplete", "framework-onTimeout"):
+            function = self.provider.node.find_child(name)
+            cfn_function = function.node.default_child
+            policy = function.node.find_child("ServiceRole").node.find_child("DefaultPolicy").node.default_child
+            assert isinstance(cfn_function, CfnResource) and isinstance(policy, CfnResource)
+            cfn_function.add_override("DependsOn", [stack.get_logical_id(policy)])
 
     @staticmethod
     def of(scope: IConstruct) -> _StagingProvider:
