@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         ModelInvocationLogging,
         Residency,
     )
+    from inference_constructs.containers.model_access import HfTokenSecret
     from inference_constructs.cost import (
         BudgetGuardrail,
         CostAnomalyMonitor,
@@ -94,6 +95,7 @@ _EXPORTS: dict[str, str] = {
         ("AcceleratorChoice", "DType", "EndpointKind", "ModelArchitecture", "ModelSourceKind", "ModelSpec", "Serving"),
         "inference_constructs.spec",
     ),
+    **dict.fromkeys(("HfTokenSecret",), "inference_constructs.containers.model_access"),
     **dict.fromkeys(("InferenceConfigError", "Problem"), "inference_constructs.errors"),
     **dict.fromkeys(("InferencePropTypeError",), "inference_constructs._coerce"),
     **dict.fromkeys(
@@ -128,6 +130,7 @@ __all__ = [
     "EndpointAutoScaling",
     "EndpointKind",
     "Guardrail",
+    "HfTokenSecret",
     "IInferenceEndpoint",
     "ImportedEndpoint",
     "InferenceAlarms",

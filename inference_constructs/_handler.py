@@ -22,8 +22,10 @@ def handler_function(
     role: iam.IRole,
     log_group: logs.ILogGroup,
     description: str,
+    entry: str = "handler",
 ) -> lambda_.Function:
-    """A Python 3.14, 128 MB function running ``<asset>.handler`` from the Lambda asset folder ``asset``.
+    """A Python 3.14, 128 MB function running ``<asset>.<entry>`` from the Lambda asset folder ``asset``
+    (``entry``: the module's function, ``handler`` unless given).
 
     ``lambda.Function`` adds a ``DependsOn`` on its role, which the ``GetAtt`` on the role already implies
     (cfn-lint W3005): it is removed.
@@ -32,7 +34,7 @@ def handler_function(
         scope,
         construct_id,
         runtime=lambda_.Runtime.PYTHON_3_14,
-        handler=f"{asset}.handler",
+        handler=f"{asset}.{entry}",
         code=lambda_.Code.from_asset(lambda_asset_path(asset), exclude=_ASSET_EXCLUDES),
         timeout=timeout,
         memory_size=128,

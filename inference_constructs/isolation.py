@@ -28,12 +28,19 @@ class IsolationDecision:
 
 
 def decide_isolation(
-    *, kind: EndpointKind, source: ModelSourceKind, serving: Serving, configured: bool | None
+    *, kind: EndpointKind, source: ModelSourceKind, serving: Serving, configured: bool | None, staged: bool = False
 ) -> IsolationDecision:
     """Network isolation for one endpoint: ``configured`` when the config sets it, otherwise on unless the
-    endpoint type cannot use it or the container needs the network."""
+    endpoint type cannot use it or the container needs the network. ``staged``: a deploy-time job copies the hub
+    model into S3, so the container downloads nothing."""
     if configured is not None:
         return IsolationDecision(configured, f"network_isolation: {str(configured).lower()} in the config")
+    if staged and serving is not Serving.CUSTOM and kind is not EndpointKind.SERVERLESS:
+        return IsolationDecision(
+            True,
+            "on: the gated model's weights are staged into S3 at deploy time (model.hf_token), which SageMaker "
+            "copies to /opt/ml/model before the container starts, so the container needs no network access",
+        )
     if kind is EndpointKind.SERVERLESS:
         return IsolationDecision(False, "off: serverless endpoints do not support network isolation")
     if serving is Serving.CUSTOM:

@@ -23,6 +23,11 @@ MAX_RESOURCES_PER_STACK = 450
 #: Resources a hosting stack may add once, shared by its endpoints (access-log and output buckets
 #: with their policies).
 SHARED_RESOURCES_PER_STACK = 4
+#: Resources a staged gated model adds: its CodeBuild project, role, policy, log group and custom resource.
+STAGING_RESOURCES = 5
+#: Resources of a stack's staging provider (handlers, their role, policy, log groups and key, and aws-cdk-lib's
+#: provider framework: 3 functions with roles and policies, the waiter state machine with role and policy).
+STAGING_PROVIDER_RESOURCES = 19
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,8 @@ class EndpointFootprint:
     wake_up: bool = False
     inference_component: bool = False
     rollback_alarms: bool = True
+    staged: bool = False
+    """A deploy-time job stages the model's weights into S3 (``model.hf_token``)."""
 
 
 def estimated_resources(f: EndpointFootprint) -> int:
@@ -43,7 +50,9 @@ def estimated_resources(f: EndpointFootprint) -> int:
     Endpoint: execution role, managed policy, model, endpoint config, endpoint (5), rollback alarms (2);
     async: two notification topics and a topic policy (3); scaling: a scalable target, one resource per
     policy, a step policy and its alarm to leave zero (2); an inference component (1); alarms of the
-    observability layer: up to 4 per endpoint (serverless: cold start, 5XX rate, two anomalies).
+    observability layer: up to 4 per endpoint (serverless: cold start, 5XX rate, two anomalies); a staged model:
+    its staging (5) and the stack's staging provider (19), counted on every staged endpoint so that each estimate
+    stays independent of the others (an upper bound).
     """
     n = 5 + (2 if f.rollback_alarms else 0)
     if f.kind is EndpointKind.ASYNC:
@@ -52,6 +61,8 @@ def estimated_resources(f: EndpointFootprint) -> int:
         n += 1 + f.scaling_policies + (2 if f.wake_up else 0)
     if f.inference_component:
         n += 1
+    if f.staged:
+        n += STAGING_RESOURCES + STAGING_PROVIDER_RESOURCES
     return n + 4
 
 

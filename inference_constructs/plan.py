@@ -24,7 +24,7 @@ from inference_constructs.bedrock.routing import RouterSpec, check_router_specs,
 from inference_constructs.catalog import Catalog, load_catalog
 from inference_constructs.config.constraints import dashboard_problems
 from inference_constructs.config.schema import BedrockWorkload, Endpoint, PlatformConfig
-from inference_constructs.containers.model_access import HfTokenSecret
+from inference_constructs.containers.model_access import HfTokenSecret, ModelAccess
 from inference_constructs.cost.capacity_tags import PLATFORM_TAG
 from inference_constructs.cost.commitment import CapacitySchedule, CommitmentRecommendation, recommend_commitment
 from inference_constructs.cost.scope import CostPlan, decide_cost
@@ -93,6 +93,7 @@ def model_spec(endpoint: Endpoint) -> ModelSpec:
         max_concurrent_sequences=m.max_concurrent_sequences,
         architecture=ModelArchitecture(**arch.model_dump()) if arch else None,
         neuron_compiled=m.neuron_compiled,
+        revision=m.revision,
     )
 
 
@@ -144,7 +145,11 @@ def endpoint_request(endpoint: Endpoint) -> EndpointRequest:
             strategy=DeploymentStrategy(e.deployment.strategy), rollback_on_alarms=e.deployment.rollback_on_alarms
         ),
         environment={key: _env_value(value) for key, value in e.environment.items()},
-        hf_token=HfTokenSecret(token.secret, token.json_key, token.version_id) if token else None,
+        hf_token=(
+            HfTokenSecret(token.secret, token.json_key, token.version_id, token.kms_key_arn, token.in_environment)
+            if token
+            else None
+        ),
         host_ami=e.host_ami,
     )
 
@@ -231,6 +236,7 @@ class EndpointDecisions:
             wake_up=sp.wake_up is not None,
             inference_component=sp.uses_inference_component,
             rollback_alarms=self.hosting.deployment.rollback_on_alarms,
+            staged=self.hosting.model_data.staging is not None,
         )
 
     @property
@@ -354,6 +360,8 @@ class EndpointDecisions:
         entry["hosting"] = _hosting_json(h)
         entry["scaling"] = self.scaling.to_dict()
         entry["network_isolation"] = {"enabled": h.network_isolation, "reason": h.network_isolation_reason}
+        # How a gated or private hub model's token is used: staged into S3 by a job, or (opt-in) in the environment.
+        entry["model_access"] = h.model_access.to_json() if h.model_access else None
         entry["deployment"] = h.update_policy.to_dict()
         # Null unless real-time with capacity.min 0, and unless serverless.
         entry["inference_component"] = asdict(h.inference_component) if h.inference_component else None
@@ -515,8 +523,10 @@ class PlatformPlan:
         reasons.extend(
             f"host AMI {e.name}: {e.hosting.host_ami.reason}" for e in self.endpoints if e.hosting.inference_ami_version
         )
+        access = [_access_line(e.name, e.hosting.model_access) for e in self.endpoints if e.hosting.model_access]
         footer = [
             *reasons,
+            *access,
             f"baseline on-demand: ${self.baseline_usd_per_hour:.3f}/h; prices {self.catalog.region} "
             f"as of {self.catalog.prices_as_of}",
         ]
@@ -530,6 +540,16 @@ class PlatformPlan:
         warnings = self.to_json()["warnings"]
         footer.extend(f"warning: {w}" for w in warnings)
         return "\n".join(lines + footer) + "\n"
+
+
+def _access_line(name: str, access: ModelAccess) -> str:
+    """One line of the table's footer: how the endpoint's gated model is reached."""
+    if access.staging is not None:
+        return (
+            f"model access {name}: staged to <data bucket>/{access.staging.key_prefix} by a codebuild job reading "
+            f"secret {access.secret.secret}"
+        )
+    return f"model access {name}: token in the container environment (opt-in, secret {access.secret.secret})"
 
 
 def _hosting_json(h: EndpointPlan) -> dict[str, Any]:
@@ -547,7 +567,12 @@ def _hosting_json(h: EndpointPlan) -> dict[str, Any]:
         "vpc": None
         if v is None
         else {"subnet_ids": list(v.subnet_ids), "security_group_ids": list(v.security_group_ids)},
-        "model_data": {"kind": h.model_data.kind.value, "uri": h.model_data.uri},
+        "model_data": {
+            "kind": h.model_data.kind.value,
+            "uri": h.model_data.uri,
+            # Staged hub weights: the stack's data bucket is created with the stack, so only the key prefix is known.
+            "staged_key_prefix": h.model_data.staging.key_prefix if h.model_data.staging else None,
+        },
         "multi_model_cache": None if h.multi_model is None else h.multi_model.cache,
         "async_inference": (
             None
@@ -632,7 +657,7 @@ def decide_endpoint(index: int, endpoint: Endpoint, catalog: Catalog) -> Endpoin
         model=model_spec(endpoint),
         hosting=hosting,
         scaling=scaling,
-        warnings=tuple(scaling.warnings),
+        warnings=tuple(scaling.warnings) + hosting.warnings,
         request=request,
         schedule=_capacity_schedule(endpoint, hosting) if host is not None else None,
     )

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from inference_constructs._coerce import enum_prop
+
+if TYPE_CHECKING:  # model_access imports this module's Serving
+    from inference_constructs.containers.model_access import HfTokenSecret
 
 
 class Accelerator(StrEnum):
@@ -235,6 +239,16 @@ class ModelSpec:
         The weights at ``id`` / ``s3_uri`` are already compiled for Neuron (or a Neuron compile cache
         holds this shape), so the host does not compile and needs no compile-time host RAM.
         Default: the Neuron host compiles at start-up and must hold the checkpoint twice.
+    revision:
+        The hub commit (40 hex digits) of ``id`` to serve. Required when a token secret stages a gated or private
+        model into S3 (the copy is made once per revision). Default: none (the container downloads the hub's
+        default branch).
+    hf_token:
+        The Secrets Manager secret holding a Hugging Face read token, for a gated or private ``id``
+        (:class:`~inference_constructs.containers.model_access.HfTokenSecret`; the endpoint constructs also take
+        a ``secretsmanager.ISecret`` as ``hf_token``). Default: no token. With one, a deploy-time job reads the
+        secret and stages ``id`` at ``revision`` into S3, and the Model loads it from there with network
+        isolation; the token reaches the container only with ``HfTokenSecret(in_environment=True)``.
     """
 
     source: ModelSourceKind = ModelSourceKind.HUGGINGFACE
@@ -246,6 +260,8 @@ class ModelSpec:
     max_concurrent_sequences: int = 8
     architecture: ModelArchitecture | None = None
     neuron_compiled: bool = False
+    revision: str | None = None
+    hf_token: HfTokenSecret | None = None
 
     def __post_init__(self) -> None:
         # Python callers may write the YAML's strings (source="s3", dtype="fp8"); the decisions see members.

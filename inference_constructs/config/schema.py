@@ -23,6 +23,7 @@ from inference_constructs.bedrock.guardrails import ContentFilter, GuardrailSpec
 from inference_constructs.bedrock.logging_spec import InvocationLoggingSpec
 from inference_constructs.bedrock.pricing import Workload
 from inference_constructs.bedrock.profiles import ProfileSpec
+from inference_constructs.containers.model_access import HfTokenSecret
 from inference_constructs.cost.commitment import recommend_commitment
 from inference_constructs.cost.scope import AnomalySubscriptionPlan, BudgetPlan
 from inference_constructs.hosting.checks import (
@@ -100,6 +101,9 @@ class HfToken(_Model):
     secret: str = Field(min_length=1, max_length=2048)
     json_key: str | None = Field(default=None, min_length=1, max_length=256)
     version_id: str | None = Field(default=None, min_length=32, max_length=64)
+    kms_key_arn: KmsKeyArn | None = None
+    # Opt-in: the token in the container environment (plaintext on the Model; the plan warns).
+    in_environment: bool = _default(HfTokenSecret, "in_environment")
 
 
 class Model(_Model):
@@ -114,6 +118,7 @@ class Model(_Model):
     max_concurrent_sequences: int = Field(default=_default(ModelSpec, "max_concurrent_sequences"), ge=1, le=4096)
     architecture: Architecture | None = None
     neuron_compiled: bool = _default(ModelSpec, "neuron_compiled")
+    revision: str | None = Field(default=None, min_length=1, max_length=128)
     hf_token: HfToken | None = None
 
 

@@ -1,17 +1,22 @@
 """Gated and private Hugging Face models: which models need a token, which variable each container reads, and
 how the token reaches it without its text in a template or plan.
 
-Pure Python. Two routes are supported (docs/hosting.md, "Gated and private models"):
+Pure Python. Three routes (docs/hosting.md, "Gated and private models"):
 
-- weights staged in S3 (``model.source: s3``): SageMaker copies them to ``/opt/ml/model``; no token, works with
-  network isolation. Recommended.
-- a Secrets Manager secret named in ``model.hf_token``: the container's token variable is set to a CloudFormation
-  dynamic reference, ``{{resolve:secretsmanager:<secret>[:SecretString:<json key>[::<version id>]]}}``
-  (CloudFormation user guide, "Get values stored in other services using dynamic references").
-  CloudFormation resolves it with the deploying principal's permissions when it creates the Model, so the
-  token is in neither the template nor the plan and the execution role needs no secret access. The resolved
-  value is stored in the Model, so DescribeModel shows it, and a rotated token reaches the endpoint only when
-  the Model is replaced (a deploy that changes the reference, e.g. a new ``version_id``).
+- weights you staged in S3 yourself (``model.source: s3``): SageMaker copies them to ``/opt/ml/model``; no token.
+- ``model.hf_token`` (the default route, :attr:`TokenRoute.STAGED`): at deploy time a build job started and
+  awaited by a custom resource reads the secret itself (a CodeBuild ``SECRETS_MANAGER`` environment variable)
+  and copies the model at ``model.revision`` (a pinned commit) from the hub into the stack's data bucket under
+  :func:`staged_key_prefix`; the Model loads that prefix (uncompressed ``ModelDataSource``) with network
+  isolation. The token never reaches the Model, the template or the plan; a rotated secret is read by the next
+  staging run. The SageMaker API reference says of ``ContainerDefinition.Environment``: "Don't include any
+  sensitive data in your environment variables" (CreateModel, botocore ``sagemaker`` model).
+- ``model.hf_token.in_environment: true`` (:attr:`TokenRoute.ENVIRONMENT`, an explicit opt-in the plan warns
+  about): the container's token variable is set to a CloudFormation dynamic reference,
+  ``{{resolve:secretsmanager:<secret>[:SecretString:<json key>[::<version id>]]}}`` (CloudFormation user guide,
+  "Get values stored in other services using dynamic references"). CloudFormation resolves it when it creates
+  the Model and stores the plain value in it: DescribeModel shows it, and a rotated token reaches the endpoint
+  only when the Model is replaced.
 """
 
 from __future__ import annotations
@@ -19,16 +24,24 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from types import MappingProxyType
 
+from inference_constructs._tokens import is_unresolved
 from inference_constructs.spec import Serving
 
 __all__ = [
     "GATED_MODEL_PREFIXES",
+    "STAGED_PREFIX",
     "TOKEN_VARIABLES",
     "HfTokenSecret",
+    "ModelAccess",
+    "ModelStaging",
+    "TokenRoute",
     "gated_prefix",
+    "is_commit_hash",
     "looks_like_token",
+    "staged_key_prefix",
 ]
 
 
@@ -79,6 +92,14 @@ shows the form; the exact length is unconfirmed, so 30 or more)."""
 _SECRET_ID = re.compile(r"^(arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:)?[A-Za-z0-9/_+=.@-]{1,512}$")
 _JSON_KEY = re.compile(r"^[^:{}]{1,256}$")
 _VERSION_ID = re.compile(r"^[A-Za-z0-9-]{32,64}$")
+_KMS_KEY_ARN = re.compile(r"^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key/[A-Za-z0-9-]+$")
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+"""A git commit id as the hub shows it (40 lowercase hex digits): the only revision that never moves. A branch
+(``main``) or tag can move, and the staged copy is made once per revision, so it would silently go stale."""
+
+STAGED_PREFIX = "hub-models/"
+"""Key prefix in the stack's data bucket under which staged hub models land, one prefix per model id and
+revision (:func:`staged_key_prefix`)."""
 
 
 def gated_prefix(model_id: str | None) -> str | None:
@@ -86,6 +107,17 @@ def gated_prefix(model_id: str | None) -> str | None:
     if not model_id:
         return None
     return next((p for p in GATED_MODEL_PREFIXES if model_id.startswith(p)), None)
+
+
+def is_commit_hash(revision: str) -> bool:
+    """True when ``revision`` is a full hub commit id (40 lowercase hex digits)."""
+    return bool(_COMMIT.match(revision))
+
+
+def staged_key_prefix(model_id: str, revision: str) -> str:
+    """``hub-models/<model id>/<revision>/``: where the staging job writes ``model_id`` at ``revision``. Derived from
+    both, so a new revision lands beside the old one and the Model switches prefix in the same deploy."""
+    return f"{STAGED_PREFIX}{model_id.strip('/')}/{revision}/"
 
 
 def looks_like_token(value: str) -> bool:
@@ -104,14 +136,23 @@ class HfTokenSecret:
     json_key:
         Key of the token inside a JSON secret. Default: the whole SecretString is the token.
     version_id:
-        Pin one version of the secret; changing it replaces the Model, which is how a rotated token reaches the
-        endpoint. Default: the AWSCURRENT version when the Model is created (later rotations need a new deploy
-        that replaces the Model).
+        Pin one version of the secret. Default: the AWSCURRENT version when the secret is read (by the staging job
+        on each staging run; with ``in_environment``, when the Model is created).
+    kms_key_arn:
+        The customer managed KMS key the secret is encrypted with, which the staging job may then decrypt with.
+        Default: the secret uses the AWS managed key ``aws/secretsmanager`` (no key permission needed).
+    in_environment:
+        Opt in to the old route: put the token into the container environment as a dynamic reference that
+        CloudFormation resolves into the Model, where ``sagemaker:DescribeModel`` shows it in plain text and a
+        rotated secret never arrives until the Model is replaced. Default: false, the weights are staged into S3 by
+        a build job that reads the secret itself, and the Model loads them with network isolation.
     """
 
     secret: str
     json_key: str | None = None
     version_id: str | None = None
+    kms_key_arn: str | None = None
+    in_environment: bool = False
 
     @property
     def dynamic_reference(self) -> str:
@@ -126,7 +167,7 @@ class HfTokenSecret:
     def problems(self) -> list[tuple[str, str, str]]:
         """``(sub-key, what is wrong, fix)`` for each malformed field."""
         out: list[tuple[str, str, str]] = []
-        if not _SECRET_ID.match(self.secret):
+        if not is_unresolved(self.secret) and not _SECRET_ID.match(self.secret):
             out.append(
                 (
                     "secret",
@@ -139,4 +180,72 @@ class HfTokenSecret:
             out.append(("json_key", f"{self.json_key!r} is not allowed", "use 1-256 characters without ':', '{', '}'"))
         if self.version_id is not None and not _VERSION_ID.match(self.version_id):
             out.append(("version_id", f"{self.version_id!r} is not a secret version id", "use the 32-64 character id"))
+        if (
+            self.kms_key_arn is not None
+            and not is_unresolved(self.kms_key_arn)
+            and not _KMS_KEY_ARN.match(self.kms_key_arn)
+        ):
+            out.append(
+                (
+                    "kms_key_arn",
+                    f"{self.kms_key_arn!r} is not a kms key arn",
+                    "use arn:aws:kms:<region>:<account>:key/<id>",
+                )
+            )
         return out
+
+    @property
+    def codebuild_reference(self) -> str:
+        """The value of a CodeBuild ``SECRETS_MANAGER`` environment variable:
+        ``<secret-id>:<json-key>:<version-stage>:<version-id>`` (CodeBuild user guide, buildspec reference,
+        ``env/secrets-manager``; empty fields keep their defaults). Only the secret's name or ARN, never its value."""
+        if not (self.json_key or self.version_id):
+            return self.secret
+        return f"{self.secret}:{self.json_key or ''}::{self.version_id or ''}"
+
+
+class TokenRoute(StrEnum):
+    """How a gated or private hub model's token is used."""
+
+    STAGED = "staged"
+    """A build job reads the secret and copies the weights into S3; the Model loads them from there."""
+    ENVIRONMENT = "environment"
+    """The container gets the token in its environment (opt-in: ``model.hf_token.in_environment``)."""
+
+
+@dataclass(frozen=True)
+class ModelStaging:
+    """What the deploy-time staging job copies: ``model_id`` at ``revision`` into the data bucket at ``key_prefix``."""
+
+    model_id: str
+    revision: str
+    key_prefix: str
+    secret: HfTokenSecret
+
+
+@dataclass(frozen=True)
+class ModelAccess:
+    """The route a gated or private hub model takes (the plan's ``model_access`` entry)."""
+
+    route: TokenRoute
+    secret: HfTokenSecret
+    reason: str
+    staging: ModelStaging | None = None
+
+    def to_json(self) -> dict[str, object]:
+        """The plan document's entry: the route, the secret's name (never its value) and where weights land."""
+        s = self.staging
+        return {
+            "route": self.route.value,
+            "secret": self.secret.secret,
+            "staged_to": None
+            if s is None
+            else {
+                "bucket": "the stack's data bucket (InferenceStorage/Data)",
+                "key_prefix": s.key_prefix,
+                "model_id": s.model_id,
+                "revision": s.revision,
+                "job": "codebuild project started and awaited by a custom resource (Custom::HubModelStaging)",
+            },
+            "reason": self.reason,
+        }

@@ -21,7 +21,7 @@ from inference_constructs.containers import (
     validate_user_environment,
 )
 from inference_constructs.containers.compatibility import endpoint_kinds, variant_hosts
-from inference_constructs.containers.model_access import TOKEN_VARIABLES, gated_prefix
+from inference_constructs.containers.model_access import TOKEN_VARIABLES, gated_prefix, is_commit_hash
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.hosting.request import EndpointRequest, ServerlessOptions
 from inference_constructs.scaling.decisions import (
@@ -92,6 +92,18 @@ def check_s3(uri: str | None, p: ProblemCollector, key: str, *, prefix: bool = F
         p.add(key, f"{uri} is not a prefix", "end it with '/'")
 
 
+def stages_weights(req: EndpointRequest) -> bool:
+    """True when a deploy-time job stages the hub model into S3 (``model.hf_token`` without ``in_environment``)."""
+    t = req.hf_token
+    return (
+        t is not None
+        and not t.in_environment
+        and req.model.source is ModelSourceKind.HUGGINGFACE
+        and req.kind is not EndpointKind.MULTI_MODEL
+        and req.serving in TOKEN_VARIABLES
+    )
+
+
 def check_model_source(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
     m = req.model
     mkey = key_path(path, "model")
@@ -106,7 +118,7 @@ def check_model_source(req: EndpointRequest, p: ProblemCollector, path: str) -> 
                 f"huggingface is not supported by serving {req.serving.value}",
                 "use source s3 with s3_uri pointing at model.tar.gz",
             )
-        if req.network_isolation:
+        if req.network_isolation and not stages_weights(req):
             p.add(
                 key_path(path, "network_isolation"),
                 "true blocks the container from downloading the model from hugging face",
@@ -431,7 +443,21 @@ def check_model_access(req: EndpointRequest, p: ProblemCollector, path: str) -> 
             p.add(key, "is only used when the container downloads from the hugging face hub", "remove hf_token")
         elif req.serving not in TOKEN_VARIABLES:
             p.add(key, f"serving {req.serving.value} does not download from the hugging face hub", "remove hf_token")
+        elif not req.hf_token.in_environment:
+            _check_staging(req, p, path)
+        elif m.revision is not None:
+            p.add(
+                key_path(path, "model.revision"),
+                "is only used when model.hf_token stages the weights into s3",
+                "remove model.revision, or remove model.hf_token.in_environment to stage that commit",
+            )
         return
+    if m.revision is not None:
+        p.add(
+            key_path(path, "model.revision"),
+            "is only used when model.hf_token stages a gated or private model into s3",
+            "remove model.revision, or name the token secret in model.hf_token",
+        )
     downloads = m.source is ModelSourceKind.HUGGINGFACE and req.serving.is_llm  # the preset downloads model.id
     prefix = gated_prefix(m.id) if downloads else None
     if prefix is not None and req.kind is not EndpointKind.MULTI_MODEL and not req.network_isolation:
@@ -440,4 +466,30 @@ def check_model_access(req: EndpointRequest, p: ProblemCollector, path: str) -> 
             f"{m.id} is gated on the hugging face hub ({prefix}*), so the container's download fails without a token",
             "name a secrets manager secret holding a read token in model.hf_token.secret, or stage the weights in s3 "
             "(model.source: s3, model.s3_uri: s3://bucket/prefix/)",
+        )
+
+
+def _check_staging(req: EndpointRequest, p: ProblemCollector, path: str) -> None:
+    """The staged route (``model.hf_token`` without ``in_environment``): a pinned commit, and an endpoint type whose
+    Model can load an uncompressed S3 prefix."""
+    revision = req.model.revision
+    rkey = key_path(path, "model.revision")
+    stage_or_opt_in = "or set model.hf_token.in_environment: true to put the token on the model instead (plaintext)"
+    if revision is None:
+        p.add(
+            rkey,
+            "is required when model.hf_token stages the weights into s3 (the copy is made once per revision)",
+            "pin the commit id from the model page's files and versions tab (40 hex characters), " + stage_or_opt_in,
+        )
+    elif not is_unresolved(revision) and not is_commit_hash(revision):
+        p.add(
+            rkey,
+            f"{revision!r} is not a commit id: a branch or tag moves, and the staged copy would silently go stale",
+            "use the full 40-character commit id from the model page's files and versions tab, " + stage_or_opt_in,
+        )
+    if req.kind is EndpointKind.SERVERLESS:
+        p.add(
+            key_path(path, "model.hf_token"),
+            "staging into s3 is not offered for serverless endpoints",
+            "use type realtime or async, or stage the weights yourself (model.source: s3)",
         )

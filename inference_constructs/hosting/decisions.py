@@ -26,7 +26,13 @@ from inference_constructs.containers import (
     validate_environment,
     validate_quantization,
 )
-from inference_constructs.containers.model_access import TOKEN_VARIABLES
+from inference_constructs.containers.model_access import (
+    TOKEN_VARIABLES,
+    ModelAccess,
+    ModelStaging,
+    TokenRoute,
+    staged_key_prefix,
+)
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
 from inference_constructs.hosting.checks import (
     SERVERLESS_MEMORY_MB,
@@ -43,6 +49,7 @@ from inference_constructs.hosting.checks import (
     has_image,
     hosts_kind,
     key_path,
+    stages_weights,
 )
 from inference_constructs.hosting.deployment import plan_deployment
 from inference_constructs.hosting.endpoint_plan import (
@@ -52,7 +59,7 @@ from inference_constructs.hosting.endpoint_plan import (
     ModelDataKind,
     ServerlessPlan,
 )
-from inference_constructs.hosting.host_ami import decide_host_ami, host_ami_problem
+from inference_constructs.hosting.host_ami import HostAmiDecision, decide_host_ami, host_ami_problem
 from inference_constructs.hosting.request import (
     AsyncOptions,
     Capacity,
@@ -183,9 +190,11 @@ def _serverless_memory(req: EndpointRequest, reasons: list[str], p: ProblemColle
     return fitting[0]
 
 
-def _model_data(req: EndpointRequest) -> ModelData:
+def _model_data(req: EndpointRequest, access: ModelAccess | None = None) -> ModelData:
     if req.kind is EndpointKind.MULTI_MODEL and req.multi_model is not None:
         return ModelData(ModelDataKind.MULTI_MODEL, req.multi_model.model_data_prefix)
+    if access is not None and access.staging is not None:
+        return ModelData(ModelDataKind.PREFIX, staging=access.staging)
     m = req.model
     if m.source is ModelSourceKind.S3 and m.s3_uri:
         kind = ModelDataKind.PREFIX if m.s3_uri.endswith("/") else ModelDataKind.ARCHIVE
@@ -317,17 +326,78 @@ def _async_concurrency(req: EndpointRequest, reasons: list[str]) -> int | None:
     return max_invocations
 
 
-def _token_environment(req: EndpointRequest, reasons: list[str]) -> dict[str, str]:
+IN_ENVIRONMENT_WARNING = (
+    "{path}model.hf_token.in_environment is true: cloudformation resolves secret {secret} into the model's "
+    "environment, where anyone allowed sagemaker:DescribeModel reads the token in plain text, and a rotated token "
+    "reaches the endpoint only when the model is replaced; remove in_environment and pin model.revision to stage "
+    "the weights into s3 instead"
+)
+
+
+def _model_access(req: EndpointRequest) -> ModelAccess | None:
+    """The route of a gated or private hub model's token: staged into S3 by a deploy-time job (the default), or the
+    token in the container environment (the ``in_environment`` opt-in)."""
     token = req.hf_token
     variable = TOKEN_VARIABLES.get(req.serving)
     if token is None or variable is None:
-        return {}
-    reasons.append(
-        f"{variable.name} is a cloudformation dynamic reference to secret {token.secret}: resolved when the model is "
-        "created, so the token is in no template or plan; it is visible in DescribeModel, and a rotated token "
-        "reaches the endpoint only with a deploy that replaces the model (change model.hf_token.version_id)"
+        return None
+    if stages_weights(req) and req.model.id and req.model.revision:
+        prefix = staged_key_prefix(req.model.id, req.model.revision)
+        return ModelAccess(
+            TokenRoute.STAGED,
+            token,
+            f"weights staged at deploy time: a codebuild job reads secret {token.secret} itself and copies "
+            f"{req.model.id} at commit {req.model.revision} into the stack's data bucket under {prefix}; the model "
+            "loads that prefix with network isolation, so the token is never on the model, and a rotated secret is "
+            "read by the next staging run (a new model.revision)",
+            ModelStaging(req.model.id, req.model.revision, prefix, token),
+        )
+    return ModelAccess(
+        TokenRoute.ENVIRONMENT,
+        token,
+        f"{variable.name} is a cloudformation dynamic reference to secret {token.secret} (model.hf_token."
+        "in_environment): resolved when the model is created, so the token is in no template or plan, but it is "
+        "stored in the model (DescribeModel shows it) and a rotated token reaches the endpoint only with a deploy "
+        "that replaces the model (change model.hf_token.version_id)",
     )
-    return {variable.name: token.dynamic_reference}
+
+
+def _token_environment(req: EndpointRequest, access: ModelAccess | None, reasons: list[str]) -> dict[str, str]:
+    variable = TOKEN_VARIABLES.get(req.serving)
+    if access is None or variable is None:
+        return {}
+    reasons.append(access.reason)
+    if access.route is not TokenRoute.ENVIRONMENT:
+        return {}
+    return {variable.name: access.secret.dynamic_reference}
+
+
+def _image_and_ami(
+    req: EndpointRequest, host: HostDecision | None, accelerator: Accelerator, reasons: list[str], path: str
+) -> tuple[ContainerImage | None, HostAmiDecision]:
+    """The pinned image for the serving stack on this host, and the host AMI that runs it (refused when it cannot)."""
+    image: ContainerImage | None = None
+    if req.serving is not Serving.CUSTOM:
+        architecture = host.instance.architecture if host else "x86_64"
+        image = select_image(
+            req.serving,
+            accelerator,
+            architecture=architecture,
+            instance_type=host.instance.name if host else "",
+            path=key_path(path, "serving"),
+        )
+    ami_problems = ProblemCollector()
+    ami = decide_host_ami(
+        requested=req.host_ami,
+        image_key=image.key if image else None,
+        inst=host.instance if host else None,
+        p=ami_problems,
+        key=key_path(path, "host_ami"),
+    )
+    ami_problems.raise_if_any()
+    if ami.version:
+        reasons.append(f"host AMI {ami.reason}")
+    return image, ami
 
 
 def plan_endpoint(
@@ -382,33 +452,13 @@ def plan_endpoint(
     validate_quantization(req.serving, accelerator, req.quantization, p, key_path(path, "quantization"))
     p.raise_if_any()
 
-    image: ContainerImage | None = None
-    if req.serving is not Serving.CUSTOM:
-        architecture = host.instance.architecture if host else "x86_64"
-        image = select_image(
-            req.serving,
-            accelerator,
-            architecture=architecture,
-            instance_type=host.instance.name if host else "",
-            path=key_path(path, "serving"),
-        )
-
-    ami_problems = ProblemCollector()
-    ami = decide_host_ami(
-        requested=req.host_ami,
-        image_key=image.key if image else None,
-        inst=host.instance if host else None,
-        p=ami_problems,
-        key=key_path(path, "host_ami"),
-    )
-    ami_problems.raise_if_any()
-    if ami.version:
-        reasons.append(f"host AMI {ami.reason}")
+    image, ami = _image_and_ami(req, host, accelerator, reasons, path)
 
     llm = req.serving.is_llm
     download_s, startup_s, routing, volume = _startup_and_storage(req, host, accelerator, reasons)
 
-    model_data = _model_data(req)
+    access = _model_access(req)
+    model_data = _model_data(req, access)
     if llm and model_data.kind is ModelDataKind.NONE:
         location: str | None = req.model.id
     elif llm:
@@ -428,7 +478,7 @@ def plan_endpoint(
             quantization=quantization if llm else None,
             model_loading_timeout_seconds=startup_s if llm else None,
         ),
-        {**req.environment, **_token_environment(req, reasons)},
+        {**req.environment, **_token_environment(req, access, reasons)},
     )
     limits = ProblemCollector()
     validate_environment(env, limits, key_path(path, "environment"))
@@ -451,8 +501,15 @@ def plan_endpoint(
         inference_component=component is not None,
     )
     isolation = decide_isolation(
-        kind=req.kind, source=req.model.source, serving=req.serving, configured=req.network_isolation
+        kind=req.kind,
+        source=req.model.source,
+        serving=req.serving,
+        configured=req.network_isolation,
+        staged=model_data.staging is not None,
     )
+    warnings: tuple[str, ...] = ()
+    if access is not None and access.route is TokenRoute.ENVIRONMENT:
+        warnings = (IN_ENVIRONMENT_WARNING.format(path=f"{path}." if path else "", secret=access.secret.secret),)
     return EndpointPlan(
         kind=req.kind,
         serving=req.serving,
@@ -485,4 +542,6 @@ def plan_endpoint(
         update_policy=update_policy,
         inference_component=component,
         host_ami=ami,
+        model_access=access,
+        warnings=warnings,
     )

@@ -20,6 +20,7 @@ from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_sagemaker as sagemaker
+from aws_cdk import aws_secretsmanager as secretsmanager
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
@@ -44,6 +45,7 @@ from inference_constructs.hosting.outputs import async_output, data_capture
 from inference_constructs.hosting.role import ExecutionStatements, execution_image
 from inference_constructs.hosting.rollback import rollback_alarms
 from inference_constructs.hosting.scaling_hooks import EndpointScalingHooks
+from inference_constructs.hosting.staging import HubModelStaging
 from inference_constructs.region_rules import RegionRules
 from inference_constructs.regions import HOSTING_TYPES, type_requirement
 from inference_constructs.scaling.inference_component import ModelInferenceComponent
@@ -97,6 +99,9 @@ class InferenceEndpoint(EndpointScalingHooks, EndpointMetrics, Resource):
         ``ExecutionPolicy`` attached; an imported role is left as it is (the library does not change a role it
         does not own): attach :attr:`policy` (its statements are ``policy.document``) where the role is managed.
         Default: a new role ``ExecutionRole`` that SageMaker assumes, with ``ExecutionPolicy`` attached.
+    hf_token_secret:
+        The construct of the secret ``request.hf_token`` names, when the caller has one (its ARN is what the
+        staging job's role may read). Default: imported by the name or ARN in ``request.hf_token``.
     """
 
     def __init__(
@@ -115,6 +120,7 @@ class InferenceEndpoint(EndpointScalingHooks, EndpointMetrics, Resource):
         vpc_subnets: ec2.SubnetSelection | None = None,
         security_groups: Sequence[ec2.ISecurityGroup] | None = None,
         role: iam.IRole | None = None,
+        hf_token_secret: secretsmanager.ISecret | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         vpc_options, self._security_groups = resolve_vpc(self, vpc, vpc_subnets, security_groups, path=path)
@@ -145,11 +151,17 @@ class InferenceEndpoint(EndpointScalingHooks, EndpointMetrics, Resource):
         """Where captured requests and responses are written; None unless data capture is on."""
         image, async_config, capture_config = self._execution_policy(stack, kms_key)
 
+        self.weights_staging: HubModelStaging | None = self._weights_staging(hf_token_secret)
+        """The deploy-time staging of a gated or private hub model into S3 (id ``WeightsStaging``), when the plan
+        stages one (``model.hf_token`` without ``in_environment``)."""
+
         self.model = sagemaker.CfnModel(
             self,
             "Model",
             execution_role_arn=self.role.role_arn,
-            primary_container=properties.container(plan, image),
+            primary_container=properties.container(
+                plan, image, staged_s3_uri=self.weights_staging.s3_uri if self.weights_staging else None
+            ),
             enable_network_isolation=plan.network_isolation or None,
             vpc_config=(
                 sagemaker.CfnModel.VpcConfigProperty(
@@ -218,6 +230,10 @@ class InferenceEndpoint(EndpointScalingHooks, EndpointMetrics, Resource):
                 plan, self.rollback_alarms
             )
             self._require_copy_scaling()
+
+    def _weights_staging(self, secret: secretsmanager.ISecret | None) -> HubModelStaging | None:
+        staging = self.plan.model_data.staging
+        return None if staging is None else HubModelStaging(self, "WeightsStaging", staging=staging, secret=secret)
 
     def _execution_policy(
         self, stack: Stack, kms_key: kms.IKey | None

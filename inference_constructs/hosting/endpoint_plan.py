@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from inference_constructs.containers import ContainerImage
+from inference_constructs.containers.model_access import ModelAccess, ModelStaging
 from inference_constructs.hosting.deployment import DeploymentPlan
 from inference_constructs.hosting.host_ami import HostAmiDecision
 from inference_constructs.hosting.request import (
@@ -40,14 +41,18 @@ class ModelDataKind(StrEnum):
 
 @dataclass(frozen=True)
 class ModelData:
-    """Where the weights are; ``bucket``/``key_prefix`` scope the execution role's S3 read."""
+    """Where the weights are; ``bucket``/``key_prefix`` scope the execution role's S3 read.
+
+    ``staging`` is set when a deploy-time job copies a hub model into the stack's data bucket: ``uri`` is then
+    None (the bucket is created with the stack) and ``key_prefix`` is the staged prefix."""
 
     kind: ModelDataKind
     uri: str | None = None
+    staging: ModelStaging | None = None
 
     @property
     def bucket(self) -> str | None:
-        """The S3 bucket name, or ``None``."""
+        """The S3 bucket name, or ``None`` (also for staged weights: the stack's data bucket)."""
         if not self.uri:
             return None
         return self.uri[len("s3://") :].split("/", 1)[0]
@@ -55,6 +60,8 @@ class ModelData:
     @property
     def key_prefix(self) -> str:
         """The object key (archive) or key prefix (prefix, multi-model) read by the role; '' for a whole bucket."""
+        if self.staging is not None:
+            return self.staging.key_prefix
         if not self.uri:
             return ""
         rest = self.uri[len("s3://") :].split("/", 1)
@@ -143,6 +150,10 @@ class EndpointPlan:
     """Why ``network_isolation`` is on or off (the config's value, or the library's default)."""
     host_ami: HostAmiDecision = field(default_factory=lambda: HostAmiDecision(None, "", ""))
     """The production variant's ``InferenceAmiVersion`` (none on CPU hosts and serverless), why, and its sources."""
+    model_access: ModelAccess | None = None
+    """How a gated or private hub model's token is used (staged into S3, or in the environment); None without one."""
+    warnings: tuple[str, ...] = ()
+    """What the plan warns about for this endpoint (e.g. the token-in-environment opt-in)."""
 
     @property
     def inference_ami_version(self) -> str | None:

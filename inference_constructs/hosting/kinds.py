@@ -11,11 +11,13 @@ from aws_cdk import Duration
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
+from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
 from inference_constructs import _coerce
 from inference_constructs._coerce import CapacityLike
 from inference_constructs.catalog import Catalog
+from inference_constructs.containers.model_access import HfTokenSecret
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.hosting.decisions import (
     AsyncOptions,
@@ -39,6 +41,18 @@ __all__ = ["MultiModelEndpoint", "RealtimeEndpoint", "ServerlessEndpoint", "endp
 
 def _model_spec(model: ModelSpec | None, path: str) -> ModelSpec:
     return ModelSpec() if model is None else _coerce.typed_prop(_prop(path, "model"), model, ModelSpec)
+
+
+def _token_secret(
+    hf_token: HfTokenSecret | secretsmanager.ISecret | None,
+) -> tuple[HfTokenSecret | None, secretsmanager.ISecret | None]:
+    """(the plan's view of the token secret, the secret construct when one was given)."""
+    if hf_token is None or isinstance(hf_token, HfTokenSecret):
+        return hf_token, None
+    key = hf_token.encryption_key
+    # A secret imported by name has only a partial ARN (name-??????), which CodeBuild cannot read: use its name.
+    secret_id = hf_token.secret_full_arn or hf_token.secret_name
+    return HfTokenSecret(secret_id, kms_key_arn=key.key_arn if key is not None else None), hf_token
 
 
 def _prop(path: str, name: str) -> str:
@@ -101,6 +115,13 @@ class RealtimeEndpoint(InferenceEndpoint):
         Runtime quantization method. Default: ``fp8`` when ``model.dtype`` is fp8 on GPU, else none.
     environment:
         Extra container variables, applied last. Default: only the ones derived from the decisions.
+    hf_token:
+        The token secret of a gated or private hub model: an ``HfTokenSecret`` (name or ARN) or a
+        ``secretsmanager.ISecret`` (its key, if any, may then be used to decrypt it). A deploy-time CodeBuild job
+        reads it and stages ``model.id`` at ``model.revision`` (a pinned commit, required) into the stack's data
+        bucket; the Model loads the staged prefix with network isolation and never holds the token
+        (``HfTokenSecret(..., in_environment=True)`` opts in to the token in the container environment instead).
+        Default: ``model.hf_token``, else no token.
     endpoint_name, host, catalog, path:
         See :class:`InferenceEndpoint`.
     """
@@ -128,11 +149,13 @@ class RealtimeEndpoint(InferenceEndpoint):
         deployment: DeploymentOptions | None = None,
         quantization: str | None = None,
         environment: Mapping[str, str] | None = None,
+        hf_token: HfTokenSecret | secretsmanager.ISecret | None = None,
         endpoint_name: str | None = None,
         host: HostDecision | None = None,
         catalog: Catalog | None = None,
         path: str = "",
     ) -> None:
+        token, secret = _token_secret(hf_token)
         request = EndpointRequest(
             kind=EndpointKind.ASYNC if async_inference is not None else EndpointKind.REALTIME,
             model=_coerce.typed_prop(_prop(path, "model"), model, ModelSpec),
@@ -149,6 +172,7 @@ class RealtimeEndpoint(InferenceEndpoint):
             deployment=deployment or DeploymentOptions(),
             quantization=quantization,
             environment=dict(environment or {}),
+            hf_token=token,
         )
         super().__init__(
             scope,
@@ -163,6 +187,7 @@ class RealtimeEndpoint(InferenceEndpoint):
             vpc_subnets=vpc_subnets,
             security_groups=security_groups,
             role=role,
+            hf_token_secret=secret,
         )
 
 

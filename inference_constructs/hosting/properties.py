@@ -20,8 +20,11 @@ from inference_constructs.scaling.inference_component import scale_to_zero_varia
 __all__ = ["component_deployment_config", "container", "deployment_config", "production_variant"]
 
 
-def container(plan: EndpointPlan, image: str) -> sagemaker.CfnModel.ContainerDefinitionProperty:
-    """The model's primary container: ``image``, the plan's environment and model data."""
+def container(
+    plan: EndpointPlan, image: str, *, staged_s3_uri: str | None = None
+) -> sagemaker.CfnModel.ContainerDefinitionProperty:
+    """The model's primary container: ``image``, the plan's environment and model data (``staged_s3_uri``: where
+    the staging job put a hub model the plan stages, the staging resource's ``S3Uri``)."""
     data = plan.model_data
     env: dict[str, str] = dict(plan.environment)
     common: dict[str, Any] = {"image": image, "environment": env or None}
@@ -38,7 +41,9 @@ def container(plan: EndpointPlan, image: str) -> sagemaker.CfnModel.ContainerDef
             **common,
             model_data_source=sagemaker.CfnModel.ModelDataSourceProperty(
                 s3_data_source=sagemaker.CfnModel.S3DataSourceProperty(
-                    s3_uri=data.uri or "", s3_data_type="S3Prefix", compression_type="None"
+                    s3_uri=(staged_s3_uri if data.staging is not None else data.uri) or "",
+                    s3_data_type="S3Prefix",
+                    compression_type="None",
                 )
             ),
         )

@@ -188,7 +188,13 @@ class EndpointRequest:
     environment: Mapping[str, str] = field(default_factory=dict)
     """Extra container variables, merged after the library's; keys the library writes are refused."""
     hf_token: HfTokenSecret | None = None
-    """Secrets Manager secret with a Hugging Face token for a gated or private model (source huggingface)."""
+    """Secrets Manager secret with a Hugging Face token for a gated or private model (source huggingface).
+    Default: ``model.hf_token``."""
     host_ami: str | None = "auto"
     """``InferenceAmiVersion`` of the production variant. ``auto`` (or None): the plan chooses the AMI whose driver
     runs the image on GPU and Neuron hosts (``hosting/host_ami.py``); an explicit version is checked."""
+
+    def __post_init__(self) -> None:
+        # One secret per endpoint: a ModelSpec that carries it (Python API) is read the same as the config key.
+        if self.hf_token is None and self.model.hf_token is not None:
+            object.__setattr__(self, "hf_token", self.model.hf_token)

@@ -93,7 +93,11 @@ class ExecutionStatements:
         )
 
     def grant_model_data(self, data: ModelData) -> None:
-        """Read the model: the archive object, or every object under the prefix."""
+        """Read the model: the archive object, or every object under the prefix (for staged hub weights, their
+        prefix in the stack's data bucket)."""
+        if data.staging is not None:
+            self._grant_staged(data.key_prefix)
+            return
         if data.kind is ModelDataKind.NONE or data.bucket is None:
             return
         bucket_arn = f"arn:{_tokens.aws_partition()}:s3:::{data.bucket}"
@@ -112,6 +116,26 @@ class ExecutionStatements:
         self.acknowledge_wildcard(
             f"Resource::arn:<AWS::Partition>:s3:::{data.bucket}/{prefix}*",
             "the model is an s3 prefix (uncompressed weights or multi-model archives): read is limited to that prefix",
+        )
+
+    def _grant_staged(self, prefix: str) -> None:
+        bucket = InferenceStorage.of(self._owner).data
+        self.statements.append(
+            iam.PolicyStatement(actions=["s3:GetObject"], resources=[f"{bucket.bucket_arn}/{prefix}*"])
+        )
+        self.statements.append(
+            iam.PolicyStatement(
+                actions=["s3:ListBucket"],
+                resources=[bucket.bucket_arn],
+                conditions={"StringLike": {"s3:prefix": [f"{prefix}*"]}},
+            )
+        )
+        self.acknowledge_objects(
+            bucket.bucket_arn,
+            prefix.rstrip("/"),
+            [""],
+            "the model is the staged copy of a hub model (an s3 prefix of uncompressed weights): read is limited "
+            "to that model's prefix",
         )
 
     def grant_logs_and_metrics(self, stack: Stack, endpoint_name: str) -> None:

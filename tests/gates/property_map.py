@@ -65,6 +65,7 @@ class Wiring:
 Source = Plan | Fixed | Wiring
 
 MODEL = "AWS::SageMaker::Model"
+STAGING = "Custom::HubModelStaging"
 CONFIG = "AWS::SageMaker::EndpointConfig"
 ENDPOINT = "AWS::SageMaker::Endpoint"
 COMPONENT = "AWS::SageMaker::InferenceComponent"
@@ -284,7 +285,25 @@ def _scheduled_actions(actions: list[dict[str, Any]]) -> list[tuple[str, int, in
     ]
 
 
+def _staged_uri(value: Any) -> Any:
+    """A GetAtt of a staging resource's ``S3Uri`` (the prefix the job wrote, known once staged) as a label."""
+    if isinstance(value, dict) and value.get("Fn::GetAtt", [None, None])[1] == "S3Uri":
+        return "<S3Uri of WeightsStaging>"
+    return value
+
+
+def _staged(name: str) -> Callable[[Context], Any]:
+    return lambda c: c.endpoint["model_access"]["staged_to"][name]
+
+
 PROPERTY_MAP: dict[tuple[str, str], Source] = {
+    # ------------------------------------------------------------------------------------------ hub model staging
+    (STAGING, "ServiceToken"): Wiring("the stack's staging provider (its framework function's ARN)"),
+    (STAGING, "ModelId"): Plan("model_access.staged_to.model_id", _staged("model_id")),
+    (STAGING, "Revision"): Plan("model_access.staged_to.revision", _staged("revision")),
+    (STAGING, "KeyPrefix"): Plan("model_access.staged_to.key_prefix", _staged("key_prefix")),
+    (STAGING, "Bucket"): Wiring("the stack's data bucket (Ref), model_access.staged_to.bucket"),
+    (STAGING, "ProjectName"): Wiring("the endpoint's staging CodeBuild project (Ref)"),
     # ------------------------------------------------------------------------------------------ Model
     (MODEL, "ExecutionRoleArn"): Wiring("the endpoint's execution role (GetAtt)"),
     (MODEL, "PrimaryContainer.Image"): Wiring(
@@ -296,7 +315,12 @@ PROPERTY_MAP: dict[tuple[str, str], Source] = {
         "hosting.model_data.uri", lambda c: c.endpoint["hosting"]["model_data"]["uri"]
     ),
     (MODEL, "PrimaryContainer.ModelDataSource.S3DataSource.S3Uri"): Plan(
-        "hosting.model_data.uri", lambda c: c.endpoint["hosting"]["model_data"]["uri"]
+        "hosting.model_data.uri, or the staging resource's S3Uri when model_data.staged_key_prefix is set",
+        lambda c: (
+            c.endpoint["hosting"]["model_data"]["uri"]
+            or ("<S3Uri of WeightsStaging>" if c.endpoint["hosting"]["model_data"]["staged_key_prefix"] else None)
+        ),
+        _staged_uri,
     ),
     (MODEL, "PrimaryContainer.ModelDataSource.S3DataSource.S3DataType"): Fixed("S3Prefix", "model_data.kind prefix"),
     (MODEL, "PrimaryContainer.ModelDataSource.S3DataSource.CompressionType"): Fixed("None", "model_data.kind prefix"),

@@ -33,6 +33,7 @@ BASE: dict[str, Any] = {
             "model": {
                 "source": "huggingface",
                 "id": "meta-llama/Llama-3.1-8B-Instruct",
+                "revision": "0e9e39f249a16976918f6564b8830bc894c89659",
                 "hf_token": {"secret": "pairs/hf-token"},
                 "parameters_billion": 8,
                 "dtype": "bf16",

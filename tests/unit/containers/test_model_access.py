@@ -34,8 +34,14 @@ endpoints:
 {extra}"""
 
 
+REVISION = "0e9e39f249a16976918f6564b8830bc894c89659"
+STAGED_ROUTE = _config(
+    "{id: meta-llama/Llama-3.1-8B-Instruct, revision: " + REVISION + ", parameters_billion: 8, "
+    "hf_token: {secret: acme/hf-token}}"
+)
 SECRET_ROUTE = _config(
-    "{id: meta-llama/Llama-3.1-8B-Instruct, parameters_billion: 8, hf_token: {secret: acme/hf-token}}"
+    "{id: meta-llama/Llama-3.1-8B-Instruct, parameters_billion: 8, "
+    "hf_token: {secret: acme/hf-token, in_environment: true}}"
 )
 S3_ROUTE = _config(
     "{source: s3, id: meta-llama/Llama-3.1-8B-Instruct, s3_uri: 's3://acme-models/llama-3.1-8b/', "
@@ -64,12 +70,86 @@ def test_fails_gated_model_without_a_route() -> None:
         _plan(text)
 
 
-def test_secret_route_sets_the_token_variable_to_a_dynamic_reference() -> None:
-    # GIVEN the gated model with a token secret WHEN planned
-    env = _env(SECRET_ROUTE)
+def test_secret_route_opt_in_sets_the_token_variable_to_a_dynamic_reference_and_warns() -> None:
+    # GIVEN the gated model with a token secret and the explicit in_environment opt-in WHEN planned
+    plan = _plan(SECRET_ROUTE)
+    env = plan["endpoints"][0]["container"]["environment"]
     # THEN the container reads HF_TOKEN, which is the dynamic reference CloudFormation resolves at deploy time
     assert env["HF_TOKEN"] == "{{resolve:secretsmanager:acme/hf-token}}"
     assert env["HF_MODEL_ID"] == "meta-llama/Llama-3.1-8B-Instruct"
+    # AND the plan shows the route and warns that the token is plaintext on the model
+    assert plan["endpoints"][0]["model_access"]["route"] == "environment"
+    assert plan["endpoints"][0]["model_access"]["staged_to"] is None
+    warning = next(w for w in plan["warnings"] if "in_environment" in w)
+    assert warning.startswith("endpoints[0].model.hf_token.in_environment is true")
+    assert "sagemaker:DescribeModel reads the token in plain text" in warning
+
+
+def test_token_secret_stages_the_weights_by_default_with_network_isolation() -> None:
+    # GIVEN the gated model with a token secret and a pinned commit, and no opt-in WHEN planned
+    plan = _plan(STAGED_ROUTE)
+    entry = plan["endpoints"][0]
+    env = entry["container"]["environment"]
+    # THEN no token variable is in the container: it loads /opt/ml/model, copied from the staged prefix
+    assert not TOKEN_KEYS & set(env)
+    assert env["HF_MODEL_ID"] == "/opt/ml/model"
+    prefix = f"hub-models/meta-llama/Llama-3.1-8B-Instruct/{REVISION}/"
+    assert entry["hosting"]["model_data"] == {"kind": "prefix", "uri": None, "staged_key_prefix": prefix}
+    assert entry["model_access"]["route"] == "staged"
+    assert entry["model_access"]["staged_to"]["key_prefix"] == prefix
+    assert entry["model_access"]["secret"] == "acme/hf-token"
+    # AND network isolation is on (nothing downloads from the hub at start), and nothing is warned about
+    assert entry["network_isolation"]["enabled"] is True
+    assert not [w for w in plan["warnings"] if "hf_token" in w]
+
+
+def test_a_new_revision_stages_beside_the_old_one() -> None:
+    # GIVEN the same model at another commit WHEN planned THEN its prefix differs only in the revision
+    other = "5206a32e0bd3067aef1ce90f5528ade7d866253f"
+    old = _plan(STAGED_ROUTE)["endpoints"][0]["model_access"]["staged_to"]["key_prefix"]
+    new = _plan(STAGED_ROUTE.replace(REVISION, other))["endpoints"][0]["model_access"]["staged_to"]["key_prefix"]
+    assert new == old.replace(REVISION, other)
+
+
+@pytest.mark.parametrize(
+    ("model", "extra", "match"),
+    [
+        (
+            "{id: meta-llama/Llama-3.1-8B-Instruct, parameters_billion: 8, hf_token: {secret: acme/hf}}",
+            "",
+            r"endpoints\[0\]\.model\.revision: is required when model\.hf_token stages the weights into s3.*"
+            r"40 hex characters.*model\.hf_token\.in_environment: true",
+        ),
+        (
+            "{id: meta-llama/Llama-3.1-8B-Instruct, revision: main, parameters_billion: 8, "
+            "hf_token: {secret: acme/hf}}",
+            "",
+            r"endpoints\[0\]\.model\.revision: 'main' is not a commit id: a branch or tag moves",
+        ),
+        (
+            "{id: org/m, revision: " + REVISION + ", parameters_billion: 8, "
+            "hf_token: {secret: acme/hf, in_environment: true}}",
+            "",
+            r"endpoints\[0\]\.model\.revision: is only used when model\.hf_token stages the weights into s3",
+        ),
+        (
+            "{id: org/m, revision: " + REVISION + ", parameters_billion: 8}",
+            "",
+            r"endpoints\[0\]\.model\.revision: is only used when model\.hf_token stages a gated or private model",
+        ),
+        (
+            "{id: org/m, revision: " + REVISION + ", parameters_billion: 8, "
+            "hf_token: {secret: acme/hf, kms_key_arn: 'arn:aws:kms:us-east-1:111122223333:alias/x'}}",
+            "",
+            r"endpoints\[0\]\.model\.hf_token\.kms_key_arn",
+        ),
+    ],
+)
+def test_fails_staged_route_without_a_pinned_commit(model: str, extra: str, match: str) -> None:
+    # GIVEN a staged route whose revision is missing, moves, or is given where nothing stages
+    # WHEN planned THEN one error names the key path and the fix
+    with pytest.raises(InferenceConfigError, match=match):
+        _plan(_config(model, extra))
 
 
 def test_s3_route_needs_no_token_and_works_with_network_isolation() -> None:
@@ -80,7 +160,7 @@ def test_s3_route_needs_no_token_and_works_with_network_isolation() -> None:
     assert not TOKEN_KEYS & set(env)
 
 
-@pytest.mark.parametrize("text", [SECRET_ROUTE, S3_ROUTE], ids=["secret", "s3"])
+@pytest.mark.parametrize("text", [STAGED_ROUTE, SECRET_ROUTE, S3_ROUTE], ids=["staged", "secret", "s3"])
 def test_gated_model_synthesizes_by_each_route_without_token_text(text: str, tmp_path: Path) -> None:
     # GIVEN a config with a gated model on one route
     config = tmp_path / "gated.yaml"
