@@ -827,6 +827,7 @@ def region_requirements(
     budget = config.cost.budget
     return platform_requirements(
         [(e.path, e.stack, e.hosting.image, e.hosting.uses_inference_component) for e in endpoints],
+        staged=[(e.path, e.stack) for e in endpoints if e.hosting.model_data.staging is not None],
         profiles=len(config.bedrock.profiles),
         routers=len(config.bedrock.routers),
         guardrails=[

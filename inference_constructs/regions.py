@@ -56,6 +56,7 @@ TRACKED_TYPES: tuple[str, ...] = (
     "AWS::CE::AnomalySubscription",
     "AWS::CloudWatch::Alarm",
     "AWS::CloudWatch::Dashboard",
+    "AWS::CodeBuild::Project",
     "AWS::Events::Rule",
     "AWS::IAM::ManagedPolicy",
     "AWS::IAM::Policy",
@@ -74,6 +75,7 @@ TRACKED_TYPES: tuple[str, ...] = (
     "AWS::SageMaker::EndpointConfig",
     "AWS::SageMaker::InferenceComponent",
     "AWS::SageMaker::Model",
+    "AWS::StepFunctions::StateMachine",
     "AWS::XRay::SamplingRule",
 )
 """Every resource type the library's stacks write (a gate test checks the synthesized templates against it)."""
@@ -262,9 +264,36 @@ HOSTING_TYPES = ("AWS::SageMaker::Model", "AWS::SageMaker::EndpointConfig", "AWS
 """The resource types every SageMaker endpoint needs."""
 
 
+STAGING_TYPES = ("AWS::CodeBuild::Project", "AWS::StepFunctions::StateMachine")
+"""What staging a gated hub model into S3 writes beyond the hosting types: the job and the provider's waiter."""
+
+
+def staging_requirement(needed_by: Sequence[str]) -> RegionRequirement | None:
+    """The region requirement of a deploy-time weights-staging job (``model.hf_token`` without ``in_environment``)."""
+    what = "codebuild projects and step functions state machines staging gated weights (model.hf_token)"
+    return type_requirement(STAGING_TYPES, what, needed_by)
+
+
+def _endpoint_requirements(
+    endpoints: Sequence[tuple[str, str, Any, bool]], staged: Sequence[tuple[str, str]]
+) -> list[tuple[str, RegionRequirement | None]]:
+    """``(hosting stack, requirement)`` for every endpoint's image, hosting types, inference component, staging job."""
+    out: list[tuple[str, RegionRequirement | None]] = []
+    for path, stack, image, component in endpoints:
+        if image is not None:
+            out.append((stack, image_requirement(image.key, image.repository, image.tag, image.accounts, [path])))
+        out.append((stack, type_requirement(HOSTING_TYPES, "sagemaker hosting", [path])))
+        if component:
+            what = "sagemaker inference components (capacity.min 0)"
+            out.append((stack, type_requirement("AWS::SageMaker::InferenceComponent", what, [path])))
+    out.extend((stack, staging_requirement([path])) for path, stack in staged)
+    return out
+
+
 def platform_requirements(
     endpoints: Sequence[tuple[str, str, Any, bool]],
     *,
+    staged: Sequence[tuple[str, str]] = (),
     profiles: int = 0,
     routers: int = 0,
     guardrails: Sequence[str] = (),
@@ -287,6 +316,9 @@ def platform_requirements(
         Key paths of the profiles whose ``guardrail:`` block creates a guardrail (not an existing id).
     budget, budget_action, anomaly_monitor:
         Whether the cost stack creates a budget, a budget action (``deny_role_arns``), an anomaly monitor.
+    staged:
+        ``(key path, hosting stack)`` per endpoint whose gated hub model a deploy-time job stages into S3
+        (:data:`STAGING_TYPES`).
     profile_sources:
         The source-Region requirements of the system profiles the Bedrock profiles copy
         (:func:`profile_source_requirement`), part ``bedrock``.
@@ -303,17 +335,8 @@ def platform_requirements(
             requirement.rule_id, requirement.what, users, requirement.allowed, requirement.excluded
         )
 
-    for path, stack, image, component in endpoints:
-        if image is not None:
-            need(stack, image_requirement(image.key, image.repository, image.tag, image.accounts, [path]))
-        need(stack, type_requirement(HOSTING_TYPES, "sagemaker hosting", [path]))
-        if component:
-            need(
-                stack,
-                type_requirement(
-                    "AWS::SageMaker::InferenceComponent", "sagemaker inference components (capacity.min 0)", [path]
-                ),
-            )
+    for stack, requirement in _endpoint_requirements(endpoints, staged):
+        need(stack, requirement)
     if profiles:
         users = [f"bedrock.profiles[{i}]" for i in range(profiles)]
         need(

@@ -47,7 +47,7 @@ from inference_constructs.hosting.rollback import rollback_alarms
 from inference_constructs.hosting.scaling_hooks import EndpointScalingHooks
 from inference_constructs.hosting.staging import HubModelStaging
 from inference_constructs.region_rules import RegionRules
-from inference_constructs.regions import HOSTING_TYPES, type_requirement
+from inference_constructs.regions import HOSTING_TYPES, staging_requirement, type_requirement
 from inference_constructs.scaling.inference_component import ModelInferenceComponent
 from inference_constructs.sizing import HostDecision
 from inference_constructs.spec import EndpointKind
@@ -137,7 +137,7 @@ class InferenceEndpoint(EndpointScalingHooks, EndpointMetrics, Resource):
         self._path = path
         plan = self.plan
         stack = Stack.of(self)
-        RegionRules.of(stack).require(type_requirement(HOSTING_TYPES, "sagemaker hosting", [path or self.node.path]))
+        _require_regions(stack, plan, path or self.node.path)
 
         self.role: iam.IRole = role or _execution_role(self)
         """The execution role SageMaker assumes (the ``role`` prop, or ``ExecutionRole``)."""
@@ -414,3 +414,11 @@ def _execution_role(owner: Construct) -> iam.Role:
         assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"),
         description="SageMaker execution role of one inference endpoint (least privilege)",
     )
+
+
+def _require_regions(stack: Stack, plan: EndpointPlan, needed_by: str) -> None:
+    """Register what this endpoint needs of its Region: SageMaker hosting, and the staging job when it has one."""
+    rules = RegionRules.of(stack)
+    rules.require(type_requirement(HOSTING_TYPES, "sagemaker hosting", [needed_by]))
+    if plan.model_data.staging is not None:
+        rules.require(staging_requirement([needed_by]))

@@ -144,8 +144,8 @@ def test_fails_on_a_missing_config_file_naming_the_path_it_tried(tmp_path: Path)
 
 
 def test_fails_on_an_env_that_contradicts_the_config(tmp_path: Path) -> None:
-    # GIVEN a config pinned to us-east-1
-    config = load_config(CONFIG).model_copy(update={"region": "us-east-1"})
+    # GIVEN a config pinned to a region where it plans (its eu. profile needs a source region of that geography)
+    config = load_config(CONFIG).model_copy(update={"region": "eu-central-1"})
     app = App(outdir=str(tmp_path / "out"))
     # WHEN the construct is asked for another region THEN the error names env.region and nothing exists
     with pytest.raises(InferenceConfigError, match=r"env\.region: 'eu-west-1' contradicts the config's region"):

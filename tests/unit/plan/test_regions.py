@@ -37,6 +37,11 @@ SCALE_TO_ZERO = (
     "scaling: {concurrency_per_instance: 4}}\n"
 )
 PROFILE = "bedrock:\n  profiles:\n    - {name: team-a, model: anthropic.claude-3-haiku-20240307-v1:0}\n"
+STAGED = (
+    "  - {name: chat, model: {id: meta-llama/Llama-3.1-8B-Instruct, parameters_billion: 8, max_context_tokens: 4096, "
+    "revision: 0e9e39f249a16976918f6564b8830bc894c89659, hf_token: {secret: team/hf-token}}, serving: lmi, "
+    "accelerator: gpu}\n"
+)
 BUDGET = "cost:\n  budget: {monthly_limit_usd: 1000, notify_email: finops@example.com}\n"
 
 
@@ -62,6 +67,14 @@ BUDGET = "cost:\n  budget: {monthly_limit_usd: 1000, notify_email: finops@exampl
             "",
             PROFILE,
             r"region: us-west-1 has no bedrock application inference profiles .*which bedrock\.profiles\[0\] needs",
+        ),
+        (
+            "ca-west-1",
+            STAGED,
+            "",
+            r"region: ca-west-1 has no codebuild projects and step functions state machines staging gated weights "
+            r"\(model\.hf_token\) \(AWS::CodeBuild::Project, AWS::StepFunctions::StateMachine\), "
+            r"which endpoints\[0\] needs",
         ),
         ("eu-north-1", "", BUDGET, r"region: eu-north-1 has no aws budgets \(AWS::Budgets::Budget\), which cost\."),
     ],
