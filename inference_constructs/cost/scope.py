@@ -209,7 +209,7 @@ def decide_cost(config: PlatformConfig) -> tuple[CostPlan, list[str]]:
                 f"deploy account {config.account}; a subscription can only use monitors of its own account"
             )
 
-    deny_account = _deny_account(config, problems, warnings)
+    deny_account = _deny_account(config)
     keys = list(dict.fromkeys(cost.activate_cost_allocation_tags))
     if (budget_filter or specification) and PLATFORM_TAG not in keys:
         keys.append(PLATFORM_TAG)
@@ -257,7 +257,7 @@ def _tags_capacity(config: PlatformConfig) -> bool:
     return config.cost.capacity_tags and any(e.type is not EndpointKind.SERVERLESS for e in config.endpoints)
 
 
-def _deny_account(config: PlatformConfig, problems: list[str], warnings: list[str]) -> str | None:
+def _deny_account(config: PlatformConfig) -> str | None:
     """The account of the deny roles. That every role is in the deploy account (or, without ``account``, in one
     account) is a config rule (``aws_limits.ARNS["deny_role_arns"]``), checked before any decision; here
     the plan names the account, which the cost stack asserts when the templates are environment-agnostic."""
@@ -265,5 +265,5 @@ def _deny_account(config: PlatformConfig, problems: list[str], warnings: list[st
     if not roles:
         return None
     # Environment-agnostic templates: the cost stack's ``InferenceAccount`` rule refuses a deploy to another account
-    # before any resource exists (``regions.AccountRequirement``), so this is no longer only a warning.
+    # before any resource exists (``regions.AccountRequirement``).
     return config.account or account_of(roles[0])
