@@ -16,7 +16,6 @@ import hashlib
 import importlib.resources
 import json
 import os
-import re
 import shutil
 import tarfile
 import tempfile
@@ -40,6 +39,25 @@ from aws_cdk import (
 from cdk_nag import AwsSolutionsChecks, HIPAASecurityChecks, NIST80053R5Checks
 from cdklabs.cdk_validator_cfnguard import CfnGuardValidator
 from constructs import IConstruct
+
+from inference_constructs.guard_rules import guard_rule_reads, guard_rule_triggers, kept_resources, reduced_template
+
+__all__ = [
+    "GUARD_DISABLED_RULES",
+    "GUARD_MAX_OUTPUT_BYTES",
+    "GUARD_PLUGIN",
+    "NAG_PACKS",
+    "GuardRuleFile",
+    "SelectedControlTowerRules",
+    "acknowledge",
+    "acknowledge_all",
+    "add_compliance_gates",
+    "guard_rule_files",
+    "guard_rule_reads",
+    "guard_rule_triggers",
+    "select_guard_rule_files",
+    "template_types",
+]
 
 #: The cdk-nag packs registered by :func:`add_compliance_gates`.
 NAG_PACKS = ("AwsSolutions", "NIST.800.53.R5", "HIPAA.Security")
@@ -99,180 +117,14 @@ class GuardRuleFile:
     (:func:`guard_rule_triggers`); None when that cannot be shown, and then the file always runs"""
     rules: tuple[str, ...]
     """names of the file's rules that cfn-guard evaluates (those without parameters)"""
+    reads: frozenset[str] | None = None
+    """resource types whose resources the file's queries can reach (:func:`guard_rule_reads`); the file is run
+    on templates cut down to those and what they reference; None: on whole templates"""
 
     @property
     def name(self) -> str:
         """The file name without ``.guard``: ``ct-s3-pr-9`` (what ``disabled_rules`` names)."""
         return self.path.stem
-
-
-_LEXEME = re.compile(r"<<.*?>>|#[^\n]*|\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|/(?:[^/\\\n]|\\.)*/", re.S)
-
-
-def _code(text: str) -> str:
-    """``text`` with comments and ``<< ... >>`` messages removed and every regex literal replaced by ``/re/``;
-    strings are kept."""
-
-    def keep(m: re.Match[str]) -> str:
-        lexeme = m.group(0)
-        if lexeme.startswith(("<<", "#")):
-            return ""
-        return "/re/" if lexeme.startswith("/") else lexeme
-
-    return _LEXEME.sub(keep, text)
-
-
-_STRUCTURE = re.compile(r"[{}\[\]()\n]")
-
-
-def _statements(code: str) -> list[str] | None:
-    """The top-level statements of a rule file's code (each ``let`` or ``rule`` with its block), or None when
-    the file holds anything else at the top level (clauses outside a rule form a rule of their own)."""
-    statements: list[str] = []
-    depth = start = 0
-    for m in _STRUCTURE.finditer(code):
-        c, i = m.group(), m.start()
-        if c in "{[(":
-            depth += 1
-        elif c in "}])":
-            depth -= 1
-            if depth < 0:
-                return None
-            if depth == 0 and c == "}" and code[start:i].lstrip().startswith("rule "):
-                statements.append(code[start : i + 1].strip())
-                start = i + 1
-        elif depth == 0:
-            chunk = code[start:i].strip()
-            if not chunk or chunk.startswith("let "):
-                statements += [chunk] if chunk else []
-                start = i + 1
-    rest = code[start:].strip()
-    if depth != 0:
-        return None
-    statements += [rest] if rest else []
-    return statements if all(s.startswith(("let ", "rule ")) for s in statements) else None
-
-
-_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
-_LET = re.compile(rf"let\s+({_NAME})\s*=\s*(.*)", re.S)
-_RULE = re.compile(rf"rule\s+({_NAME})\s*(?:\(([^)]*)\))?\s*(?:when\s+(.*?))?\s*\{{(.*)\}}", re.S)
-_STRING = r"(?:\"[^\"\\]*\"|'[^'\\]*')"
-_TYPE = rf"(?:%{_NAME}|{_STRING})"
-#: ``Resources.*[ Type == X or Type == Y ]``, ``Resources[ Type == X ]``, ``Resources.*[ Type in X ]``
-_SELECTION = re.compile(rf"Resources(?:\.\*)?\[\s*(Type\s*(?:==|in|IN)\s*{_TYPE}(?:\s+or\s+Type\s*==\s*{_TYPE})*)\s*\]")
-_HOOK_BODY = re.compile(rf"\{{\s*%({_NAME})\.%({_NAME})\.resourceProperties\s+exists\s*\}}")
-
-
-def guard_rule_triggers(text: str) -> tuple[frozenset[str] | None, tuple[str, ...]]:
-    """(trigger types, evaluated rule names) of one cfn-guard rule file.
-
-    The trigger types are shown only from a form whose meaning is plain; anything else gives None (the file
-    always runs). Every rule without parameters (the rules cfn-guard evaluates; a rule with parameters only
-    runs when one of those calls it) must have a ``when`` condition with, as a conjunct of its own (a line
-    joined to no other by ``or``), either
-
-    - ``%v not empty`` where ``v`` is a top-level ``let v = Resources.*[ Type == T ]`` (``Resources[...]``,
-      ``Type in [...]`` and ``or`` of such comparisons too; ``T`` a string literal or a top-level string
-      constant): false unless a template holds a resource of type ``T``; or
-    - ``is_cfn_hook(%doc, %T)`` with ``let doc = this`` and ``is_cfn_hook`` the file's own rule testing
-      ``%doc.%T.resourceProperties exists``: false unless a document has a top-level key ``T`` (a
-      CloudFormation hook's input, never a template's section name).
-
-    The file's triggers are the union of its rules' types. A variable set from another query, a wildcard, a
-    regex or a type computed at run time matches none of these forms, so its file is always run.
-    """
-    code = _code(text)
-    statements = _statements(code)
-    rules: list[str] = []
-    if statements is None:
-        return None, ()
-    constants: dict[str, list[str]] = {}
-    selections: dict[str, frozenset[str]] = {}
-    documents: set[str] = set()
-    parsed_rules: list[tuple[str, str | None, str | None, str]] = []
-    for statement in statements:
-        if let := _LET.fullmatch(statement):
-            _read_let(let.group(1), let.group(2).strip(), constants, selections, documents)
-        elif rule := _RULE.fullmatch(statement):
-            parsed_rules.append((rule.group(1), rule.group(2), rule.group(3), rule.group(4)))
-        else:
-            return None, ()
-    hook_rules = {
-        name
-        for name, params, _, body in parsed_rules
-        if params is not None
-        and (m := _HOOK_BODY.fullmatch("{" + body + "}"))
-        and [p.strip() for p in params.split(",")] == [m.group(1), m.group(2)]
-    }
-    triggers: set[str] = set()
-    known = True
-    for name, params, when, _ in parsed_rules:
-        if params is not None and params.strip():
-            continue
-        rules.append(name)
-        types = _gate_types(when or "", selections, constants, documents, hook_rules)
-        if types is None:
-            known = False
-        else:
-            triggers |= types
-    return (frozenset(triggers) if known else None), tuple(dict.fromkeys(rules))
-
-
-def _read_let(
-    name: str,
-    value: str,
-    constants: dict[str, list[str]],
-    selections: dict[str, frozenset[str]],
-    documents: set[str],
-) -> None:
-    """Record a top-level ``let``: the document itself, a string constant (or list of them), or a selection of
-    resources by type; any other value is ignored (it cannot serve as a gate)."""
-    if value == "this":
-        documents.add(name)
-    elif re.fullmatch(_STRING, value):
-        constants[name] = [value[1:-1]]
-    elif re.fullmatch(rf"\[\s*{_STRING}(?:\s*,\s*{_STRING})*\s*,?\s*\]", value):
-        constants[name] = [v[1:-1] for v in re.findall(_STRING, value)]
-    elif (selection := _SELECTION.fullmatch(value)) and (types := _selection_types(selection.group(1), constants)):
-        selections[name] = types
-
-
-def _selection_types(filter_text: str, constants: Mapping[str, list[str]]) -> frozenset[str] | None:
-    types: set[str] = set()
-    for operand in re.findall(_TYPE, filter_text):
-        if operand.startswith("%"):
-            if operand[1:] not in constants:
-                return None
-            types |= set(constants[operand[1:]])
-        else:
-            types.add(operand[1:-1])
-    return frozenset(types)
-
-
-def _gate_types(
-    when: str,
-    selections: Mapping[str, frozenset[str]],
-    constants: Mapping[str, list[str]],
-    documents: set[str],
-    hook_rules: set[str],
-) -> frozenset[str] | None:
-    """The types one of the conjuncts of a ``when`` condition needs (see :func:`guard_rule_triggers`)."""
-    lines = [line.strip() for line in when.splitlines() if line.strip()]
-    for k, line in enumerate(lines):
-        joined = (
-            re.search(r"\b(or|OR)$", line)
-            or (k + 1 < len(lines) and re.match(r"(or|OR)\b", lines[k + 1]))
-            or (k > 0 and re.search(r"\b(or|OR)$", lines[k - 1]))
-            or re.match(r"(or|OR)\b", line)
-        )
-        if joined:
-            continue
-        if (m := re.fullmatch(rf"%({_NAME})\s+not\s+empty", line)) and m.group(1) in selections:
-            return selections[m.group(1)]
-        hook = re.fullmatch(rf"({_NAME})\(\s*%({_NAME})\s*,\s*%({_NAME})\s*\)", line)
-        if hook and hook.group(1) in hook_rules and hook.group(2) in documents and hook.group(3) in constants:
-            return frozenset(constants[hook.group(3)])
-    return None
 
 
 def _plugin_tarball() -> Path:
@@ -327,8 +179,9 @@ def guard_rule_files() -> tuple[GuardRuleFile, ...]:
     from a list kept here), with its triggers, sorted by path."""
     tarball = _plugin_tarball()
     files = tuple(
-        GuardRuleFile(path, *guard_rule_triggers(path.read_text(encoding="utf-8")))
+        GuardRuleFile(path, *guard_rule_triggers(text), reads=guard_rule_reads(text))
         for path in sorted(_rules_directory(tarball).rglob("*.guard"))
+        for text in [path.read_text(encoding="utf-8")]
     )
     if not files:
         raise RuntimeError(f"no Control Tower rule file found in {tarball}")
@@ -399,20 +252,107 @@ class SelectedControlTowerRules:
         return self._rule_ids
 
     def validate(self, context: IPolicyValidationContext) -> PolicyValidationPluginReport:
-        """Run the selected rule files on ``context``'s templates with the plugin's own validation."""
+        """Run each selected rule file, with the plugin's own validation, on the templates it can report on, cut
+        down to what it can read (:func:`guard_runs`); the findings are put back in the order one run of every
+        file over every template gives (template by template, files in the plugin's order) and name the
+        original templates."""
         paths: Sequence[str] = context.template_paths
-        templates = [json.loads(Path(p).read_text(encoding="utf-8")) for p in paths]
+        texts = [Path(p).read_text(encoding="utf-8") for p in paths]
+        templates = [json.loads(t) for t in texts]
         selected = select_guard_rule_files(templates)
         self.last_selection = [f.name for f in selected]
         if not selected:
             return PolicyValidationPluginReport(success=True, violations=[])
-        guard = CfnGuardValidator(
-            control_tower_rules_enabled=False,
-            rules=[str(f.path) for f in selected],
-            disabled_rules=sorted(GUARD_DISABLED_RULES),
-            max_buffer=GUARD_MAX_OUTPUT_BYTES,
-        )
-        return _report(guard.validate(cast(IPolicyValidationContextBeta1, context)))
+        success = True
+        found: list[tuple[int, int, PolicyViolation]] = []
+        with tempfile.TemporaryDirectory(prefix="inference-constructs-guard-") as work:
+            for order, (rule_file, data) in enumerate(guard_runs(selected, paths, texts, templates, Path(work))):
+                guard = CfnGuardValidator(
+                    control_tower_rules_enabled=False,
+                    rules=[str(rule_file.path)],
+                    disabled_rules=sorted(GUARD_DISABLED_RULES),
+                    max_buffer=GUARD_MAX_OUTPUT_BYTES,
+                )
+                beta = guard.validate(cast(IPolicyValidationContextBeta1, _Templates([d for d, _ in data])))
+                success = success and beta.success
+                original = dict(data)
+                for violation in _report(beta).violations:
+                    index = original[str(violation.violating_resources[0].template_path)]
+                    found.append((index, order, _renamed(violation, paths[index])))
+        found.sort(key=lambda item: item[:2])
+        return PolicyValidationPluginReport(success=success, violations=[v for _, _, v in found])
+
+
+@jsii.implements(IPolicyValidationContextBeta1)
+class _Templates:
+    """The validation context the plugin reads: the template files to validate."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self._paths = paths
+
+    @property
+    def template_paths(self) -> list[str]:
+        return self._paths
+
+    @property
+    def app_construct(self) -> IConstruct:
+        raise NotImplementedError("the Control Tower plugin reads template files only")
+
+
+def guard_runs(
+    selected: Sequence[GuardRuleFile],
+    paths: Sequence[str],
+    texts: Sequence[str],
+    templates: Sequence[Mapping[str, Any]],
+    work: Path,
+) -> list[tuple[GuardRuleFile, list[tuple[str, int]]]]:
+    """For each selected file in the plugin's order, the templates it runs on, as (file to validate, index of
+    the template): only templates holding one of its trigger types (any, when they are unknown), each cut down
+    to the resources the file can read and every resource those reference (:func:`reduced_template`, every kept
+    byte where it was) when that is known, or whole. A cut-down template is written once into ``work`` per
+    template and set of read types."""
+    present = [template_types([t]) for t in templates]
+    written: dict[tuple[int, frozenset[str]], str] = {}
+    runs: list[tuple[GuardRuleFile, list[tuple[str, int]]]] = []
+    for rule_file in selected:
+        data: list[tuple[str, int]] = []
+        for i, path in enumerate(paths):
+            types = present[i]
+            if types is not None and rule_file.triggers is not None and not rule_file.triggers & types:
+                continue
+            target = path
+            if rule_file.reads is not None and types is not None:
+                key = (i, rule_file.reads)
+                if key not in written:
+                    keep = kept_resources(templates[i], rule_file.reads)
+                    reduced = None if len(keep) == len(templates[i]["Resources"]) else reduced_template(texts[i], keep)
+                    if reduced is None:
+                        written[key] = path
+                    else:
+                        written[key] = str(work / f"{len(written)}-{Path(path).name}")
+                        Path(written[key]).write_text(reduced, encoding="utf-8")
+                target = written[key]
+            data.append((target, i))
+        if data:
+            runs.append((rule_file, data))
+    return runs
+
+
+def _renamed(violation: PolicyViolation, template_path: str) -> PolicyViolation:
+    """``violation`` with every violating resource naming ``template_path``."""
+    return PolicyViolation(
+        rule_name=violation.rule_name,
+        description=violation.description,
+        fix=violation.fix,
+        severity=violation.severity,
+        rule_metadata=violation.rule_metadata,
+        violating_resources=[
+            PolicyViolatingResource(
+                resource_logical_id=r.resource_logical_id, template_path=template_path, locations=r.locations
+            )
+            for r in violation.violating_resources
+        ],
+    )
 
 
 def _report(beta: PolicyValidationPluginReportBeta1) -> PolicyValidationPluginReport:

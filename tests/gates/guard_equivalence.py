@@ -1,11 +1,13 @@
 """The Control Tower rule selection changes nothing: cfn-guard, run as the plugin runs it, on the full bundled set
 and on the selected files.
 
-For every template of every config, the full run (every bundled rule file but the disabled ones, in one
-cfn-guard process over all the templates) and the reduced run (the files the selection picks for that config's
-templates, per config, as the plugin runs them) must give equal ``not_compliant`` results, which are all the
-plugin turns into findings; and cfn-guard's own report of the full run must show every rule the selection left
-out as not applicable (skipped) on that template: a rule left out could not have passed or failed either.
+For every template of every config, the full run (every bundled rule file but the disabled ones, in the
+plugin's order, in one cfn-guard process over all the templates) and the reduced runs (what the selection runs
+for that config: each selected file on the templates it can report on, cut down to what it can read, by
+:func:`~inference_constructs.compliance.guard_runs`) must give equal ``not_compliant`` results, entry for entry
+and in order (the plugin turns exactly these into findings, and their messages quote lines and columns); and
+cfn-guard's own report of the full run must show every rule the selection left out as not applicable (skipped)
+on that template: a rule left out could not have passed or failed either.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from inference_constructs.compliance import (
     GUARD_DISABLED_RULES,
     _plugin_tarball,
     guard_rule_files,
+    guard_runs,
     select_guard_rule_files,
 )
 
@@ -84,18 +87,27 @@ def compare(configs: Mapping[str, Sequence[Path]], workdir: Path) -> tuple[list[
     problems: list[str] = []
     counts: dict[str, int] = {}
     findings = 0
-    for config, paths in configs.items():
-        selected = select_guard_rule_files([json.loads(p.read_text(encoding="utf-8")) for p in paths])
+    for n, (config, paths) in enumerate(configs.items()):
+        texts = [p.read_text(encoding="utf-8") for p in paths]
+        templates = [json.loads(t) for t in texts]
+        selected = select_guard_rule_files(templates)
         counts[config] = len(selected)
         chosen = {f.name for f in selected}
-        reduced = run_guard(binary, [f.path for f in selected], paths) if selected else [{} for _ in paths]
+        reduced: list[list[Any]] = [[] for _ in paths]
+        work = workdir / f"reduced-{n}"
+        work.mkdir()
+        for rule_file, data in guard_runs(selected, [str(p) for p in paths], texts, templates, work):
+            for (_, index), entry in zip(
+                data, run_guard(binary, [rule_file.path], [Path(d) for d, _ in data]), strict=True
+            ):
+                reduced[index] += _not_compliant(entry)
         for path, small in zip(paths, reduced, strict=True):
             big = full[hashlib.sha256(path.read_bytes()).hexdigest()]
             where = f"{config}/{path.name}"
-            if _not_compliant(big) != _not_compliant(small):
+            if _not_compliant(big) != small:
                 problems.append(
-                    f"{where}: findings differ: full {_named(_not_compliant(big))}, "
-                    f"reduced {_named(_not_compliant(small))}"
+                    f"{where}: findings differ: full {_named(_not_compliant(big))}, reduced {_named(small)}"
+                    + ("" if _named(_not_compliant(big)) != _named(small) else " (same rules: order or content)")
                 )
             ran = set(big.get("compliant") or []) | _named(_not_compliant(big))
             findings += len(_not_compliant(big))

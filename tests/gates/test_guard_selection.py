@@ -18,9 +18,11 @@ from inference_constructs.compliance import (
     SelectedControlTowerRules,
     acknowledge,
     guard_rule_files,
+    guard_rule_reads,
     guard_rule_triggers,
     select_guard_rule_files,
 )
+from inference_constructs.guard_rules import kept_resources, reduced_template
 from tests.gates import guard_equivalence
 
 GATED = """
@@ -119,6 +121,8 @@ def _broken_app(outdir: Path, plugin: object) -> App:
     key = aws_kms.Key(stack, "Key", enable_key_rotation=True)
     aws_logs.LogGroup(stack, "Logs", retention=aws_logs.RetentionDays.ONE_YEAR)
     aws_s3.Bucket(stack, "Bucket", enforce_ssl=True)
+    # a second template with findings of its own: the report lists them after the first template's
+    aws_s3.Bucket(Stack(app, "AlsoBroken"), "Bucket")
     # an acknowledgment of a control the key does not break: it suppresses nothing
     acknowledge(key, "cdk-validator-cfnguard::s3_bucket_versioning_enabled_check", "acknowledged in this test")
     Validations.of(app).add_plugins(plugin)  # type: ignore[arg-type]
@@ -198,3 +202,95 @@ def test_equivalence_check_reports_a_selection_that_leaves_out_a_rule_that_runs(
     assert any("findings differ" in p for p in problems), problems
     assert any("s3_bucket_level_public_access_prohibited_check was evaluated" in p for p in problems), problems
     assert counts["bucket"] == len(select_guard_rule_files([json.loads(template.read_text())])) - 2
+
+
+def test_a_gated_file_reads_the_types_it_selects() -> None:
+    assert guard_rule_reads(GATED) == {"AWS::S3::Bucket"}
+    lookup = GATED.replace(
+        "rule is_cfn_template(doc) {",
+        "rule find(doc, key) {\n    let r = %doc.Resources[ keys == %key ]\n    %r not empty\n}\n"
+        "rule is_cfn_template(doc) {",
+    )
+    assert guard_rule_reads(lookup) == {"AWS::S3::Bucket"}
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # a wildcard over every resource, or over the whole document
+        ("Resources.*[ Type == %BUCKET ]", "Resources.*"),
+        ("%buckets.Properties.X exists", "%INPUT_DOCUMENT.* exists"),
+        ("%buckets.Properties.X exists", "this.Resources exists"),
+        ("%buckets.Properties.X exists", "* exists"),
+        # resources selected by something other than a known type
+        ("Type == %BUCKET ]", "Type == /AWS::S3::.*/ ]"),
+        ("Type == %BUCKET ]", "Type == %SOMETHING_ELSE ]"),
+        ("Resources.*[ Type == %BUCKET ]", "Resources.*[ Type == %BUCKET  Properties.X exists ]"),
+        # the document handed to a block that does more than test keys
+        ("%doc { Resources exists }", "%doc { Resources.* not empty }"),
+        # the document aliased and used with a wildcard
+        ("let INPUT_DOCUMENT = this", "let INPUT_DOCUMENT = this\nlet d = %INPUT_DOCUMENT\nlet all = %d[*]"),
+    ],
+)
+def test_a_query_the_parser_cannot_read_runs_the_file_on_whole_templates(old: str, new: str) -> None:
+    # GIVEN the gated file with one way to reach into the document changed to a form whose reach is not plain
+    assert old in GATED
+    # THEN what it reads is unknown
+    assert guard_rule_reads(GATED.replace(old, new)) is None
+
+
+def test_every_bundled_file_reads_at_least_the_types_it_triggers_on() -> None:
+    files = guard_rule_files()
+    readable = [f for f in files if f.reads is not None]
+    assert len(readable) > 200  # the cut-down templates apply to nearly every control
+    for f in readable:
+        assert f.triggers is not None and f.triggers <= f.reads, f.name
+
+
+def test_the_plugin_runs_its_rule_files_in_the_order_of_the_selection() -> None:
+    # GIVEN the installed plugin's own list of controls (read from its rules folder in Node) THEN it is the order
+    # guard_rule_files gives, which the selection's findings are sorted by
+    ids = _full().rule_ids
+    ours = [
+        f.name.replace("ct-", "").replace("-", "") for f in guard_rule_files() if f.name not in GUARD_DISABLED_RULES
+    ]
+    assert ids == ours
+
+
+TEMPLATE = {
+    "Resources": {
+        "Bucket": {
+            "Type": "AWS::S3::Bucket",
+            "Properties": {"LoggingConfiguration": {"DestinationBucketName": {"Ref": "Logs"}}},
+        },
+        "Alarm": {"Type": "AWS::CloudWatch::Alarm", "Properties": {"AlarmActions": [{"Ref": "Topic"}]}},
+        "Logs": {"Type": "AWS::S3::Bucket", "DependsOn": "Role"},
+        "Role": {"Type": "AWS::IAM::Role"},
+        "Topic": {"Type": "AWS::SNS::Topic"},
+    },
+    "Outputs": {"O": {"Value": {"Ref": "Topic"}}},
+}
+
+
+def test_a_cut_down_template_keeps_the_read_resources_what_they_reference_and_every_position() -> None:
+    text = json.dumps(TEMPLATE, indent=1)
+    keep = kept_resources(TEMPLATE, frozenset({"AWS::S3::Bucket"}))
+    # THEN the buckets and what they reference, directly or through another, are kept
+    assert keep == {"Bucket", "Logs", "Role"}
+    reduced = reduced_template(text, keep)
+    assert reduced is not None
+    data = json.loads(reduced)
+    assert data["Resources"] == {k: v for k, v in TEMPLATE["Resources"].items() if k in keep}
+    assert data["Outputs"] == TEMPLATE["Outputs"]
+    # AND every kept line is where it was, at the same column
+    before, after = text.splitlines(), reduced.splitlines()
+    assert len(before) == len(after)
+    for a, b in zip(before, after, strict=True):
+        assert b.strip() in ("", a.strip(), a.strip().rstrip(",")), (a, b)
+        if b.strip():
+            assert b.index(b.strip()) == a.index(a.strip())
+    # GIVEN only the last resource kept THEN no comma is left dangling; GIVEN none THEN an empty object
+    assert json.loads(reduced_template(text, {"Topic"}) or "")["Resources"] == {"Topic": {"Type": "AWS::SNS::Topic"}}
+    assert json.loads(reduced_template(text, set()) or "")["Resources"] == {}
+    # GIVEN text that is not a JSON object THEN nothing is cut
+    assert reduced_template("Resources: {}\n", set()) is None
