@@ -265,20 +265,25 @@ class SelectedControlTowerRules:
             return PolicyValidationPluginReport(success=True, violations=[])
         success = True
         found: list[tuple[int, int, PolicyViolation]] = []
+        order = {f.name: k for k, f in enumerate(selected)}
         with tempfile.TemporaryDirectory(prefix="inference-constructs-guard-") as work:
-            for order, (rule_file, data) in enumerate(guard_runs(selected, paths, texts, templates, Path(work))):
+            for rule_files, data in guard_runs(selected, paths, texts, templates, Path(work)):
                 guard = CfnGuardValidator(
                     control_tower_rules_enabled=False,
-                    rules=[str(rule_file.path)],
+                    rules=[str(f.path) for f in rule_files],
                     disabled_rules=sorted(GUARD_DISABLED_RULES),
                     max_buffer=GUARD_MAX_OUTPUT_BYTES,
                 )
                 beta = guard.validate(cast(IPolicyValidationContextBeta1, _Templates([d for d, _ in data])))
                 success = success and beta.success
                 original = dict(data)
+                file_of = {r: order[f.name] for f in rule_files for r in f.rules}
                 for violation in _report(beta).violations:
                     index = original[str(violation.violating_resources[0].template_path)]
-                    found.append((index, order, _renamed(violation, paths[index])))
+                    if len(rule_files) > 1 and violation.rule_name not in file_of:
+                        raise RuntimeError(f"cfn-guard reported {violation.rule_name}, a rule of none of {rule_files}")
+                    rank = file_of.get(violation.rule_name, order[rule_files[0].name])
+                    found.append((index, rank, _renamed(violation, paths[index])))
         found.sort(key=lambda item: item[:2])
         return PolicyValidationPluginReport(success=success, violations=[v for _, _, v in found])
 
@@ -305,15 +310,18 @@ def guard_runs(
     texts: Sequence[str],
     templates: Sequence[Mapping[str, Any]],
     work: Path,
-) -> list[tuple[GuardRuleFile, list[tuple[str, int]]]]:
-    """For each selected file in the plugin's order, the templates it runs on, as (file to validate, index of
-    the template): only templates holding one of its trigger types (any, when they are unknown), each cut down
-    to the resources the file can read and every resource those reference (:func:`reduced_template`, every kept
-    byte where it was) when that is known, or whole. A cut-down template is written once into ``work`` per
-    template and set of read types."""
+) -> list[tuple[list[GuardRuleFile], list[tuple[str, int]]]]:
+    """The cfn-guard runs that validate ``templates`` with the ``selected`` files: (rule files, templates as
+    (file to validate, index of the template)).
+
+    A file runs only on the templates holding one of its trigger types (all, when they are unknown), each cut
+    down to the resources the file can read and every resource those reference (:func:`reduced_template`,
+    every kept byte where it was), or whole when what it reads is unknown; a cut-down template is written once
+    into ``work`` per template and set of read types. Files that run on the very same files share one run
+    (in the plugin's order) when no rule name is in two of them, so each finding still tells its file."""
     present = [template_types([t]) for t in templates]
     written: dict[tuple[int, frozenset[str]], str] = {}
-    runs: list[tuple[GuardRuleFile, list[tuple[str, int]]]] = []
+    runs: dict[tuple[tuple[str, int], ...], list[list[GuardRuleFile]]] = {}
     for rule_file in selected:
         data: list[tuple[str, int]] = []
         for i, path in enumerate(paths):
@@ -333,9 +341,16 @@ def guard_runs(
                         Path(written[key]).write_text(reduced, encoding="utf-8")
                 target = written[key]
             data.append((target, i))
-        if data:
-            runs.append((rule_file, data))
-    return runs
+        if not data:
+            continue
+        groups = runs.setdefault(tuple(data), [])
+        named = set(rule_file.rules)
+        fits = [g for g in groups if not named & {r for f in g for r in f.rules}]
+        if fits and rule_file.rules:
+            fits[0].append(rule_file)
+        else:
+            groups.append([rule_file])
+    return [(group, list(data)) for data, groups in runs.items() for group in groups]
 
 
 def _renamed(violation: PolicyViolation, template_path: str) -> PolicyViolation:

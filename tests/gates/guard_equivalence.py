@@ -93,14 +93,16 @@ def compare(configs: Mapping[str, Sequence[Path]], workdir: Path) -> tuple[list[
         selected = select_guard_rule_files(templates)
         counts[config] = len(selected)
         chosen = {f.name for f in selected}
-        reduced: list[list[Any]] = [[] for _ in paths]
         work = workdir / f"reduced-{n}"
         work.mkdir()
-        for rule_file, data in guard_runs(selected, [str(p) for p in paths], texts, templates, work):
-            for (_, index), entry in zip(
-                data, run_guard(binary, [rule_file.path], [Path(d) for d, _ in data]), strict=True
-            ):
-                reduced[index] += _not_compliant(entry)
+        order = {f.name: k for k, f in enumerate(selected)}
+        ranked: list[list[tuple[int, Any]]] = [[] for _ in paths]
+        for rule_files, data in guard_runs(selected, [str(p) for p in paths], texts, templates, work):
+            file_of = {r: order[f.name] for f in rule_files for r in f.rules}
+            report = run_guard(binary, [f.path for f in rule_files], [Path(d) for d, _ in data])
+            for (_, index), entry in zip(data, report, strict=True):
+                ranked[index] += [(file_of[next(iter(_named([e])))], e) for e in _not_compliant(entry)]
+        reduced = [[e for _, e in sorted(found, key=lambda item: item[0])] for found in ranked]
         for path, small in zip(paths, reduced, strict=True):
             big = full[hashlib.sha256(path.read_bytes()).hexdigest()]
             where = f"{config}/{path.name}"
