@@ -40,7 +40,13 @@ from cdk_nag import AwsSolutionsChecks, HIPAASecurityChecks, NIST80053R5Checks
 from cdklabs.cdk_validator_cfnguard import CfnGuardValidator
 from constructs import IConstruct
 
-from inference_constructs.guard_rules import guard_rule_reads, guard_rule_triggers, kept_resources, reduced_template
+from inference_constructs.guard_rules import (
+    guard_rule_looks_up,
+    guard_rule_reads,
+    guard_rule_triggers,
+    kept_resources,
+    reduced_template,
+)
 
 __all__ = [
     "GUARD_DISABLED_RULES",
@@ -119,7 +125,10 @@ class GuardRuleFile:
     """names of the file's rules that cfn-guard evaluates (those without parameters)"""
     reads: frozenset[str] | None = None
     """resource types whose resources the file's queries can reach (:func:`guard_rule_reads`); the file is run
-    on templates cut down to those and what they reference; None: on whole templates"""
+    on templates cut down to those; None: on whole templates"""
+    looks_up: bool = True
+    """whether the file reaches resources by key (:func:`guard_rule_looks_up`): then the cut keeps what the
+    read resources reference too"""
 
     @property
     def name(self) -> str:
@@ -179,7 +188,9 @@ def guard_rule_files() -> tuple[GuardRuleFile, ...]:
     from a list kept here), with its triggers, sorted by path."""
     tarball = _plugin_tarball()
     files = tuple(
-        GuardRuleFile(path, *guard_rule_triggers(text), reads=guard_rule_reads(text))
+        GuardRuleFile(
+            path, *guard_rule_triggers(text), reads=guard_rule_reads(text), looks_up=guard_rule_looks_up(text)
+        )
         for path in sorted(_rules_directory(tarball).rglob("*.guard"))
         for text in [path.read_text(encoding="utf-8")]
     )
@@ -315,12 +326,13 @@ def guard_runs(
     (file to validate, index of the template)).
 
     A file runs only on the templates holding one of its trigger types (all, when they are unknown), each cut
-    down to the resources the file can read and every resource those reference (:func:`reduced_template`,
-    every kept byte where it was), or whole when what it reads is unknown; a cut-down template is written once
-    into ``work`` per template and set of read types. Files that run on the very same files share one run
-    (in the plugin's order) when no rule name is in two of them, so each finding still tells its file."""
+    down to the resources the file can read (with every resource those reference when the file looks resources
+    up by key) by :func:`reduced_template`, every kept byte where it was, or whole when what it reads is
+    unknown; a cut-down template is written once into ``work`` per template and cut. Files that run on the very
+    same files share one run (in the plugin's order) when no rule name is in two of them, so each finding
+    still tells its file."""
     present = [template_types([t]) for t in templates]
-    written: dict[tuple[int, frozenset[str]], str] = {}
+    written: dict[tuple[int, frozenset[str], bool], str] = {}
     runs: dict[tuple[tuple[str, int], ...], list[list[GuardRuleFile]]] = {}
     for rule_file in selected:
         data: list[tuple[str, int]] = []
@@ -330,9 +342,9 @@ def guard_runs(
                 continue
             target = path
             if rule_file.reads is not None and types is not None:
-                key = (i, rule_file.reads)
+                key = (i, rule_file.reads, rule_file.looks_up)
                 if key not in written:
-                    keep = kept_resources(templates[i], rule_file.reads)
+                    keep = kept_resources(templates[i], rule_file.reads, references=rule_file.looks_up)
                     reduced = None if len(keep) == len(templates[i]["Resources"]) else reduced_template(texts[i], keep)
                     if reduced is None:
                         written[key] = path

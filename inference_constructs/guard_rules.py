@@ -377,12 +377,18 @@ def _references(value: Any, into: set[str]) -> None:
             _references(item, into)
 
 
-def kept_resources(template: Mapping[str, Any], reads: frozenset[str]) -> set[str]:
-    """Logical ids of ``template``'s resources of a type in ``reads``, with every resource they reference,
-    directly or through others."""
+def guard_rule_looks_up(text: str) -> bool:
+    """Whether a rule file reaches a resource by its key (``Resources[ keys == %k ]``, the key read from a
+    ``Ref`` or ``Fn::GetAtt``): then what it can read includes what the resources it selects reference."""
+    return bool(re.search(r"Resources\s*\[\s*keys\b", _code(text)))
+
+
+def kept_resources(template: Mapping[str, Any], reads: frozenset[str], *, references: bool = True) -> set[str]:
+    """Logical ids of ``template``'s resources of a type in ``reads``, with (``references``) every resource they
+    reference, directly or through others."""
     resources: Mapping[str, Any] = template.get("Resources", {})
     kept = {lid for lid, r in resources.items() if isinstance(r, dict) and r.get("Type") in reads}
-    todo = list(kept)
+    todo = list(kept) if references else []
     while todo:
         named: set[str] = set()
         _references(resources[todo.pop()], named)

@@ -22,7 +22,7 @@ from inference_constructs.compliance import (
     guard_rule_triggers,
     select_guard_rule_files,
 )
-from inference_constructs.guard_rules import kept_resources, reduced_template
+from inference_constructs.guard_rules import guard_rule_looks_up, kept_resources, reduced_template
 from tests.gates import guard_equivalence
 
 GATED = """
@@ -275,8 +275,12 @@ TEMPLATE = {
 def test_a_cut_down_template_keeps_the_read_resources_what_they_reference_and_every_position() -> None:
     text = json.dumps(TEMPLATE, indent=1)
     keep = kept_resources(TEMPLATE, frozenset({"AWS::S3::Bucket"}))
-    # THEN the buckets and what they reference, directly or through another, are kept
+    # THEN the buckets and what they reference, directly or through another, are kept (only the buckets for a
+    # file that looks nothing up by key)
     assert keep == {"Bucket", "Logs", "Role"}
+    assert kept_resources(TEMPLATE, frozenset({"AWS::S3::Bucket"}), references=False) == {"Bucket", "Logs"}
+    assert guard_rule_looks_up(GATED) is False
+    assert guard_rule_looks_up(GATED.replace("%doc { Resources exists }", "%doc.Resources[ keys == %k ] not empty"))
     reduced = reduced_template(text, keep)
     assert reduced is not None
     data = json.loads(reduced)
