@@ -29,11 +29,11 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from inference_constructs.loadtest.prompts import Lengths, synthetic_prompts
-from inference_constructs.loadtest.runner import LoadOptions, LoadTest, make_client
-from inference_constructs.loadtest.server import Behaviour, FirstFrame, ServerProcess
-from inference_constructs.loadtest.stats import RequestResult
-from inference_constructs.loadtest.target import resolve_target
+from inference_loadtest.prompts import Lengths, synthetic_prompts
+from inference_loadtest.runner import LoadOptions, LoadTest, make_client
+from inference_loadtest.server import Behaviour, FirstFrame, ServerProcess
+from inference_loadtest.stats import RequestResult
+from inference_loadtest.target import resolve_target
 
 TTFT_MS = 50.0
 ITL_MS = 40.0

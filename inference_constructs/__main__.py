@@ -1,6 +1,7 @@
 """Command line: ``python -m inference_constructs plan CONFIG [--json]``, ``diff OLD NEW`` (see
-:mod:`inference_constructs.diff`), and ``loadtest``, ``recommend-job``
-and ``results`` (see :mod:`inference_constructs.loadtest.cli`).
+:mod:`inference_constructs.diff`), and ``loadtest``, ``recommend-job`` and ``results``, which the load tester
+runs (the ``inference-loadtest`` distribution, installed by the ``loadtest`` extra; without it they exit 2
+with the install command).
 
 Prints the plan (a table, or with ``--json`` the JSON document) without synthesizing and without
 importing aws_cdk. An invalid config exits 2: the :class:`InferenceConfigError` message on stderr, or with
@@ -19,23 +20,31 @@ from collections.abc import Sequence
 from inference_constructs.errors import InferenceConfigError
 
 EXIT_CONFIG_ERROR = 2
+PROG = "python -m inference_constructs"
+#: The load tester's commands, handed to ``inference_loadtest.cli`` (imported only for them), with their help.
+LOADTEST_COMMANDS = {
+    "loadtest": "measure TTFT, inter-token latency, throughput and cost per token of a deployed endpoint or profile",
+    "recommend-job": "write (or --submit) a SageMaker Inference Recommender job that confirms a plan endpoint's host",
+    "results": "read a finished Inference Recommender job into a report",
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="python -m inference_constructs", description=__doc__)
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] in LOADTEST_COMMANDS:
+        return _loadtest(args_list)
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     plan_cmd = sub.add_parser("plan", help="print the decisions for a platform config without synthesizing")
     plan_cmd.add_argument("config", help="path to the platform YAML file")
     plan_cmd.add_argument("--json", action="store_true", help="print the plan document as JSON")
     from inference_constructs import diff
-    from inference_constructs.loadtest.cli import COMMANDS, add_commands, run_command
 
-    add_commands(sub)
+    for name, text in LOADTEST_COMMANDS.items():
+        sub.add_parser(name, help=text, add_help=False)  # listed here; main() hands them over before parsing
     diff.add_command(sub)
-    args = parser.parse_args(argv)
-    if args.command in COMMANDS:
-        return run_command(args)
+    args = parser.parse_args(args_list)
     if args.command == "diff":
         return diff.run(args, sys.stdout, sys.stderr)
 
@@ -52,6 +61,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_CONFIG_ERROR
     sys.stdout.write(plan.to_json_text() if args.json else plan.table())
     return 0
+
+
+def _loadtest(argv: list[str]) -> int:
+    """Run a load-tester command through the ``inference-loadtest`` distribution, or say how to install it."""
+    try:
+        from inference_loadtest.cli import main as loadtest_main
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] != "inference_loadtest":
+            raise  # the tester is there but something it needs is not: its own message says what
+        print(
+            f"{PROG} {argv[0]}: the load tester is not installed; install it with: "
+            "pip install 'inference-constructs[loadtest]'",
+            file=sys.stderr,
+        )
+        return EXIT_CONFIG_ERROR
+    return loadtest_main(argv, prog=PROG, run_name="loadtest")
 
 
 if __name__ == "__main__":

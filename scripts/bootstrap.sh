@@ -27,6 +27,15 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 stamp_of() { cat "$@" | sha256sum | cut -c1-16; }
 
+# pip check, but the library is used from the checkout, never installed into .venv: the load tester's requirement
+# of inference-constructs is met by the checkout, so that one line is not a problem.
+pip_check() {
+  local problems
+  problems="$(.venv/bin/python -m pip check 2>&1 | grep -v -e '^No broken requirements found' \
+    -e '^inference-loadtest [^ ]* requires inference-constructs, which is not installed' || true)"
+  [ -z "$problems" ] || { echo "$problems" >&2; exit 1; }
+}
+
 if [ "${INFERENCE_NO_INSTALL:-}" = 1 ]; then
   [ -x .venv/bin/python ] || { echo "bootstrap: INFERENCE_NO_INSTALL=1 but $ROOT/.venv is missing" >&2; exit 1; }
   [ -x node_modules/.bin/cdk ] || { echo "bootstrap: INFERENCE_NO_INSTALL=1 but $ROOT/node_modules/.bin/cdk is missing" >&2; exit 1; }
@@ -39,10 +48,26 @@ if [ "${INFERENCE_NO_INSTALL:-}" != 1 ] && { [ ! -x .venv/bin/python ] || [ "$(c
   .venv/bin/python -m pip install --quiet --upgrade pip 2>&1 | grep -v '^WARNING: Location' >&2 || true
   .venv/bin/python -m pip install --quiet -r requirements-dev.txt 2>&1 | { grep -v '^WARNING: Location' >&2 || true; }
   [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "bootstrap: pip install failed" >&2; exit 1; }
-  .venv/bin/python -m pip check >/dev/null || { .venv/bin/python -m pip check >&2; exit 1; }
+  pip_check
   .venv/bin/python -c "import aws_cdk, cdk_nag, pydantic, yaml, cfnlint, pytest" \
     || { echo "bootstrap: Python packages failed to install" >&2; exit 1; }
   echo "$py_stamp" > .venv/.stamp
+fi
+
+# The load tester: its own distribution in loadtest/ (what the library's `loadtest` extra installs), editable, so
+# .venv runs this checkout's copy and has the `inference-loadtest` command. --no-deps: its dependencies are pinned
+# above (boto3, matplotlib) or the library itself, used from the checkout; --no-build-isolation: offline, with the
+# pinned setuptools. Reinstalled when its pyproject.toml changed.
+if [ "${INFERENCE_NO_INSTALL:-}" != 1 ]; then
+  lt_stamp="$(stamp_of loadtest/pyproject.toml)"
+  if [ "$(cat .venv/.loadtest-stamp 2>/dev/null)" != "$lt_stamp" ]; then
+    echo "bootstrap: installing the load tester (loadtest/, editable) into .venv" >&2
+    .venv/bin/python -m pip install --quiet --no-deps --no-build-isolation --editable ./loadtest 2>&1 \
+      | { grep -v '^WARNING: Location' >&2 || true; }
+    [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "bootstrap: pip install of the load tester failed" >&2; exit 1; }
+    pip_check
+    echo "$lt_stamp" > .venv/.loadtest-stamp
+  fi
 fi
 
 # The oldest botocore the Lambda handlers must work with (requirements-sdk-floor.txt): the handler tests load its

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
+
+# The load tester (the inference-loadtest distribution in loadtest/) of this checkout, ahead of an installed copy.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "loadtest"))
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")

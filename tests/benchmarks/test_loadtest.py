@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from benchmarks import loadtest
-from inference_constructs.loadtest.server import FirstFrame
-from inference_constructs.loadtest.stats import RequestResult
+from inference_loadtest.server import FirstFrame
+from inference_loadtest.stats import RequestResult
 
 
 @pytest.mark.parametrize("engine", ["async", "threads"])

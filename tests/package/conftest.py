@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -23,6 +24,23 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         cwd=out,
     )
     (built,) = out.glob("inference_constructs-*.whl")
+    return built
+
+
+@pytest.fixture(scope="session")
+def loadtest_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``inference_loadtest-*.whl``, the load tester's distribution, built from a copy of this checkout's
+    ``loadtest/`` (so no build folder lands in the checkout), offline as :func:`wheel` is."""
+    out = tmp_path_factory.mktemp("loadtest-wheel")
+    source = out / "loadtest"
+    shutil.copytree(ROOT / "loadtest", source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
+        check=True,
+        capture_output=True,
+        cwd=out,
+    )
+    (built,) = out.glob("inference_loadtest-*.whl")
     return built
 
 

@@ -1,8 +1,9 @@
 """The wheel: built from the checkout, installed into a clean venv outside the repository, and used
 from separate CDK apps: one imports RealtimeEndpoint and a construct with a Lambda asset, one builds the
-whole platform with InferencePlatform from a copy of the default config in its own folder.
+whole platform with InferencePlatform from a copy of the default config in its own folder. The load tester
+is not in it: it is its own distribution (``loadtest/``), whose wheel carries its package and its command.
 
-The wheel and the clean venv are the fixtures of conftest.py (offline).
+The wheels and the clean venv are the fixtures of conftest.py (offline).
 """
 
 from __future__ import annotations
@@ -68,6 +69,44 @@ def test_wheel_carries_the_data_files_and_the_lambda_assets(wheel: Path) -> None
     assert "inference_constructs/_lambda/bedrock_invocation_logging/bedrock_invocation_logging.py" in names
     assert "inference_constructs/stacks/platform.py" in names
     assert not any(n.startswith(("tests/", "stacks/", "config/")) for n in names)
+
+
+def _metadata(wheel: Path, name: str) -> str:
+    with zipfile.ZipFile(wheel) as z:
+        (path,) = [n for n in z.namelist() if n.endswith(f".dist-info/{name}")]
+        return z.read(path).decode()
+
+
+def test_wheel_leaves_the_load_tester_to_its_own_distribution(wheel: Path) -> None:
+    # GIVEN the library's wheel WHEN its files and metadata are read
+    names = set(zipfile.ZipFile(wheel).namelist())
+    # THEN no module of the load tester is in it: only the deprecated alias re-exporting the tester's names
+    assert [n for n in names if "loadtest" in n] == ["inference_constructs/loadtest.py"]
+    assert not any(n.startswith("inference_loadtest") for n in names)
+    alias = zipfile.ZipFile(wheel).read("inference_constructs/loadtest.py").decode()
+    assert "from inference_loadtest import (" in alias
+    # AND the loadtest extra requires the tester's distribution, with its chart extra
+    requires = [line for line in _metadata(wheel, "METADATA").splitlines() if line.startswith("Requires-Dist:")]
+    assert [r for r in requires if 'extra == "loadtest"' in r] == [
+        'Requires-Dist: inference-loadtest[chart]<0.2,>=0.1.0; extra == "loadtest"'
+    ]
+
+
+def test_the_load_tester_wheel_carries_its_package_and_command(loadtest_wheel: Path) -> None:
+    # GIVEN the load tester's wheel WHEN its files and metadata are read
+    names = set(zipfile.ZipFile(loadtest_wheel).namelist())
+    # THEN it holds the package (the local server and its typing marker included) and nothing of the library
+    package = {n for n in names if not n.startswith("inference_loadtest-")}
+    assert {"inference_loadtest/__init__.py", "inference_loadtest/cli.py", "inference_loadtest/server.py"} <= package
+    assert "inference_loadtest/py.typed" in package
+    assert all(n.startswith("inference_loadtest/") for n in package)
+    # AND the inference-loadtest command, and its requirements: the library, boto3, matplotlib for charts
+    assert "inference-loadtest = inference_loadtest.cli:main" in _metadata(loadtest_wheel, "entry_points.txt")
+    metadata = _metadata(loadtest_wheel, "METADATA")
+    assert "Name: inference-loadtest" in metadata
+    assert "Requires-Dist: inference-constructs<0.2,>=0.1.0" in metadata
+    assert "Requires-Dist: boto3>=1.34" in metadata
+    assert 'Requires-Dist: matplotlib<4,>=3.8; extra == "chart"' in metadata
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from inference_constructs.loadtest.runner import make_client
-from inference_constructs.loadtest.server import Behaviour, LocalServer
+from inference_loadtest.runner import make_client
+from inference_loadtest.server import Behaviour, LocalServer
 
 
 @pytest.fixture(scope="module")

@@ -13,12 +13,12 @@ from unittest import mock
 import pytest
 from botocore.eventstream import ChecksumMismatch, EventStreamBuffer
 
-from inference_constructs.loadtest import eventstream
-from inference_constructs.loadtest.aio import AsyncEngine, EventMessages, _StreamBody
-from inference_constructs.loadtest.formats import StreamFormat
-from inference_constructs.loadtest.prompts import Prompt
-from inference_constructs.loadtest.runner import make_client
-from inference_constructs.loadtest.timing import TimedStreamReader
+from inference_loadtest import eventstream
+from inference_loadtest.aio import AsyncEngine, EventMessages, _StreamBody
+from inference_loadtest.formats import StreamFormat
+from inference_loadtest.prompts import Prompt
+from inference_loadtest.runner import make_client
+from inference_loadtest.timing import TimedStreamReader
 
 AT = dt.datetime(2026, 12, 1, 12, 0, 0)
 

@@ -1,4 +1,5 @@
-"""``python -m inference_constructs loadtest``: safe by default, the JSON contract, every report output."""
+"""``inference-loadtest run``, as ``python -m inference_constructs loadtest``: safe by default, the JSON contract,
+every report output."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ import pytest
 from botocore.stub import Stubber
 
 from inference_constructs.__main__ import main
-from inference_constructs.loadtest import cli
-from inference_constructs.loadtest.runner import make_client
-from inference_constructs.loadtest.server import LocalServer
+from inference_loadtest import cli
+from inference_loadtest.runner import make_client
+from inference_loadtest.server import LocalServer
 
-CONFIG = str(Path(__file__).resolve().parents[3] / "config" / "default.yaml")
+ROOT = Path(__file__).resolve().parents[3]
+CONFIG = str(ROOT / "config" / "default.yaml")
 
 
 @pytest.mark.parametrize(
@@ -150,13 +152,15 @@ def _profile_summary(name: str, arn: str) -> dict[str, Any]:
 
 
 def test_the_command_line_imports_neither_boto3_nor_matplotlib_until_it_runs() -> None:
-    # GIVEN a fresh interpreter WHEN it imports the command line and the load-test package
+    # GIVEN a fresh interpreter WHEN it imports the command lines and the load-test package
+    import os
     import subprocess
     import sys
 
-    code = "import sys, inference_constructs.__main__, inference_constructs.loadtest; "
+    code = "import sys, inference_constructs.__main__, inference_loadtest, inference_loadtest.cli; "
     code += "print(sorted(m for m in ('boto3', 'botocore', 'matplotlib', 'aws_cdk') if m in sys.modules))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "loadtest")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
     # THEN `plan` stays light: none of them is loaded
     assert out.strip() == "[]"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from botocore.eventstream import ChecksumMismatch, EventStreamBuffer
 
-from inference_constructs.loadtest import eventstream
+from inference_loadtest import eventstream
 
 
 def _parse(data: bytes) -> list[tuple[dict[str, object], bytes]]:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from inference_constructs.loadtest.formats import (
+from inference_loadtest.formats import (
     LineStreamDecoder,
     Observation,
     StreamFormat,

@@ -14,10 +14,10 @@ from botocore.stub import ANY, Stubber
 
 from inference_constructs.__main__ import main
 from inference_constructs.errors import InferenceConfigError
-from inference_constructs.loadtest import cli, recommender
-from inference_constructs.loadtest.formats import StreamFormat
-from inference_constructs.loadtest.runner import make_client
-from inference_constructs.loadtest.target import load_plan
+from inference_loadtest import cli, recommender
+from inference_loadtest.formats import StreamFormat
+from inference_loadtest.runner import make_client
+from inference_loadtest.target import load_plan
 
 CONFIG = str(Path(__file__).resolve().parents[3] / "config" / "default.yaml")
 ROLE = "arn:aws:iam::111122223333:role/InferenceRecommender"

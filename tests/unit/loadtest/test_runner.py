@@ -13,12 +13,12 @@ from botocore.response import StreamingBody
 from botocore.stub import ANY, Stubber
 
 from inference_constructs.errors import InferenceConfigError
-from inference_constructs.loadtest.formats import StreamFormat
-from inference_constructs.loadtest.prompts import Lengths, synthetic_prompts
-from inference_constructs.loadtest.runner import LoadOptions, LoadTest, make_client
-from inference_constructs.loadtest.server import Behaviour, LocalServer, ServerProcess
-from inference_constructs.loadtest.stats import Pricing
-from inference_constructs.loadtest.target import Api, Target
+from inference_loadtest.formats import StreamFormat
+from inference_loadtest.prompts import Lengths, synthetic_prompts
+from inference_loadtest.runner import LoadOptions, LoadTest, make_client
+from inference_loadtest.server import Behaviour, LocalServer, ServerProcess
+from inference_loadtest.stats import Pricing
+from inference_loadtest.target import Api, Target
 
 PROMPTS = synthetic_prompts(8, input_tokens=Lengths(4), output_tokens=Lengths(8))
 

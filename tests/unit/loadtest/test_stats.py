@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from inference_constructs.loadtest.stats import Pricing, RequestResult, Slo, knee, level_summary, percentile
+from inference_loadtest.stats import Pricing, RequestResult, Slo, knee, level_summary, percentile
 
 
 @pytest.mark.parametrize(("p", "value"), [(0, 1.0), (50, 2.5), (90, 3.7), (100, 4.0)])

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from inference_constructs.errors import InferenceConfigError
-from inference_constructs.loadtest.formats import StreamFormat
-from inference_constructs.loadtest.target import Api, load_plan, resolve_target
+from inference_loadtest.formats import StreamFormat
+from inference_loadtest.target import Api, load_plan, resolve_target
 
 CONFIG = Path(__file__).resolve().parents[3] / "config" / "default.yaml"
 

@@ -7,8 +7,8 @@ import socket
 
 import pytest
 
-from inference_constructs.loadtest import timing
-from inference_constructs.loadtest.timing import TimedStreamReader
+from inference_loadtest import timing
+from inference_loadtest.timing import TimedStreamReader
 
 
 @pytest.mark.parametrize(

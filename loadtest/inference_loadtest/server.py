@@ -4,7 +4,7 @@ It listens on 127.0.0.1 only and answers what boto3 sends when ``endpoint_url`` 
 
 - ``POST /endpoints/{name}/invocations-response-stream`` (``InvokeEndpointWithResponseStream``): an HTTP 200
   ``application/vnd.amazon.eventstream`` body of ``PayloadPart`` events carrying the container's bytes in
-  one of the container formats (:mod:`inference_constructs.loadtest.formats`), optionally split into
+  one of the container formats (:mod:`inference_loadtest.formats`), optionally split into
   pieces of ``split_bytes`` so that a JSON line (and a UTF-8 character) crosses events;
 - ``POST /endpoints/{name}/invocations`` (``InvokeEndpoint``): one JSON body after the whole generation time;
 - ``POST /endpoints/{name}/async-invocations`` (``InvokeEndpointAsync``): 202 with output/failure locations;
@@ -21,7 +21,7 @@ botocore's retry handler sees the real error shape.
 
 Run it in a thread (:class:`LocalServer`, a context manager) or in its own process::
 
-    python -m inference_constructs.loadtest.server --ttft-ms 50 --itl-ms 10 --format lmi
+    python -m inference_loadtest.server --ttft-ms 50 --itl-ms 10 --format lmi
 """
 
 from __future__ import annotations
@@ -30,55 +30,37 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import subprocess
 import sys
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
-from inference_constructs.loadtest import eventstream, timing
-from inference_constructs.loadtest.timing import TimedStreamReader, start_timed_server
+from inference_loadtest import eventstream, responses, timing
+from inference_loadtest.responses import SERVER_FORMATS, Behaviour, http_chunks, token_text
+from inference_loadtest.timing import TimedStreamReader, start_timed_server
+
+__all__ = [
+    "FIRST_FRAMES_PATH",
+    "HOST",
+    "SERVER_FORMATS",
+    "Behaviour",
+    "FirstFrame",
+    "LocalServer",
+    "ServerCounters",
+    "ServerProcess",
+    "main",
+]
 
 HOST = "127.0.0.1"
 """The only address the server binds: it is a test double, never a network service."""
 
 FIRST_FRAMES_PATH = "/local/first-frames"
 """``GET``: the :class:`FirstFrame` records so far as a JSON list (not an AWS operation; the benchmark reads it)."""
-
-SERVER_FORMATS = ("tgi", "lmi", "lmi-sse", "openai", "openai-jsonl")
-"""``lmi-sse``: LMI with ``option.output_formatter=sse``; ``openai-jsonl``: LMI's chat route (JSON lines)."""
-
-
-@dataclass(frozen=True)
-class Behaviour:
-    """What the server does with each request."""
-
-    ttft_ms: float = 50.0
-    itl_ms: float = 10.0
-    output_tokens: int = 16
-    """Tokens generated when the request names no maximum (``max_new_tokens``, ``max_tokens``, ``maxTokens``)."""
-    format: str = "lmi"
-    split_bytes: int = 0
-    """0: one PayloadPart per line; n: pieces of n bytes, each its own PayloadPart event."""
-    http_chunk_bytes: int = 0
-    """0: one HTTP chunk per event stream frame; n: chunks of n bytes, so frames (prelude, headers, CRCs) cross
-    chunk boundaries as they cross TCP segments."""
-    tokens_per_chunk: int = 1
-    """OpenAI and Bedrock: tokens per content chunk (the server's count then differs from the chunk count)."""
-    error_after: int | None = None
-    """Fail in the middle of the stream after this many chunks (None: never)."""
-    error_kind: str = "format"
-    """``format``: the container's error line in a 200 stream; ``event``: the service's exception event."""
-    throttle_first: int = 0
-    """Answer the first N requests with ThrottlingException."""
-    throttle_every: int = 0
-    """Answer every Nth request (after ``throttle_first``) with ThrottlingException; 0: never."""
-    ttft_ms_per_in_flight: float = 0.0
-    """Added to ``ttft_ms`` per other request in flight when one arrives: a batching server's queueing."""
-    itl_ms_per_in_flight: float = 0.0
-    """Added to ``itl_ms`` per other request in flight when one arrives: a larger batch decodes slower."""
 
 
 @dataclass(frozen=True)
@@ -110,115 +92,6 @@ class ServerCounters:
     bodies: list[bytes] = field(default_factory=list)
     first_frames: list[FirstFrame] = field(default_factory=list)
     """One per response stream that wrote a content frame."""
-
-
-def _max_tokens(body: dict[str, Any], default: int) -> int:
-    for value in (
-        (body.get("parameters") or {}).get("max_new_tokens"),
-        body.get("max_tokens"),
-        (body.get("inferenceConfig") or {}).get("maxTokens"),
-    ):
-        if isinstance(value, int) and value > 0:
-            return value
-    return default
-
-
-def _text(i: int) -> str:
-    return " né" if i % 7 == 3 else f" t{i}"  # a two-byte character now and then, for splits inside one
-
-
-def _token_lines(b: Behaviour, n: int, chunks: int) -> Iterator[bytes]:
-    """The container's stream for ``b.format``: one item per chunk (a chunk of 1..tokens_per_chunk tokens)."""
-    fmt = b.format
-    sse = fmt in ("tgi", "lmi-sse")
-    openai_sse = fmt == "openai"
-
-    def frame(obj: dict[str, Any]) -> bytes:
-        text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
-        if sse:
-            return f"data:{text}\n\n".encode()
-        if openai_sse:
-            return f"data: {text}\n\n".encode()
-        return (text + "\n").encode()
-
-    for i in range(chunks):
-        if b.error_after is not None and i == b.error_after and b.error_kind == "format":
-            if fmt in ("openai", "openai-jsonl"):
-                err = {"error": {"message": "injected error", "type": "InternalServerError", "code": 500}}
-                yield frame(err) + (b"data: [DONE]\n\n" if openai_sse else b"")
-            elif fmt == "tgi":
-                yield frame({"error": "Request failed during generation: injected error", "error_type": "generation"})
-            else:  # LMI's error token (rolling batch, streaming)
-                yield frame(
-                    {
-                        "token": {"id": -1, "text": "", "log_prob": -1, "special_token": True},
-                        "generated_text": "",
-                        "details": {"finish_reason": "error", "generated_tokens": None, "inputs": None},
-                    }
-                )
-            return
-        last = i == chunks - 1
-        if fmt in ("openai", "openai-jsonl"):
-            take = min(b.tokens_per_chunk, n - i * b.tokens_per_chunk)
-            chunk: dict[str, Any] = {
-                "id": "chatcmpl-local",
-                "object": "chat.completion.chunk",
-                "created": 0,
-                "model": "local",
-                "choices": [
-                    {
-                        "index": 0,
-                        "delta": {"content": "".join(_text(i * b.tokens_per_chunk + k) for k in range(take))},
-                        "logprobs": None,
-                        "finish_reason": "length" if last else None,
-                    }
-                ],
-            }
-            out = frame(chunk)
-            if last and openai_sse:
-                usage = {"prompt_tokens": 8, "completion_tokens": n, "total_tokens": n + 8}
-                out += frame({"id": "chatcmpl-local", "object": "chat.completion.chunk", "choices": [], "usage": usage})
-                out += b"data: [DONE]\n\n"
-            yield out
-        else:
-            token: dict[str, Any] = {"id": 1000 + i, "text": _text(i)}
-            token.update({"logprob": -0.1, "special": False} if fmt == "tgi" else {"log_prob": -0.1})
-            line: dict[str, Any] = {"token": token}
-            if fmt == "tgi":
-                line.update({"index": i + 1, "generated_text": None, "details": None})
-            if last:
-                details = {"finish_reason": "length", "generated_tokens": n}
-                line.update({"generated_text": "".join(_text(k) for k in range(n)), "details": details})
-            yield frame(line)
-
-
-def _chunk(data: bytes, size: int = 0) -> bytes:
-    """``data`` as HTTP/1.1 chunks: one, or pieces of ``size`` bytes (an event stream frame across chunks)."""
-    pieces = [data[i : i + size] for i in range(0, len(data), size)] if size else [data]
-    return b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in pieces)
-
-
-_FRAME_CACHE: dict[tuple[Any, ...], tuple[bytes, ...]] = {}
-_FRAME_CACHE_SIZE = 256
-
-
-def _payload_frames(b: Behaviour, n: int) -> tuple[bytes, ...]:
-    """The HTTP body pieces of an ``n``-token response stream, one per content chunk: PayloadPart event
-    stream frames in HTTP chunks. The same for every request of the same length, so they are encoded once:
-    the server's CPU per token then goes to timing and writing, as a real endpoint's front end would."""
-    key = (b.format, b.split_bytes, b.http_chunk_bytes, b.tokens_per_chunk, b.error_after, b.error_kind, n)
-    frames = _FRAME_CACHE.get(key)
-    if frames is None:
-        per_chunk = b.tokens_per_chunk if b.format.startswith("openai") else 1
-        out = []
-        for data in _token_lines(b, n, -(-n // per_chunk)):
-            step = b.split_bytes or max(1, len(data))
-            parts = [data[start : start + step] for start in range(0, len(data), step)]
-            out.append(b"".join(_chunk(eventstream.payload_part(p), b.http_chunk_bytes) for p in parts))
-        if len(_FRAME_CACHE) >= _FRAME_CACHE_SIZE:
-            _FRAME_CACHE.clear()
-        frames = _FRAME_CACHE[key] = tuple(out)
-    return frames
 
 
 class _Handler:
@@ -275,7 +148,7 @@ class _Handler:
             body = json.loads(raw or b"{}")
         except ValueError:
             body = {}
-        n = _max_tokens(body, b.output_tokens)
+        n = responses.max_tokens(body, b.output_tokens)
         others = counters.in_flight
         if others and (b.ttft_ms_per_in_flight or b.itl_ms_per_in_flight):
             b = replace(
@@ -373,20 +246,20 @@ class _Handler:
                 f"X-Amzn-Invoked-Production-Variant: AllTraffic\r\nX-Amzn-SageMaker-Content-Type: {content_type}\r\n",
             )
         )
-        frames = _payload_frames(b, n)
+        frames = responses.payload_frames(b, n)
         ttft, itl = b.ttft_ms / 1000, b.itl_ms / 1000
         await self._send_at(w, frames, request_id=request_id, arrived=arrived, ttft=ttft, itl=itl)
         chunks = len(frames)
         if b.error_after is not None and b.error_after < chunks and b.error_kind == "event":
             await self._at(arrived + ttft + b.error_after * itl)
             body = {"Message": "injected model stream error", "ErrorCode": "ModelStreamError"}
-            w.write(_chunk(eventstream.exception("ModelStreamError", body), b.http_chunk_bytes))
+            w.write(http_chunks(eventstream.exception("ModelStreamError", body), b.http_chunk_bytes))
         w.write(b"0\r\n\r\n")
         await w.drain()
 
     async def invoke(self, w: asyncio.StreamWriter, b: Behaviour, n: int, arrived: float) -> None:
         await self._at(arrived + (b.ttft_ms + (n - 1) * b.itl_ms) / 1000)
-        text = "".join(_text(k) for k in range(n))
+        text = "".join(token_text(k) for k in range(n))
         obj: Any
         if b.format.startswith("openai"):
             obj = {
@@ -422,20 +295,19 @@ class _Handler:
     async def converse_stream(self, w: asyncio.StreamWriter, b: Behaviour, n: int, arrived: float) -> None:
         request_id = str(uuid.uuid4())
         w.write(self._stream_head(request_id))
-        w.write(_chunk(eventstream.json_event("messageStart", {"role": "assistant"}), b.http_chunk_bytes))
+        w.write(http_chunks(eventstream.json_event("messageStart", {"role": "assistant"}), b.http_chunk_bytes))
         chunks = -(-n // b.tokens_per_chunk)
         frames = []
         for i in range(chunks):
             if b.error_after is not None and i == b.error_after:
                 body = {"message": "injected model stream error", "originalStatusCode": 500}
-                frames.append(
-                    _chunk(eventstream.exception("modelStreamErrorException", body), b.http_chunk_bytes) + b"0\r\n\r\n"
-                )
+                error = eventstream.exception("modelStreamErrorException", body)
+                frames.append(http_chunks(error, b.http_chunk_bytes) + b"0\r\n\r\n")
                 break
             take = min(b.tokens_per_chunk, n - i * b.tokens_per_chunk)
-            text = "".join(_text(i * b.tokens_per_chunk + k) for k in range(take))
+            text = "".join(token_text(i * b.tokens_per_chunk + k) for k in range(take))
             delta = {"contentBlockIndex": 0, "delta": {"text": text}}
-            frames.append(_chunk(eventstream.json_event("contentBlockDelta", delta), b.http_chunk_bytes))
+            frames.append(http_chunks(eventstream.json_event("contentBlockDelta", delta), b.http_chunk_bytes))
         await self._send_at(
             w, frames, request_id=request_id, arrived=arrived, ttft=b.ttft_ms / 1000, itl=b.itl_ms / 1000
         )
@@ -452,7 +324,7 @@ class _Handler:
                 },
             )
         )
-        w.write(_chunk(tail, b.http_chunk_bytes) + b"0\r\n\r\n")
+        w.write(http_chunks(tail, b.http_chunk_bytes) + b"0\r\n\r\n")
         await w.drain()
 
 
@@ -544,12 +416,16 @@ class ServerProcess:
         cmd = [
             sys.executable,
             "-m",
-            "inference_constructs.loadtest.server",
+            "inference_loadtest.server",
             "--behaviour",
             json.dumps(asdict(self.behaviour)),
             "--until-stdin-closes",
         ]
-        self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        # the child imports this copy of the package, wherever this process found it
+        package_parent = str(Path(__file__).resolve().parents[1])
+        paths = [package_parent, *filter(None, [os.environ.get("PYTHONPATH")])]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+        self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
         assert self._proc.stdout is not None
         line = self._proc.stdout.readline()
         self.port = int(line.rsplit(":", 1)[1])
@@ -588,8 +464,8 @@ async def _serve_forever(behaviour: Behaviour, port: int, *, until_stdin_closes:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the server in this process until Ctrl-C (``python -m inference_constructs.loadtest.server``)."""
-    p = argparse.ArgumentParser(prog="python -m inference_constructs.loadtest.server", description=__doc__)
+    """Run the server in this process until Ctrl-C (``python -m inference_loadtest.server``)."""
+    p = argparse.ArgumentParser(prog="python -m inference_loadtest.server", description=__doc__)
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--ttft-ms", type=float, default=50.0)
     p.add_argument("--itl-ms", type=float, default=10.0)

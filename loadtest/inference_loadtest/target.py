@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from inference_constructs.errors import InferenceConfigError
-from inference_constructs.loadtest.formats import StreamFormat, format_for_image
-from inference_constructs.loadtest.stats import Pricing
+from inference_loadtest.formats import StreamFormat, format_for_image
+from inference_loadtest.stats import Pricing
 
 
 class Api(StrEnum):

@@ -128,7 +128,8 @@ def chart(report: dict[str, Any], path: str | Path) -> Path:
     Raises
     ------
     InferenceConfigError
-        When matplotlib is not installed (``pip install inference-constructs[loadtest]``).
+        When matplotlib is not installed (``pip install 'inference-loadtest[chart]'``, or the library's
+        ``loadtest`` extra).
     """
     try:
         import matplotlib
@@ -137,7 +138,7 @@ def chart(report: dict[str, Any], path: str | Path) -> Path:
         import matplotlib.pyplot as plt
     except ImportError:
         raise InferenceConfigError(
-            "--chart: needs matplotlib; install it with pip install 'inference-constructs[loadtest]'"
+            "--chart: needs matplotlib; install it with pip install 'inference-loadtest[chart]'"
         ) from None
     levels = [lv for lv in report["levels"] if lv["requests"]]
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), dpi=80)

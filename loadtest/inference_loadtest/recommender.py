@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from inference_constructs.errors import InferenceConfigError
-from inference_constructs.loadtest.formats import StreamFormat, format_for_image, request_body
+from inference_loadtest.formats import StreamFormat, format_for_image, request_body
 
 SHORTLIST_LENGTH = 3
 """The chosen host plus the next two that fit."""
@@ -113,7 +113,7 @@ def build_job(
         For an endpoint the plan does not have, no candidate the service accepts, or a request the
         service model rejects (names, ARNs, ranges).
     """
-    from inference_constructs.loadtest.target import plan_endpoint
+    from inference_loadtest.target import plan_endpoint
 
     _, entry = plan_endpoint(plan, endpoint)
     allowed = variant_instance_types()

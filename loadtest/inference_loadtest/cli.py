@@ -1,7 +1,9 @@
-"""Command line of the load test: ``loadtest``, ``recommend-job`` and ``results`` subcommands.
+"""Command line of the load tester: ``inference-loadtest run``, ``recommend-job`` and ``results``.
 
-``python -m inference_constructs`` registers them with :func:`add_commands` and dispatches to
-:func:`run_command`. Nothing here imports boto3 or matplotlib until a command needs it.
+The same commands are ``python -m inference_constructs loadtest`` / ``recommend-job`` / ``results`` once this
+distribution is installed (the library's ``loadtest`` extra): the library's command line hands them to
+:func:`main`. :func:`add_commands` registers them on another argparse parser, :func:`run_command` runs one.
+Nothing here imports boto3 or matplotlib until a command needs it.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +19,19 @@ from inference_constructs.errors import InferenceConfigError
 
 EXIT_CONFIG_ERROR = 2
 EXIT_INTERRUPTED = 130
-COMMANDS = ("loadtest", "recommend-job", "results")
+
+
+def main(argv: Sequence[str] | None = None, *, prog: str = "inference-loadtest", run_name: str = "run") -> int:
+    """Run the command line; returns the exit code.
+
+    ``prog`` and ``run_name`` name the program and the load-test command in usage and messages (the library's
+    command line passes ``python -m inference_constructs`` and ``loadtest``).
+    """
+    parser = argparse.ArgumentParser(
+        prog=prog, description="Load tests of deployed SageMaker endpoints and Bedrock profiles."
+    )
+    add_commands(parser.add_subparsers(dest="command", required=True), run_name=run_name)
+    return run_command(parser.parse_args(argv))
 
 
 def _aws_options(p: argparse.ArgumentParser) -> None:
@@ -26,10 +41,10 @@ def _aws_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--endpoint-url", help="service endpoint URL, e.g. a local test server; default: the AWS one")
 
 
-def add_commands(sub: Any) -> None:  # noqa: PLR0915 - one statement per command-line option
-    """Register ``loadtest``, ``recommend-job`` and ``results`` on an argparse subparsers object."""
+def add_commands(sub: Any, *, run_name: str = "run") -> None:  # noqa: PLR0915 - one statement per option
+    """Register the load test (as ``run_name``), ``recommend-job`` and ``results`` on an argparse subparsers object."""
     lt = sub.add_parser(
-        "loadtest",
+        run_name,
         help="measure TTFT, inter-token latency, throughput and cost per token of a deployed endpoint or profile",
         description="Load-test a SageMaker endpoint or a Bedrock profile. Needs a target (--endpoint or "
         "--profile) and a bound (--requests or --duration); prints the estimated request count first.",
@@ -73,6 +88,7 @@ def add_commands(sub: Any) -> None:  # noqa: PLR0915 - one statement per command
     lt.add_argument("--chart", help="write a PNG chart (needs matplotlib) to this file")
     lt.add_argument("--no-progress", action="store_true", help="no progress bar (default: one on a terminal)")
     _aws_options(lt)
+    lt.set_defaults(handler=_loadtest)
 
     rj = sub.add_parser(
         "recommend-job",
@@ -97,16 +113,15 @@ def add_commands(sub: Any) -> None:  # noqa: PLR0915 - one statement per command
     rs.add_argument("job_name")
     rs.add_argument("--json", action="store_true")
     _aws_options(rs)
+    rs.set_defaults(handler=_results)
+    rj.set_defaults(handler=_recommend_job, results_prog=rs.prog)
 
 
 def run_command(args: argparse.Namespace) -> int:
     """Run a command registered by :func:`add_commands`; a user mistake prints one message and exits 2."""
     try:
-        if args.command == "loadtest":
-            return _loadtest(args)
-        if args.command == "recommend-job":
-            return _recommend_job(args)
-        return _results(args)
+        result: int = args.handler(args)
+        return result
     except InferenceConfigError as exc:
         print(exc, file=sys.stderr)
         return EXIT_CONFIG_ERROR
@@ -139,7 +154,7 @@ def _client_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 
 def _control_client(service: str, args: argparse.Namespace) -> Any:
     """A control-plane client (bedrock, sagemaker, s3) from the standard configuration."""
-    from inference_constructs.loadtest.runner import make_client
+    from inference_loadtest.calls import make_client
 
     return make_client(service, pool=1, **_client_kwargs(args))
 
@@ -154,12 +169,14 @@ def _resolve_profile_arn(args: argparse.Namespace, name: str) -> str:
 
 
 def _loadtest(args: argparse.Namespace) -> int:  # noqa: C901, PLR0912, PLR0915 - one branch per option
-    from inference_constructs.loadtest import report as rep
-    from inference_constructs.loadtest.formats import StreamFormat
-    from inference_constructs.loadtest.prompts import Lengths, jsonl_prompts, synthetic_prompts
-    from inference_constructs.loadtest.runner import LoadOptions, LoadTest, ProgressBar, make_client
-    from inference_constructs.loadtest.stats import Slo, knee
-    from inference_constructs.loadtest.target import Api, load_plan, resolve_target
+    from inference_loadtest import report as rep
+    from inference_loadtest.calls import make_client
+    from inference_loadtest.formats import StreamFormat
+    from inference_loadtest.options import LoadOptions
+    from inference_loadtest.prompts import Lengths, jsonl_prompts, synthetic_prompts
+    from inference_loadtest.runner import LoadTest, ProgressBar
+    from inference_loadtest.stats import Slo, knee
+    from inference_loadtest.target import Api, load_plan, resolve_target
 
     if not args.endpoint and not args.profile:
         raise InferenceConfigError("loadtest: no target; use --endpoint NAME or --profile ID_OR_ARN")
@@ -276,9 +293,9 @@ def _loadtest(args: argparse.Namespace) -> int:  # noqa: C901, PLR0912, PLR0915 
 
 
 def _recommend_job(args: argparse.Namespace) -> int:
-    from inference_constructs.loadtest import recommender
-    from inference_constructs.loadtest.formats import StreamFormat, format_for_image
-    from inference_constructs.loadtest.target import load_plan, plan_endpoint
+    from inference_loadtest import recommender
+    from inference_loadtest.formats import StreamFormat, format_for_image
+    from inference_loadtest.target import load_plan, plan_endpoint
 
     plan = load_plan(args.plan)
     _, entry = plan_endpoint(plan, args.endpoint)
@@ -328,14 +345,14 @@ def _recommend_job(args: argparse.Namespace) -> int:
     if args.submit:
         s3 = _control_client("s3", args)
         arn = recommender.submit(request, sagemaker=sagemaker, s3=s3, payload=payload)
-        print(f"created {arn}; read it with: python -m inference_constructs results {job_name}")
+        print(f"created {arn}; read it with: {args.results_prog} {job_name}")
     elif not args.out:
         sys.stdout.write(text)
     return 0
 
 
 def _results(args: argparse.Namespace) -> int:
-    from inference_constructs.loadtest import recommender
+    from inference_loadtest import recommender
 
     sagemaker = _control_client("sagemaker", args)
     job = sagemaker.describe_inference_recommendations_job(JobName=args.job_name)

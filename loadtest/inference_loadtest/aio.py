@@ -31,11 +31,12 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from inference_constructs.loadtest.eventstream import PRELUDE_LENGTH, STRING_HEADER_TYPE
-from inference_constructs.loadtest.formats import LineStreamDecoder, StreamFormat, bedrock_observation, request_body
-from inference_constructs.loadtest.prompts import Prompt
-from inference_constructs.loadtest.stats import RequestResult
-from inference_constructs.loadtest.timing import TimedStreamReader, open_timed_connection
+from inference_loadtest.eventstream import PRELUDE_LENGTH, STRING_HEADER_TYPE
+from inference_loadtest.formats import LineStreamDecoder, StreamFormat, bedrock_observation, request_body
+from inference_loadtest.measure import Record, StreamTimes, Take
+from inference_loadtest.prompts import Prompt
+from inference_loadtest.stats import RequestResult
+from inference_loadtest.timing import TimedStreamReader, open_timed_connection
 
 _FRESH_HEADERS = frozenset(
     {"authorization", "x-amz-date", "x-amz-security-token", "x-amz-content-sha256", "content-length"}
@@ -284,7 +285,7 @@ class _ParseQueue:
 
 @dataclass
 class _Diverted:
-    """The :class:`~inference_constructs.loadtest.timing.Sink` of one response: its pieces go to the queue."""
+    """The :class:`~inference_loadtest.timing.Sink` of one response: its pieces go to the queue."""
 
     body: _StreamBody
     queue: _ParseQueue
@@ -487,12 +488,10 @@ class AsyncEngine:
         return self._parse_queue
 
     async def _stream(self, reader: TimedStreamReader, headers: dict[str, str], start: float) -> RequestResult:
-        """Each event is timed by when its bytes reached the process (:mod:`~inference_constructs.loadtest.timing`),
+        """Each event is timed by when its bytes reached the process (:mod:`~inference_loadtest.timing`),
         not by when the body was parsed behind the other streams; the body is parsed as it arrives, without a
         task switch per event (:class:`_StreamBody`)."""
-        from inference_constructs.loadtest.runner import _Stream
-
-        state = _Stream(start=start)
+        state = StreamTimes(start=start)
         decoder = LineStreamDecoder(self.format)
         bedrock = self.operation == "ConverseStream"
 
@@ -520,10 +519,6 @@ class AsyncEngine:
         for pool in self._pools.values():
             pool.close()
         self._pools.clear()
-
-
-Take = Callable[[], tuple[int, Prompt] | None]
-Record = Callable[[int, RequestResult], None]
 
 
 PRESIGNED_MAX_AGE_S = 60.0

@@ -1,0 +1,290 @@
+"""The load generator: fixed-concurrency sweeps and open-loop Poisson arrivals through boto3.
+
+Two engines, one set of results. Above :data:`THREADS_UP_TO` concurrent streams, streaming calls
+(``InvokeEndpointWithResponseStream``, ``ConverseStream``) run on the asyncio engine
+(:mod:`inference_loadtest.aio`): one thread, boto3 for building, signing and retry decisions,
+botocore's event-stream parser for the frames. Up to it (and for every ``InvokeEndpoint`` call) one thread
+runs per in-flight request (each one request of :mod:`inference_loadtest.calls`), all sharing one boto3 client
+(botocore clients are thread-safe) whose pool holds as many connections as the highest concurrency. Either
+way every request goes through boto3's standard configuration (credentials, region, ``endpoint_url`` and the
+``AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME`` / ``AWS_ENDPOINT_URL_BEDROCK_RUNTIME`` variables) and botocore's
+``standard`` retry conditions, which back off on throttling; retries and throttled requests are counted apart.
+
+Clock: ``time.perf_counter``. A request's times start when its first attempt's signed request goes to the
+HTTP layer, so TTFT, inter-token gaps and end-to-end latency measure the service and the network, not the
+SDK's request building; the benchmark in ``benchmarks/`` measures what remains of the generator's overhead.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, TextIO
+
+from inference_constructs.errors import InferenceConfigError
+from inference_loadtest.calls import Calls, make_client
+from inference_loadtest.measure import Record, Take
+from inference_loadtest.options import LoadOptions
+from inference_loadtest.prompts import Prompt
+from inference_loadtest.stats import RequestResult, Slo, level_summary
+from inference_loadtest.target import Api, Target
+
+__all__ = ["THREADS_UP_TO", "LoadOptions", "LoadTest", "ProgressBar", "make_client"]
+
+THREADS_UP_TO = 64
+"""``engine="auto"`` runs up to this many concurrent streams on threads, more on the asyncio engine: threads add
+less latency at low concurrency (each stream reads in its own thread), asyncio costs about 3x less CPU per token
+(``benchmarks/loadtest.py``; docs/benchmarks.md)."""
+
+
+class LoadTest(Calls):
+    """Runs the levels of :class:`LoadOptions` against a :class:`Target` and summarizes each.
+
+    Parameters
+    ----------
+    target
+        What to call (see :func:`~inference_loadtest.target.resolve_target`).
+    options
+        The load.
+    client
+        A boto3 ``sagemaker-runtime`` or ``bedrock-runtime`` client matching ``target.api``. Default: built
+        by :func:`make_client` from the standard configuration.
+    slo
+        For goodput and the knee. Default: no SLO (goodput counts successful requests).
+    progress
+        Called as ``progress(done, total, label)`` after each request. Default: nothing.
+    engine
+        ``auto``, ``async`` or ``threads``. Default: ``auto``, asyncio above :data:`THREADS_UP_TO` streams.
+    s3
+        Async endpoints: the S3 client for the inputs and the output polling. Default: the standard chain.
+    async_input_s3_uri
+        Async endpoints: ``s3://bucket/prefix/`` where each distinct request body is uploaded once before it
+        is used. Default: none (an async target then fails with that message).
+    async_poll_s
+        Async endpoints: seconds between polls of the output and failure locations (the e2e resolution).
+        Default: 1 second.
+    async_timeout_s
+        Async endpoints: seconds after which a missing output counts as ``AsyncOutputTimeout``. Default: 900.
+    """
+
+    def __init__(
+        self,
+        target: Target,
+        options: LoadOptions,
+        *,
+        client: Any | None = None,
+        slo: Slo | None = None,
+        progress: Callable[[int, int | None, str], None] | None = None,
+        engine: str = "auto",
+        s3: Any | None = None,
+        async_input_s3_uri: str | None = None,
+        async_poll_s: float = 1.0,
+        async_timeout_s: float = 900.0,
+    ) -> None:
+        super().__init__(
+            target,
+            options,
+            client=client,
+            s3=s3,
+            async_input_s3_uri=async_input_s3_uri,
+            async_poll_s=async_poll_s,
+            async_timeout_s=async_timeout_s,
+        )
+        self.slo = slo or Slo()
+        self._progress = progress
+        streaming = target.api in (Api.STREAM, Api.CONVERSE_STREAM)
+        if engine not in ("auto", "async", "threads") or (engine == "async" and not streaming):
+            raise InferenceConfigError(f"--engine: {engine!r} is not allowed; use auto, threads, or async (streaming)")
+        peak = max([*options.concurrency, options.max_in_flight if options.rates_rps else 1])
+        auto_async = streaming and peak > THREADS_UP_TO
+        self.engine = "async" if engine == "async" or (engine == "auto" and auto_async) else "threads"
+        self._engine: Any = None
+        self.interrupted = False
+        self.grace_s = 5.0
+        self.results: list[list[RequestResult]] = []
+        """After :meth:`run`: every request of each level, in the order they finished (warm-up included)."""
+
+    # ------------------------------------------------------------------------------------------ levels
+    def _bounds(self) -> tuple[int | None, float | None]:
+        o = self.options
+        total = None if o.requests is None else o.requests + o.warmup
+        return total, None if o.duration_s is None else time.perf_counter() + o.duration_s
+
+    def _record(self, results: list[RequestResult], index: int, label: str, total: int | None) -> None:
+        prompt = self.options.prompts[index % len(self.options.prompts)]
+        r = self.invoke(prompt)
+        r.warmup = index < self.options.warmup
+        results.append(r)
+        if self._progress:
+            self._progress(len(results), total, label)
+
+    def _async_engine(self) -> Any:
+        from inference_loadtest.aio import AsyncEngine
+
+        if self._engine is not None:
+            return self._engine  # one per client: it hooks the client's before-send event
+        retries = getattr(self.client.meta.config, "retries", None) or {}
+        attempts = retries.get("total_max_attempts") or (retries.get("max_attempts", 3) + 1)
+        engine = AsyncEngine(self.client, self._operation, self.target.identifier, self.target.format, attempts)
+        self._engine = engine
+        return engine
+
+    def _taker(self, label: str, results: list[RequestResult]) -> tuple[Take, Record]:
+        total, deadline = self._bounds()
+        counter = itertools.count()
+        prompts = self.options.prompts
+
+        def take() -> tuple[int, Prompt] | None:
+            if self._stop.is_set():
+                return None
+            i = next(counter)
+            if (total is not None and i >= total) or (deadline is not None and time.perf_counter() >= deadline):
+                return None
+            return i, prompts[i % len(prompts)]
+
+        def record(index: int, r: RequestResult) -> None:
+            r.warmup = index < self.options.warmup
+            results.append(r)
+            if self._progress:
+                self._progress(len(results), total, label)
+
+        return take, record
+
+    def _level_async(
+        self, concurrency: int | None, rate: float | None, results: list[RequestResult], label: str
+    ) -> None:
+
+        from inference_loadtest import aio, timing
+
+        take, record = self._taker(label, results)
+        engine = self._async_engine()
+        try:
+            if concurrency:
+                timing.run(aio.run_fixed(engine, concurrency, take, record))
+            else:
+                assert rate is not None
+                rng = random.Random(self.options.seed)
+                timing.run(
+                    aio.run_open_loop(engine, lambda: rng.expovariate(rate), take, record, self.options.max_in_flight)
+                )
+        finally:
+            self.detected_format = engine.detected_format or self.detected_format
+
+    def _fixed(self, concurrency: int, results: list[RequestResult], label: str) -> None:
+        if self.engine == "async":
+            self._level_async(concurrency, None, results, label)
+            return
+        total, deadline = self._bounds()
+        counter = itertools.count()
+
+        def worker() -> None:
+            while not self._stop.is_set():
+                i = next(counter)
+                if (total is not None and i >= total) or (deadline is not None and time.perf_counter() >= deadline):
+                    return
+                self._record(results, i, label, total)
+
+        threads = [threading.Thread(target=worker, daemon=True) for _ in range(concurrency)]
+        for t in threads:
+            t.start()
+        try:
+            for t in threads:
+                while t.is_alive():
+                    t.join(0.1)
+        except KeyboardInterrupt:
+            self._stop.set()
+            self._grace(threads)
+            raise
+
+    def _grace(self, threads: Sequence[threading.Thread]) -> None:
+        """After Ctrl-C: give requests in flight ``grace_s`` to finish (a second Ctrl-C stops waiting)."""
+        deadline = time.perf_counter() + self.grace_s
+        for t in threads:
+            t.join(max(0.0, deadline - time.perf_counter()))
+
+    def _open_loop(self, rate: float, results: list[RequestResult], label: str) -> None:
+        if self.engine == "async":
+            self._level_async(None, rate, results, label)
+            return
+        total, deadline = self._bounds()
+        rng = random.Random(self.options.seed)
+        futures: list[Future[None]] = []
+        with ThreadPoolExecutor(self.options.max_in_flight) as pool:
+            at = time.perf_counter()
+            for i in itertools.count():
+                if self._stop.is_set() or (total is not None and i >= total):
+                    break
+                if deadline is not None and at >= deadline:
+                    break
+                delay = at - time.perf_counter()
+                if delay > 0:
+                    time.sleep(delay)
+                futures.append(pool.submit(self._record, results, i, label, total))
+                at += rng.expovariate(rate)
+            for f in futures:
+                while not f.done():
+                    time.sleep(0.05)
+
+    def run(self) -> list[dict[str, Any]]:
+        """Every level in order; on Ctrl-C stop starting requests and return what was measured so far."""
+        levels: list[dict[str, Any]] = []
+        self.results = []
+        for concurrency, rate in self.options.levels():
+            results: list[RequestResult] = []
+            self.results.append(results)
+            label = f"concurrency {concurrency}" if concurrency else f"rate {rate:g}/s"
+            try:
+                if concurrency:
+                    self._fixed(concurrency, results, label)
+                else:
+                    assert rate is not None
+                    self._open_loop(rate, results, label)
+            except KeyboardInterrupt:
+                self._stop.set()
+                self.interrupted = True
+            snapshot = list(results)  # requests still in flight after the grace period are left out
+            if snapshot or not self.interrupted:
+                levels.append(
+                    level_summary(
+                        snapshot,
+                        concurrency=concurrency,
+                        rate_rps=rate,
+                        slo=self.slo,
+                        pricing=self.target.pricing,
+                        interrupted=self.interrupted,
+                    )
+                )
+            if self.interrupted:
+                break
+        return levels
+
+
+class ProgressBar:
+    """A one-line progress bar on a terminal stream (stderr by default), redrawn at most 10 times a second."""
+
+    def __init__(self, stream: TextIO | None = None, width: int = 30) -> None:
+        self.stream = stream or sys.stderr
+        self.width = width
+        self._lock = threading.Lock()
+        self._drawn = 0.0
+
+    def __call__(self, done: int, total: int | None, label: str) -> None:
+        now = time.monotonic()
+        with self._lock:
+            if now - self._drawn < 0.1 and done != total:
+                return
+            self._drawn = now
+            if total:
+                filled = min(self.width, self.width * done // total)
+                bar = "#" * filled + "-" * (self.width - filled)
+                self.stream.write(f"\r{label:<18} [{bar}] {done}/{total}")
+            else:
+                self.stream.write(f"\r{label:<18} {done} requests")
+            if done == total:
+                self.stream.write("\n")
+            self.stream.flush()
