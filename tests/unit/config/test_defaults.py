@@ -74,7 +74,7 @@ OTHER_CONCEPTS = {
     "spec.ResolvedArchitecture.source",  # where the architecture came from, not the model's source
     "scaling.decisions.HostFacts.instance_type",  # the chosen host
     "observability.targets.MonitoredEndpoint.instance_type",  # the chosen host
-    "sizing.MemoryEstimate.neuron_compiled",  # copied from the model spec by the sizing
+    "sizing.types.MemoryEstimate.neuron_compiled",  # copied from the model spec by the sizing
 }
 
 
