@@ -10,6 +10,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from inference_constructs.containers.model_access import HfTokenSecret
+from inference_constructs.scaling.defaults import (
+    DEFAULT_SERVERLESS_MAX_CONCURRENCY,
+    DEFAULT_SERVERLESS_PROVISIONED_CONCURRENCY,
+)
 from inference_constructs.spec import (
     AcceleratorChoice,
     EndpointKind,
@@ -73,8 +77,8 @@ class ServerlessOptions:
     """
 
     memory_mb: int | None = None
-    max_concurrency: int = 20
-    provisioned_concurrency: int = 0
+    max_concurrency: int = DEFAULT_SERVERLESS_MAX_CONCURRENCY
+    provisioned_concurrency: int = DEFAULT_SERVERLESS_PROVISIONED_CONCURRENCY
 
 
 @dataclass(frozen=True)

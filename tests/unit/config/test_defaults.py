@@ -72,9 +72,9 @@ DIFFERENT_ON_PURPOSE: dict[tuple[str, str], str] = {
 #: Decision fields that share a config key's name but are another concept (not a second copy of its default).
 OTHER_CONCEPTS = {
     "spec.ResolvedArchitecture.source",  # where the architecture came from, not the model's source
-    "scaling.decisions.HostFacts.instance_type",  # the chosen host
+    "scaling.types.HostFacts.instance_type",  # the chosen host
     "observability.targets.MonitoredEndpoint.instance_type",  # the chosen host
-    "sizing.MemoryEstimate.neuron_compiled",  # copied from the model spec by the sizing
+    "sizing.types.MemoryEstimate.neuron_compiled",  # copied from the model spec by the sizing
 }
 
 
