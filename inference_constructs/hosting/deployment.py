@@ -28,11 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from inference_constructs.hosting.request import DeploymentOptions, DeploymentStrategy
-from inference_constructs.observability.metric_definitions import (
-    COMPONENT_DIMENSIONS,
-    SAGEMAKER_NAMESPACE,
-    VARIANT_DIMENSIONS,
-)
+from inference_constructs.observability import metric_table
+from inference_constructs.observability.metric_definitions import COMPONENT_DIMENSIONS, VARIANT_DIMENSIONS
 
 __all__ = [
     "MAX_EXECUTION_TIMEOUT_SECONDS",
@@ -196,15 +193,16 @@ def rollback_alarm_plans(
     """The 5XX-rate and p99-latency alarms: 2 of 3 one-minute periods above the threshold, on the invocation
     metrics of the variant or of the inference component."""
     dimensions = tuple(n.value for n in (COMPONENT_DIMENSIONS if inference_component else VARIANT_DIMENSIONS))
+    errors, latency = metric_table.INVOCATION_5XX_ERRORS, metric_table.MODEL_LATENCY
     return (
         RollbackAlarmPlan(
             construct_id="Rollback5xxAlarm",
-            namespace=SAGEMAKER_NAMESPACE,
+            namespace=errors.namespace,
             # Average of a 1-or-0-per-request metric: the 5XX error rate (0..1).
-            metric_name="Invocation5XXErrors",
-            statistic="Average",
+            metric_name=errors.name,
+            statistic=errors.statistic,
             period_seconds=60,
-            unit=None,
+            unit=errors.unit,
             threshold=d.max_error_rate_percent / 100.0,
             comparison_operator="GreaterThanThreshold",
             evaluation_periods=3,
@@ -218,11 +216,11 @@ def rollback_alarm_plans(
         ),
         RollbackAlarmPlan(
             construct_id="RollbackLatencyAlarm",
-            namespace=SAGEMAKER_NAMESPACE,
-            metric_name="ModelLatency",
-            statistic="p99",
+            namespace=latency.namespace,
+            metric_name=latency.name,
+            statistic=latency.statistic,
             period_seconds=60,
-            unit="Microseconds",
+            unit=latency.unit,
             threshold=p99_model_latency_ms * 1000.0,
             comparison_operator="GreaterThanThreshold",
             evaluation_periods=3,

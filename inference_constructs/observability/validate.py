@@ -31,6 +31,7 @@ from inference_constructs.observability.metric_definitions import (
     INFERENCE_COMPONENT_NAMESPACE,
     SAGEMAKER_NAMESPACE,
 )
+from inference_constructs.observability.metric_table import names_in
 
 MAX_WIDGETS = 500
 MAX_SEARCH_PER_GRAPH = 100
@@ -61,127 +62,37 @@ class Namespace:
     metrics: frozenset[str]
 
 
-_BEDROCK_INVOCATION_METRICS = (
-    "Invocations",
-    "InvocationLatency",
-    "InvocationClientErrors",
-    "InvocationServerErrors",
-    "InvocationThrottles",
-)
-"""Published under the same names by Bedrock runtime and by Bedrock guardrails."""
-
 KNOWN_NAMESPACES: Mapping[str, Namespace] = {
     SAGEMAKER_NAMESPACE: Namespace(
         dimensions=frozenset({"EndpointName", "VariantName", "InferenceComponentName"}),
-        metrics=frozenset(
-            {
-                "Invocations",
-                "InvocationsPerInstance",
-                "InvocationsPerCopy",
-                "Invocation4XXErrors",
-                "Invocation5XXErrors",
-                "InvocationModelErrors",
-                "ModelLatency",
-                "OverheadLatency",
-                "ModelSetupTime",
-                "ConcurrentRequestsPerModel",
-                "ConcurrentRequestsPerCopy",
-                "NoCapacityInvocationFailures",
-                "ServerlessProvisionedConcurrencyUtilization",
-                "ApproximateBacklogSize",
-                "ApproximateBacklogSizePerInstance",
-                "ApproximateAgeOfOldestRequest",
-                "HasBacklogWithoutCapacity",
-                "RequestDownloadFailures",
-                "ResponseUploadFailures",
-                "NotificationFailures",
-                "ExpiredRequests",
-                "InvocationFailures",
-                "InvocationsProcesssed",
-                "RequestDownloadLatency",
-                "ResponseUploadLatency",
-                "TimeInBacklog",
-                "TotalProcessingTime",
-                "ModelLoadingWaitTime",
-                "ModelUnloadingTime",
-                "ModelDownloadingTime",
-                "ModelLoadingTime",
-                "ModelCacheHit",
-                "FirstChunkLatency",
-                "FirstChunkModelLatency",
-                "FirstChunkOverheadLatency",
-                "MidStreamErrors",
-            }
-        ),
+        metrics=names_in(SAGEMAKER_NAMESPACE),
     ),
     ENDPOINT_INSTANCE_NAMESPACE: Namespace(
         dimensions=frozenset({"EndpointName", "VariantName"}),
-        metrics=frozenset(
-            {
-                "CPUUtilization",
-                "MemoryUtilization",
-                "DiskUtilization",
-                "GPUUtilization",
-                "GPUMemoryUtilization",
-                "CPUUtilizationNormalized",
-                "GPUUtilizationNormalized",
-                "GPUMemoryUtilizationNormalized",
-                "CPUReservation",
-                "GPUReservation",
-                "MemoryReservation",
-                "LoadedModelCount",
-            }
-        ),
+        metrics=names_in(ENDPOINT_INSTANCE_NAMESPACE),
     ),
     INFERENCE_COMPONENT_NAMESPACE: Namespace(
         dimensions=frozenset({"InferenceComponentName"}),
-        metrics=frozenset(
-            {
-                "CPUUtilizationNormalized",
-                "GPUUtilizationNormalized",
-                "GPUMemoryUtilizationNormalized",
-                "MemoryUtilizationNormalized",
-            }
-        ),
+        metrics=names_in(INFERENCE_COMPONENT_NAMESPACE),
     ),
     BEDROCK_NAMESPACE: Namespace(
         dimensions=frozenset({"ModelId", "ImageSize", "BucketedStepSize"}),
-        metrics=frozenset(
-            {
-                *_BEDROCK_INVOCATION_METRICS,
-                "InputTokenCount",
-                "OutputTokenCount",
-                "LegacyModelInvocations",
-                "OutputImageCount",
-                "TimeToFirstToken",
-                "EstimatedTPMQuotaUsage",
-                "CacheReadInputTokens",
-                "CacheWriteInputTokens",
-                "CacheReadInputTokenCount",
-                "CacheWriteInputTokenCount",
-                # model invocation logging delivery, published without dimensions
-                "ModelInvocationLogsCloudWatchDeliverySuccess",
-                "ModelInvocationLogsCloudWatchDeliveryFailure",
-                "ModelInvocationLogsS3DeliverySuccess",
-                "ModelInvocationLogsS3DeliveryFailure",
-                "ModelInvocationLargeDataS3DeliverySuccess",
-                "ModelInvocationLargeDataS3DeliveryFailure",
-            }
-        ),
+        metrics=names_in(BEDROCK_NAMESPACE),
     ),
     GUARDRAILS_NAMESPACE: Namespace(
         dimensions=frozenset(
             {"Operation", "GuardrailContentSource", "GuardrailPolicyType", "GuardrailArn", "GuardrailVersion"}
         ),
-        metrics=frozenset({*_BEDROCK_INVOCATION_METRICS, "TextUnitCount", "InvocationsIntervened"}),
+        metrics=names_in(GUARDRAILS_NAMESPACE),
     ),
     BILLING_NAMESPACE: Namespace(
         dimensions=frozenset({"Currency", "ServiceName", "LinkedAccount"}),
-        metrics=frozenset({"EstimatedCharges"}),
+        metrics=names_in(BILLING_NAMESPACE),
     ),
 }
-"""Namespaces the library graphs, with their dimension and metric names (AWS metric references, see
-docs/observability.md). A namespace outside this table is reported, so a typo cannot slip through."""
+"""Namespaces the library graphs, with their dimension names and their metric names (the rows of
+:mod:`~inference_constructs.observability.metric_table`). A namespace outside this table is reported, so a typo
+cannot slip through."""
 
 _PSEUDO_DESIGNATORS = frozenset({"MetricName", "Namespace"})
 
