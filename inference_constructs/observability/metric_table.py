@@ -312,6 +312,8 @@ for _row in (INVOCATION_LATENCY, INVOCATION_CLIENT_ERRORS, INVOCATION_SERVER_ERR
     _also_in(_row, GUARDRAILS_NAMESPACE, _GUARDRAIL, _GUARDRAILS_DOC)
 _define(GUARDRAILS_NAMESPACE, "TextUnitCount", _GUARDRAIL, "Sum", None, _GUARDRAILS_DOC)
 
+del _name, _row
+
 METRICS: tuple[MetricDefinition, ...] = tuple(_ROWS)
 """Every row, in the order above."""
 
