@@ -24,6 +24,7 @@ __all__ = [
     "GUARDRAILS_NAMESPACE",
     "INFERENCE_COMPONENT_NAMESPACE",
     "METRICS",
+    "NAMESPACE_DIMENSIONS",
     "SAGEMAKER_NAMESPACE",
     "Dimension",
     "MetricDefinition",
@@ -316,6 +317,16 @@ del _name, _row
 
 METRICS: tuple[MetricDefinition, ...] = tuple(_ROWS)
 """Every row, in the order above."""
+
+NAMESPACE_DIMENSIONS: Mapping[str, frozenset[str]] = {
+    SAGEMAKER_NAMESPACE: frozenset(_VARIANT + _COMPONENT),
+    ENDPOINT_INSTANCE_NAMESPACE: frozenset(_VARIANT),
+    INFERENCE_COMPONENT_NAMESPACE: frozenset(_COMPONENT),
+    BEDROCK_NAMESPACE: frozenset({*_MODEL, "ImageSize", "BucketedStepSize"}),
+    GUARDRAILS_NAMESPACE: frozenset({*_GUARDRAIL, "Operation", "GuardrailContentSource", "GuardrailPolicyType"}),
+    BILLING_NAMESPACE: frozenset({Dimension.CURRENCY.value, "ServiceName", "LinkedAccount"}),
+}
+"""Every dimension name each namespace publishes metrics with (also those no row's metric is read by)."""
 
 BY_NAMESPACE: Mapping[str, tuple[MetricDefinition, ...]] = {
     namespace: tuple(row for row in METRICS if row.namespace == namespace)

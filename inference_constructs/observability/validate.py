@@ -23,15 +23,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inference_constructs.observability.metric_definitions import (
-    BEDROCK_NAMESPACE,
-    BILLING_NAMESPACE,
-    ENDPOINT_INSTANCE_NAMESPACE,
-    GUARDRAILS_NAMESPACE,
-    INFERENCE_COMPONENT_NAMESPACE,
-    SAGEMAKER_NAMESPACE,
-)
-from inference_constructs.observability.metric_table import names_in
+from inference_constructs.observability.metric_table import NAMESPACE_DIMENSIONS, names_in
 
 MAX_WIDGETS = 500
 MAX_SEARCH_PER_GRAPH = 100
@@ -63,34 +55,10 @@ class Namespace:
 
 
 KNOWN_NAMESPACES: Mapping[str, Namespace] = {
-    SAGEMAKER_NAMESPACE: Namespace(
-        dimensions=frozenset({"EndpointName", "VariantName", "InferenceComponentName"}),
-        metrics=names_in(SAGEMAKER_NAMESPACE),
-    ),
-    ENDPOINT_INSTANCE_NAMESPACE: Namespace(
-        dimensions=frozenset({"EndpointName", "VariantName"}),
-        metrics=names_in(ENDPOINT_INSTANCE_NAMESPACE),
-    ),
-    INFERENCE_COMPONENT_NAMESPACE: Namespace(
-        dimensions=frozenset({"InferenceComponentName"}),
-        metrics=names_in(INFERENCE_COMPONENT_NAMESPACE),
-    ),
-    BEDROCK_NAMESPACE: Namespace(
-        dimensions=frozenset({"ModelId", "ImageSize", "BucketedStepSize"}),
-        metrics=names_in(BEDROCK_NAMESPACE),
-    ),
-    GUARDRAILS_NAMESPACE: Namespace(
-        dimensions=frozenset(
-            {"Operation", "GuardrailContentSource", "GuardrailPolicyType", "GuardrailArn", "GuardrailVersion"}
-        ),
-        metrics=names_in(GUARDRAILS_NAMESPACE),
-    ),
-    BILLING_NAMESPACE: Namespace(
-        dimensions=frozenset({"Currency", "ServiceName", "LinkedAccount"}),
-        metrics=names_in(BILLING_NAMESPACE),
-    ),
+    namespace: Namespace(dimensions=dimensions, metrics=names_in(namespace))
+    for namespace, dimensions in NAMESPACE_DIMENSIONS.items()
 }
-"""Namespaces the library graphs, with their dimension names and their metric names (the rows of
+"""Namespaces the library graphs, with their dimension and metric names (from
 :mod:`~inference_constructs.observability.metric_table`). A namespace outside this table is reported, so a typo
 cannot slip through."""
 

@@ -82,10 +82,14 @@ class CapacityScaling(Construct):
     _zero_allowed: bool
     _inference_component: bool
     target: appscaling.ScalableTarget
+    """The ``ScalableTarget`` L2 (construct id ``Target``)."""
     wake_up_policy: appscaling.StepScalingAction | None
+    """The scale-from-zero step policy (+1), once the wake-up is added (minimum 0)."""
     wake_up_alarm: cloudwatch.CfnAlarm | None
+    """The alarm that triggers it: ``HasBacklogWithoutCapacity`` of an async endpoint, or
+    ``NoCapacityInvocationFailures`` of an inference component."""
 
-    def _scalable_target(
+    def _create_target(
         self,
         *,
         resource_id: str,
@@ -93,21 +97,21 @@ class CapacityScaling(Construct):
         min_capacity: int,
         max_capacity: int,
         dimensions: Mapping[Dimension, str],
-        kind: EndpointKind,
-        zero_allowed: bool,
-        inference_component: bool = False,
-    ) -> appscaling.ScalableTarget:
-        """Create the target; ``dimensions`` bind the CloudWatch metrics of the policies added later, ``kind`` and
-        ``inference_component`` say which policies those may be, ``zero_allowed`` whether a floor may be 0."""
+        kind: EndpointKind = EndpointKind.REALTIME,
+    ) -> None:
+        """Create :attr:`target`; ``dimensions`` bind the CloudWatch metrics of the policies added later. An
+        inference component's copies and an async endpoint's instances may scale to (and floor at) zero."""
         self._dimensions = dict(dimensions)
         self._schedules = []
         self._kind = kind
         self._max_capacity = max_capacity
-        self._zero_allowed = zero_allowed
-        self._inference_component = inference_component
-        return _render.scalable_target(
+        self._inference_component = dimension is ScalableDimension.INFERENCE_COMPONENT_COPIES
+        self._zero_allowed = self._inference_component or kind is EndpointKind.ASYNC
+        self.target = _render.scalable_target(
             self, resource_id=resource_id, dimension=dimension, min_capacity=min_capacity, max_capacity=max_capacity
         )
+        self.wake_up_policy = None
+        self.wake_up_alarm = None
 
     def _apply_plan(self, plan: ScalingPlan, *, wake_up: WakeUpPolicy | None = None) -> None:
         """Add the plan's target-tracking policies, then ``wake_up`` (unless one exists), then the plan's floors."""

@@ -17,7 +17,6 @@ from typing import Unpack
 
 import jsii
 from aws_cdk import aws_applicationautoscaling as appscaling
-from aws_cdk import aws_cloudwatch as cloudwatch
 from constructs import Construct, IValidation
 
 from inference_constructs import _tokens
@@ -70,8 +69,10 @@ class EndpointAutoScaling(CapacityScaling):
 
     Parameters
     ----------
-    scope, construct_id:
-        Parent construct and construct id.
+    scope:
+        Parent construct.
+    construct_id:
+        Construct id.
     endpoint_name:
         Name of the endpoint. Pass the endpoint resource's name attribute (a token) so the scalable
         target is created after the endpoint.
@@ -146,20 +147,14 @@ class EndpointAutoScaling(CapacityScaling):
         self.gpu_count = gpu_count
         self.instance_type = instance_type
         self.serving = serving
-        self.target = self._scalable_target(
+        self._create_target(
             resource_id=f"endpoint/{endpoint_name}/variant/{variant_name}",
             dimension=ScalableDimension.VARIANT_INSTANCES,
             min_capacity=min_capacity,
             max_capacity=max_capacity,
             dimensions={Dimension.ENDPOINT_NAME: endpoint_name, Dimension.VARIANT_NAME: variant_name},
             kind=kind,
-            zero_allowed=kind is EndpointKind.ASYNC,
         )
-        """The ``ScalableTarget`` L2 (construct id ``Target``)."""
-        self.wake_up_alarm: cloudwatch.CfnAlarm | None = None
-        """The ``HasBacklogWithoutCapacity`` alarm, once ``scale_on_backlog`` ran with minimum 0."""
-        self.wake_up_policy: appscaling.StepScalingAction | None = None
-        """The scale-from-zero step policy, once ``scale_on_backlog`` ran with minimum 0."""
         if kind is EndpointKind.ASYNC and min_capacity == 0:
             self.node.add_validation(_AsyncZeroNeedsBacklog(self))
 
@@ -268,8 +263,10 @@ class ServerlessProvisionedConcurrencyScaling(Construct):
 
     Parameters
     ----------
-    scope, construct_id:
-        Parent construct and construct id.
+    scope:
+        Parent construct.
+    construct_id:
+        Construct id.
     endpoint_name:
         Name of the serverless endpoint (pass the endpoint's name attribute).
     max_provisioned_concurrency:

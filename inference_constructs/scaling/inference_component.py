@@ -31,7 +31,6 @@ from typing import Unpack
 
 from aws_cdk import Names, Stack
 from aws_cdk import aws_applicationautoscaling as appscaling
-from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_sagemaker as sagemaker
 from constructs import Construct
 
@@ -48,7 +47,6 @@ from inference_constructs.scaling.decisions import (
     ScalingPlan,
     inference_component_wake_up_policy,
 )
-from inference_constructs.spec import EndpointKind
 
 _IC_NAME_MAX = 63
 
@@ -129,8 +127,10 @@ class ModelInferenceComponent(Construct):
 
     Parameters
     ----------
-    scope, construct_id:
-        Parent construct and construct id.
+    scope:
+        Parent construct.
+    construct_id:
+        Construct id.
     endpoint_name:
         Endpoint to place the model on; pass the endpoint's name attribute so the component is
         created after the endpoint.
@@ -284,8 +284,10 @@ class InferenceComponentScaling(CapacityScaling):
 
     Parameters
     ----------
-    scope, construct_id:
-        Parent construct and construct id.
+    scope:
+        Parent construct.
+    construct_id:
+        Construct id.
     inference_component_name:
         Physical name of the component.
     max_copy_count:
@@ -325,21 +327,13 @@ class InferenceComponentScaling(CapacityScaling):
         problems.raise_if_any()
         self.min_copy_count = min_copy_count
         self.max_copy_count = max_copy_count
-        self.target = self._scalable_target(
+        self._create_target(
             resource_id=f"inference-component/{inference_component_name}",
             dimension=ScalableDimension.INFERENCE_COMPONENT_COPIES,
             min_capacity=min_copy_count,
             max_capacity=max_copy_count,
             dimensions={Dimension.INFERENCE_COMPONENT_NAME: inference_component_name},
-            kind=EndpointKind.REALTIME,
-            zero_allowed=True,
-            inference_component=True,
         )
-        """The ``ScalableTarget`` L2 (construct id ``Target``)."""
-        self.wake_up_policy: appscaling.StepScalingAction | None = None
-        """The +1 copy step policy (only with minimum 0)."""
-        self.wake_up_alarm: cloudwatch.CfnAlarm | None = None
-        """The ``NoCapacityInvocationFailures`` alarm (only with minimum 0)."""
         if min_copy_count == 0:
             self._add_wake_up(inference_component_wake_up_policy())
 
