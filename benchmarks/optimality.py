@@ -36,7 +36,6 @@ import yaml
 from benchmarks import oracle
 from inference_constructs.catalog import Catalog, InstanceType, load_catalog
 from inference_constructs.cost.commitment import (
-    HOURS_PER_MONTH,
     CapacitySchedule,
     recommend_commitment,
     savings_plan_rate,
@@ -54,6 +53,7 @@ from inference_constructs.spec import (
     ModelSpec,
     Serving,
 )
+from inference_constructs.units import HOURS_PER_MONTH
 
 SCENARIOS_FILE = Path(__file__).with_name("scenarios.yaml")
 _GIB = 2.0**30

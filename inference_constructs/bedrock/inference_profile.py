@@ -37,6 +37,8 @@ from inference_constructs.bedrock.model_source import (
     source_region_requirement,
 )
 from inference_constructs.hosting.interface import MetricOptions
+from inference_constructs.observability import metric_table
+from inference_constructs.observability.metric_table import MetricDefinition
 from inference_constructs.region_rules import RegionRules
 from inference_constructs.regions import account_requirement
 
@@ -294,59 +296,57 @@ class ApplicationInferenceProfile(Resource):
         chosen.update((k, v) for k, v in options.items() if v is not None)
         return cloudwatch.Metric(namespace=NAMESPACE, metric_name=metric_name, **chosen)
 
-    def _sum(self, metric_name: str, options: MetricOptions) -> cloudwatch.Metric:
-        return self._metric(metric_name, "Sum", options)
-
-    def _average(self, metric_name: str, options: MetricOptions) -> cloudwatch.Metric:
-        return self._metric(metric_name, "Average", options)
+    def _table_metric(self, definition: MetricDefinition, options: MetricOptions) -> cloudwatch.Metric:
+        """``definition``'s metric through this profile, at its default statistic unless ``options`` say otherwise."""
+        return self._metric(definition.name, definition.statistic, options)
 
     def metric_invocations(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Successful requests (``Invocations``); sum over 5 minutes."""
-        return self._sum("Invocations", options)
+        return self._table_metric(metric_table.BEDROCK_INVOCATIONS, options)
 
     def metric_invocation_latency(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Time to the last token in ms (``InvocationLatency``); average over 5 minutes (use ``p99`` for tails)."""
-        return self._average("InvocationLatency", options)
+        return self._table_metric(metric_table.INVOCATION_LATENCY, options)
 
     def metric_invocation_throttles(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Throttled requests (``InvocationThrottles``, not counted as Invocations or errors); sum over 5 minutes."""
-        return self._sum("InvocationThrottles", options)
+        return self._table_metric(metric_table.INVOCATION_THROTTLES, options)
 
     def metric_invocation_client_errors(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Requests that failed with a client error (``InvocationClientErrors``); sum over 5 minutes."""
-        return self._sum("InvocationClientErrors", options)
+        return self._table_metric(metric_table.INVOCATION_CLIENT_ERRORS, options)
 
     def metric_invocation_server_errors(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Requests that failed with a server error (``InvocationServerErrors``); sum over 5 minutes."""
-        return self._sum("InvocationServerErrors", options)
+        return self._table_metric(metric_table.INVOCATION_SERVER_ERRORS, options)
 
     def metric_input_token_count(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Input tokens (``InputTokenCount``); sum over 5 minutes."""
-        return self._sum("InputTokenCount", options)
+        return self._table_metric(metric_table.INPUT_TOKEN_COUNT, options)
 
     def metric_output_token_count(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Output tokens (``OutputTokenCount``); sum over 5 minutes."""
-        return self._sum("OutputTokenCount", options)
+        return self._table_metric(metric_table.OUTPUT_TOKEN_COUNT, options)
 
     def metric_time_to_first_token(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Time to first token in ms, streaming APIs only (``TimeToFirstToken``); average over 5 minutes."""
-        return self._average("TimeToFirstToken", options)
+        return self._table_metric(metric_table.TIME_TO_FIRST_TOKEN, options)
 
     def metric_cache_read_input_tokens(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Prompt-cache read tokens under the runtime-metrics page name (``CacheReadInputTokens``); sum, 5 min."""
-        return self._sum("CacheReadInputTokens", options)
+        return self._table_metric(metric_table.CACHE_READ_INPUT_TOKENS, options)
 
     def metric_cache_write_input_tokens(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Prompt-cache write tokens, runtime-metrics page name (``CacheWriteInputTokens``); sum, 5 min."""
-        return self._sum("CacheWriteInputTokens", options)
+        return self._table_metric(metric_table.CACHE_WRITE_INPUT_TOKENS, options)
 
     def metric_cache_read_input_token_count(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Prompt-cache read tokens under the burndown-page name (``CacheReadInputTokenCount``); sum, 5 min."""
-        return self._sum("CacheReadInputTokenCount", options)
+        return self._table_metric(metric_table.CACHE_READ_INPUT_TOKEN_COUNT, options)
 
     def metric_cache_write_input_token_count(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
         """Prompt-cache write tokens, burndown-page name (``CacheWriteInputTokenCount``); sum, 5 min."""
-        return self._sum("CacheWriteInputTokenCount", options)
+        return self._table_metric(metric_table.CACHE_WRITE_INPUT_TOKEN_COUNT, options)
 
     def metric_cache_read_input_tokens_total(self, *, period: Duration | None = None) -> cloudwatch.MathExpression:
         """Cache read tokens under either name: ``FILL(a, 0) + FILL(b, 0)``; sum over 5 minutes."""

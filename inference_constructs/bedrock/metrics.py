@@ -19,13 +19,15 @@ from __future__ import annotations
 from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
 
-NAMESPACE = "AWS/Bedrock"
-DIMENSION = "ModelId"
+from inference_constructs.observability import metric_table
+
+NAMESPACE = metric_table.BEDROCK_NAMESPACE
+DIMENSION = metric_table.Dimension.MODEL_ID.value
 DEFAULT_PERIOD = Duration.minutes(5)
 
 CACHE_METRIC_NAMES: dict[str, tuple[str, str]] = {
-    "read": ("CacheReadInputTokens", "CacheReadInputTokenCount"),
-    "write": ("CacheWriteInputTokens", "CacheWriteInputTokenCount"),
+    "read": (metric_table.CACHE_READ_INPUT_TOKENS.name, metric_table.CACHE_READ_INPUT_TOKEN_COUNT.name),
+    "write": (metric_table.CACHE_WRITE_INPUT_TOKENS.name, metric_table.CACHE_WRITE_INPUT_TOKEN_COUNT.name),
 }
 """Per cache direction: (name on the runtime-metrics page, name on the burndown page)."""
 

@@ -14,7 +14,6 @@ import re
 
 from inference_constructs.errors import ProblemCollector
 
-MINUTES_PER_WEEK = 7 * 24 * 60
 _DAY_NAMES = {"SUN": 1, "MON": 2, "TUE": 3, "WED": 4, "THU": 5, "FRI": 6, "SAT": 7}
 _CRON = re.compile(r"^cron\((?P<body>[^()]*)\)$")
 _FIX = "use a weekly cron such as cron(0 7 ? * MON-FRI *)"

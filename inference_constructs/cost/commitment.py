@@ -39,12 +39,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from inference_constructs.cost._cron import MINUTES_PER_WEEK, weekly_minutes
+from inference_constructs.cost._cron import weekly_minutes
 from inference_constructs.errors import ProblemCollector
+from inference_constructs.units import HOURS_PER_MONTH, HOURS_PER_WEEK, MINUTES_PER_WEEK
 
-HOURS_PER_WEEK = 168
-HOURS_PER_MONTH = 730.0
-"""AWS pricing pages' convention: 365 days x 24 h / 12 months."""
 MIN_COMMITMENT_USD_PER_HOUR = 0.001
 MAX_COMMITMENT_USD_PER_HOUR = 1_000_000.0
 COMMITMENT_DECIMALS = 5

@@ -28,11 +28,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from inference_constructs.hosting.request import DeploymentOptions, DeploymentStrategy
-from inference_constructs.observability.metric_definitions import (
-    COMPONENT_DIMENSIONS,
-    SAGEMAKER_NAMESPACE,
-    VARIANT_DIMENSIONS,
-)
+from inference_constructs.observability import metric_table
+from inference_constructs.observability.metric_definitions import COMPONENT_DIMENSIONS, VARIANT_DIMENSIONS
+from inference_constructs.observability.metric_table import MetricDefinition
 
 __all__ = [
     "MAX_EXECUTION_TIMEOUT_SECONDS",
@@ -196,44 +194,44 @@ def rollback_alarm_plans(
     """The 5XX-rate and p99-latency alarms: 2 of 3 one-minute periods above the threshold, on the invocation
     metrics of the variant or of the inference component."""
     dimensions = tuple(n.value for n in (COMPONENT_DIMENSIONS if inference_component else VARIANT_DIMENSIONS))
+    rolls_back = "in 2 of 3 minutes: rolls back an endpoint update in progress"
     return (
-        RollbackAlarmPlan(
-            construct_id="Rollback5xxAlarm",
-            namespace=SAGEMAKER_NAMESPACE,
-            # Average of a 1-or-0-per-request metric: the 5XX error rate (0..1).
-            metric_name="Invocation5XXErrors",
-            statistic="Average",
-            period_seconds=60,
-            unit=None,
-            threshold=d.max_error_rate_percent / 100.0,
-            comparison_operator="GreaterThanThreshold",
-            evaluation_periods=3,
-            datapoints_to_alarm=2,
-            treat_missing_data="notBreaching",
-            description=(
-                f"5XX error rate above {d.max_error_rate_percent:g}% in 2 of 3 minutes: "
-                "rolls back an endpoint update in progress"
-            ),
-            dimensions=dimensions,
+        # Average of a 1-or-0-per-request metric: the 5XX error rate (0..1).
+        _rollback_alarm(
+            "Rollback5xxAlarm",
+            metric_table.INVOCATION_5XX_ERRORS,
+            d.max_error_rate_percent / 100.0,
+            f"5XX error rate above {d.max_error_rate_percent:g}% {rolls_back}",
+            dimensions,
         ),
-        RollbackAlarmPlan(
-            construct_id="RollbackLatencyAlarm",
-            namespace=SAGEMAKER_NAMESPACE,
-            metric_name="ModelLatency",
-            statistic="p99",
-            period_seconds=60,
-            unit="Microseconds",
-            threshold=p99_model_latency_ms * 1000.0,
-            comparison_operator="GreaterThanThreshold",
-            evaluation_periods=3,
-            datapoints_to_alarm=2,
-            treat_missing_data="notBreaching",
-            description=(
-                f"p99 ModelLatency above {p99_model_latency_ms:g} ms in 2 of 3 minutes: "
-                "rolls back an endpoint update in progress"
-            ),
-            dimensions=dimensions,
+        _rollback_alarm(
+            "RollbackLatencyAlarm",
+            metric_table.MODEL_LATENCY,
+            p99_model_latency_ms * 1000.0,
+            f"p99 ModelLatency above {p99_model_latency_ms:g} ms {rolls_back}",
+            dimensions,
         ),
+    )
+
+
+def _rollback_alarm(
+    construct_id: str, definition: MetricDefinition, threshold: float, description: str, dimensions: tuple[str, ...]
+) -> RollbackAlarmPlan:
+    """``definition`` at its default statistic and unit per minute, above ``threshold`` in 2 of 3 minutes."""
+    return RollbackAlarmPlan(
+        construct_id=construct_id,
+        namespace=definition.namespace,
+        metric_name=definition.name,
+        statistic=definition.statistic,
+        period_seconds=60,
+        unit=definition.unit,
+        threshold=threshold,
+        comparison_operator="GreaterThanThreshold",
+        evaluation_periods=3,
+        datapoints_to_alarm=2,
+        treat_missing_data="notBreaching",
+        description=description,
+        dimensions=dimensions,
     )
 
 

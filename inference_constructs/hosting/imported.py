@@ -21,6 +21,7 @@ from inference_constructs.hosting.decisions import DEFAULT_VARIANT_NAME
 from inference_constructs.hosting.interface import MetricOptions
 from inference_constructs.hosting.metrics import EndpointMetrics, with_defaults
 from inference_constructs.observability.metric_definitions import SAGEMAKER_NAMESPACE
+from inference_constructs.observability.metric_table import MetricDefinition
 from inference_constructs.spec import EndpointKind
 
 __all__ = ["ImportedEndpoint", "invoke_actions"]
@@ -94,16 +95,9 @@ class ImportedEndpoint(EndpointMetrics, Resource):
             found["region"] = self.env.region
         return found
 
-    def _component_metric(
-        self,
-        metric_name: str,
-        statistic: str,
-        unit: cloudwatch.Unit | None,
-        options: MetricOptions,
-        namespace: str = "",
-    ) -> cloudwatch.Metric:
+    def _component_metric(self, definition: MetricDefinition, options: MetricOptions) -> cloudwatch.Metric:
         raise InferenceConfigError(
-            f"{self.node.path}: an imported endpoint does not know its inference component, so {metric_name} "
+            f"{self.node.path}: an imported endpoint does not know its inference component, so {definition.name} "
             "cannot be dimensioned; use metric(name, dimensions_map={'InferenceComponentName': ...})"
         )
 

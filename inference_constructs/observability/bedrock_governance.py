@@ -21,16 +21,22 @@ from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
+from inference_constructs.observability import metric_table
 from inference_constructs.observability.alarm_resources import add_planned_alarm
 from inference_constructs.observability.decisions import (
     DELIVERY_FAILURE_METRICS,
     delivery_failure_alarm,
     intervention_alarm,
 )
-from inference_constructs.observability.metric_definitions import BEDROCK_NAMESPACE, GUARDRAILS_NAMESPACE
+from inference_constructs.observability.metric_definitions import BEDROCK_NAMESPACE, GUARDRAILS_NAMESPACE, Dimension
+from inference_constructs.observability.metric_table import MetricDefinition
 
 #: Delivery success metric of each destination (graphed beside the failures).
-DELIVERY_SUCCESS_METRICS = {k: v.replace("Failure", "Success") for k, v in DELIVERY_FAILURE_METRICS.items()}
+DELIVERY_SUCCESS_METRICS = {
+    "s3": metric_table.LOGS_S3_DELIVERY_SUCCESS.name,
+    "cloudwatch_logs": metric_table.LOGS_CLOUDWATCH_DELIVERY_SUCCESS.name,
+    "large_data": metric_table.LARGE_DATA_S3_DELIVERY_SUCCESS.name,
+}
 _PERIOD = Duration.minutes(5)
 
 
@@ -52,16 +58,25 @@ class MonitoredInvocationLogging:
 
 
 def guardrail_metric(
-    metric_name: str, guardrail: MonitoredGuardrail, *, statistic: str = "Sum", period: Duration | None = None
+    metric_name: MetricDefinition | str,
+    guardrail: MonitoredGuardrail,
+    *,
+    statistic: str = "Sum",
+    period: Duration | None = None,
 ) -> cloudwatch.Metric:
-    """``AWS/Bedrock/Guardrails`` ``metric_name`` of one guardrail version; sum over 5 minutes by default."""
+    """``AWS/Bedrock/Guardrails`` ``metric_name`` (a metric table row or a name) of one guardrail version; sum over
+    5 minutes by default."""
     return cloudwatch.Metric(
         namespace=GUARDRAILS_NAMESPACE,
-        metric_name=metric_name,
-        dimensions_map={"GuardrailArn": guardrail.arn, "GuardrailVersion": guardrail.version},
+        metric_name=metric_name if isinstance(metric_name, str) else metric_name.name,
+        dimensions_map=_guardrail_dimensions(guardrail),
         statistic=statistic,
         period=period or _PERIOD,
     )
+
+
+def _guardrail_dimensions(guardrail: MonitoredGuardrail) -> dict[str, str]:
+    return {Dimension.GUARDRAIL_ARN.value: guardrail.arn, Dimension.GUARDRAIL_VERSION.value: guardrail.version}
 
 
 def delivery_metric(metric_name: str, *, period: Duration | None = None) -> cloudwatch.Metric:
@@ -114,7 +129,7 @@ class BedrockGovernanceMonitoring(Construct):
             self.alarms.append(add_planned_alarm(self, decision, {}, actions=[topic.topic_arn]))
         for i, guardrail in enumerate(guardrails):
             decision = intervention_alarm(i, guardrail.profile, guardrail.intervention_alarm_percent)
-            values = {"GuardrailArn": guardrail.arn, "GuardrailVersion": guardrail.version}
+            values = _guardrail_dimensions(guardrail)
             self.alarms.append(add_planned_alarm(self, decision, values, actions=[topic.topic_arn]))
         self.dashboard: cloudwatch.Dashboard | None = None
         if dashboard:
@@ -130,8 +145,8 @@ class BedrockGovernanceMonitoring(Construct):
                     cloudwatch.GraphWidget(
                         title=f"Guardrail of {guardrail.profile}: evaluations and interventions",
                         left=[
-                            guardrail_metric("Invocations", guardrail),
-                            guardrail_metric("InvocationsIntervened", guardrail),
+                            guardrail_metric(metric_table.GUARDRAIL_INVOCATIONS, guardrail),
+                            guardrail_metric(metric_table.GUARDRAIL_INVOCATIONS_INTERVENED, guardrail),
                         ],
                         left_y_axis=axis,
                         width=24,

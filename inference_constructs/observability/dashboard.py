@@ -14,7 +14,8 @@ from aws_cdk import aws_cloudwatch as cloudwatch
 from constructs import Construct
 
 from inference_constructs.errors import ProblemCollector
-from inference_constructs.observability import metric_definitions, metrics
+from inference_constructs.observability import metric_definitions, metric_table, metrics
+from inference_constructs.observability.metric_table import MetricDefinition
 from inference_constructs.observability.targets import (
     EndpointLike,
     MonitoredEndpoint,
@@ -177,6 +178,7 @@ class InferenceDashboard(Construct):
 
     def _sagemaker_rows(self) -> list[list[cloudwatch.IWidget]]:
         acc, p = self._accounts, self._period
+        backlog, oldest = metric_table.APPROXIMATE_BACKLOG_SIZE, metric_table.APPROXIMATE_AGE_OF_OLDEST_REQUEST
         scope = f" (accounts {', '.join(acc)})" if acc else ""
         return [
             self._header(
@@ -211,25 +213,25 @@ class InferenceDashboard(Construct):
             [
                 self._graph(
                     "GPUUtilization (%, summed over GPUs: 0–100 × GPU count)",
-                    [metrics.fleet_instance_metric("GPUUtilization", account_ids=acc, period=p)],
+                    [metrics.fleet_instance_metric(metric_table.GPU_UTILIZATION, account_ids=acc, period=p)],
                     axis="% × GPUs",
                     width=_QUARTER,
                 ),
                 self._graph(
                     "GPUMemoryUtilization (%, summed over GPUs: 0–100 × GPU count)",
-                    [metrics.fleet_instance_metric("GPUMemoryUtilization", account_ids=acc, period=p)],
+                    [metrics.fleet_instance_metric(metric_table.GPU_MEMORY_UTILIZATION, account_ids=acc, period=p)],
                     axis="% × GPUs",
                     width=_QUARTER,
                 ),
                 self._graph(
                     "CPUUtilization (%, summed over vCPUs: 0–100 × vCPU count)",
-                    [metrics.fleet_instance_metric("CPUUtilization", account_ids=acc, period=p)],
+                    [metrics.fleet_instance_metric(metric_table.CPU_UTILIZATION, account_ids=acc, period=p)],
                     axis="% × vCPUs",
                     width=_QUARTER,
                 ),
                 self._graph(
                     "MemoryUtilization (host RAM, %)",
-                    [metrics.fleet_instance_metric("MemoryUtilization", account_ids=acc, period=p)],
+                    [metrics.fleet_instance_metric(metric_table.MEMORY_UTILIZATION, account_ids=acc, period=p)],
                     axis="%",
                     width=_QUARTER,
                     maximum=100,
@@ -238,16 +240,18 @@ class InferenceDashboard(Construct):
             [
                 self._graph(
                     "Async: ApproximateBacklogSize (requests, average)",
-                    [metrics.fleet_async_metric("ApproximateBacklogSize", "Average", account_ids=acc, period=p)],
+                    [metrics.fleet_async_metric(backlog, backlog.statistic, account_ids=acc, period=p)],
                     axis="requests",
                     right=[
-                        metrics.fleet_async_metric("HasBacklogWithoutCapacity", "Maximum", account_ids=acc, period=p)
+                        metrics.fleet_async_metric(
+                            metric_table.HAS_BACKLOG_WITHOUT_CAPACITY, "Maximum", account_ids=acc, period=p
+                        )
                     ],
                     right_axis="backlog without capacity (1/0)",
                 ),
                 self._graph(
                     "Async: ApproximateAgeOfOldestRequest (s, maximum)",
-                    [metrics.fleet_async_metric("ApproximateAgeOfOldestRequest", "Maximum", account_ids=acc, period=p)],
+                    [metrics.fleet_async_metric(oldest, oldest.statistic, account_ids=acc, period=p)],
                     axis="s",
                 ),
                 self._graph(
@@ -285,7 +289,7 @@ class InferenceDashboard(Construct):
     def _bedrock_rows(self) -> list[list[cloudwatch.IWidget]]:
         acc, p = self._accounts, self._period
 
-        def fleet(names: Sequence[str] | str, stat: str = "Sum") -> cloudwatch.MathExpression:
+        def fleet(names: Sequence[str] | MetricDefinition, stat: str = "Sum") -> cloudwatch.MathExpression:
             return metrics.fleet_bedrock_metric(names, stat, account_ids=acc, period=p)
 
         return [
@@ -294,19 +298,25 @@ class InferenceDashboard(Construct):
                 "Cache-hit ratio = 100 × cache read / (cache read + cache write + input) prompt tokens."
             ),
             [
-                self._graph("Invocations (sum)", [fleet("Invocations")], axis="count"),
+                self._graph("Invocations (sum)", [fleet(metric_table.BEDROCK_INVOCATIONS)], axis="count"),
                 self._graph(
-                    "InvocationLatency p99 (ms, to the last token)", [fleet("InvocationLatency", "p99")], axis="ms"
+                    "InvocationLatency p99 (ms, to the last token)",
+                    [fleet(metric_table.INVOCATION_LATENCY, "p99")],
+                    axis="ms",
                 ),
                 self._graph(
                     "Throttles and errors (sum)",
-                    [fleet("InvocationThrottles"), fleet("InvocationServerErrors"), fleet("InvocationClientErrors")],
+                    [
+                        fleet(metric_table.INVOCATION_THROTTLES),
+                        fleet(metric_table.INVOCATION_SERVER_ERRORS),
+                        fleet(metric_table.INVOCATION_CLIENT_ERRORS),
+                    ],
                     axis="count",
                 ),
             ],
             [
-                self._graph("InputTokenCount (sum)", [fleet("InputTokenCount")], axis="tokens"),
-                self._graph("OutputTokenCount (sum)", [fleet("OutputTokenCount")], axis="tokens"),
+                self._graph("InputTokenCount (sum)", [fleet(metric_table.INPUT_TOKEN_COUNT)], axis="tokens"),
+                self._graph("OutputTokenCount (sum)", [fleet(metric_table.OUTPUT_TOKEN_COUNT)], axis="tokens"),
                 self._graph(
                     "Tokens per invocation (all models)",
                     [

@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from inference_constructs._ids import construct_id
+from inference_constructs.observability import metric_table
 from inference_constructs.observability.metric_definitions import (
-    BEDROCK_NAMESPACE,
-    GUARDRAILS_NAMESPACE,
-    SAGEMAKER_NAMESPACE,
+    ERROR_METRICS,
     Dimension,
     error_rate_expression,
 )
+from inference_constructs.observability.metric_table import MetricDefinition
 from inference_constructs.spec import EndpointKind
 
 #: Period of the endpoint and profile alarms: 5 minutes, as the dashboard graphs them.
@@ -35,11 +35,13 @@ ANOMALY_EVALUATION_PERIODS = 3
 INTERVENTION_EVALUATION_PERIODS = 3
 #: Delivery failure metric of each invocation-logging destination (Bedrock user guide, "Monitor bedrock-runtime
 #: inference using CloudWatch metrics": emitted in ``AWS/Bedrock`` across all model IDs, without dimensions).
-DELIVERY_FAILURE_METRICS = {
-    "s3": "ModelInvocationLogsS3DeliveryFailure",
-    "cloudwatch_logs": "ModelInvocationLogsCloudWatchDeliveryFailure",
-    "large_data": "ModelInvocationLargeDataS3DeliveryFailure",
+DELIVERY_FAILURES = {
+    "s3": metric_table.LOGS_S3_DELIVERY_FAILURE,
+    "cloudwatch_logs": metric_table.LOGS_CLOUDWATCH_DELIVERY_FAILURE,
+    "large_data": metric_table.LARGE_DATA_S3_DELIVERY_FAILURE,
 }
+#: Their metric names.
+DELIVERY_FAILURE_METRICS = {destination: row.name for destination, row in DELIVERY_FAILURES.items()}
 #: The endpoint's invocation metrics, per variant or per inference component (``metric_definitions``).
 _INVOCATION_DIMENSIONS = "invocation"
 #: The async queue metrics: ``EndpointName`` only.
@@ -181,9 +183,7 @@ def endpoint_alarms(
     out = [
         _anomaly(
             f"{parent}/{prefix}ModelLatencyP99Anomaly",
-            SAGEMAKER_NAMESPACE,
-            "ModelLatency",
-            "p99",
+            metric_table.MODEL_LATENCY,
             dims,
             "GreaterThanUpperThreshold",
             s.anomaly_std_devs,
@@ -195,9 +195,7 @@ def endpoint_alarms(
         out.append(
             _anomaly(
                 f"{parent}/{prefix}InvocationsAnomaly",
-                SAGEMAKER_NAMESPACE,
-                "Invocations",
-                "Sum",
+                metric_table.INVOCATIONS,
                 dims,
                 "LessThanLowerOrGreaterThanUpperThreshold",
                 s.anomaly_std_devs,
@@ -208,7 +206,7 @@ def endpoint_alarms(
             AlarmDecision(
                 construct=f"{parent}/{prefix}5xxErrorRate",
                 kind="static",
-                namespace=SAGEMAKER_NAMESPACE,
+                namespace=ERROR_METRICS["5XX"].namespace,
                 metric=rate.errors_metric,
                 statistic="Sum",
                 period_seconds=PERIOD_SECONDS,
@@ -217,7 +215,7 @@ def endpoint_alarms(
                 expression_label=rate.label,
                 metrics=(
                     MetricQuery(rate.errors_id, rate.errors_metric, "Sum"),
-                    MetricQuery("invocations", "Invocations", "Sum"),
+                    _query("invocations", metric_table.INVOCATIONS),
                 ),
                 threshold=s.error_rate_percent,
                 comparison_operator="GreaterThanThreshold",
@@ -233,9 +231,7 @@ def endpoint_alarms(
         out.append(
             _static(
                 f"{parent}/{prefix}BacklogWithoutCapacity",
-                SAGEMAKER_NAMESPACE,
-                "HasBacklogWithoutCapacity",
-                "Average",
+                metric_table.HAS_BACKLOG_WITHOUT_CAPACITY,
                 queue,
                 period_seconds=60,
                 threshold=1,
@@ -248,9 +244,7 @@ def endpoint_alarms(
         out.append(
             _static(
                 f"{parent}/{prefix}OldestRequestAge",
-                SAGEMAKER_NAMESPACE,
-                "ApproximateAgeOfOldestRequest",
-                "Maximum",
+                metric_table.APPROXIMATE_AGE_OF_OLDEST_REQUEST,
                 queue,
                 threshold=s.oldest_request_age_seconds,
                 comparison="GreaterThanThreshold",
@@ -263,10 +257,9 @@ def endpoint_alarms(
         out.append(
             _static(
                 f"{parent}/{prefix}ColdStart",
-                SAGEMAKER_NAMESPACE,
-                "ModelSetupTime",
-                "Maximum",
+                metric_table.MODEL_SETUP_TIME,
                 dims,
+                statistic="Maximum",
                 threshold=s.cold_start_seconds * 1_000_000,
                 comparison="GreaterThanThreshold",
                 periods=(1, 1),
@@ -285,10 +278,8 @@ def profile_alarms(
     return (
         _anomaly(
             f"{parent}/{construct_id(name)}OutputTokensAnomaly",
-            BEDROCK_NAMESPACE,
-            "OutputTokenCount",
-            "Sum",
-            (Dimension.MODEL_ID.value,),
+            metric_table.OUTPUT_TOKEN_COUNT,
+            metric_table.OUTPUT_TOKEN_COUNT.dimensions,
             "GreaterThanUpperThreshold",
             settings.anomaly_std_devs,
             f"Bedrock profile {name}: OutputTokenCount (sum per 5 min) above its anomaly band for 15 minutes; a "
@@ -299,13 +290,12 @@ def profile_alarms(
 
 def delivery_failure_alarm(destination: str, *, parent: str = "Governance") -> AlarmDecision:
     """Any failed delivery of model invocation logs to ``destination`` in 5 minutes (sum >= 1)."""
-    metric = DELIVERY_FAILURE_METRICS[destination]
+    definition = DELIVERY_FAILURES[destination]
+    metric = definition.name
     return _static(
         f"{parent}/DeliveryFailure{destination.title().replace('_', '')}",
-        BEDROCK_NAMESPACE,
-        metric,
-        "Sum",
-        (),
+        definition,
+        definition.dimensions,
         threshold=1,
         comparison="GreaterThanOrEqualToThreshold",
         periods=(1, 1),
@@ -316,19 +306,20 @@ def delivery_failure_alarm(destination: str, *, parent: str = "Governance") -> A
 def intervention_alarm(index: int, profile: str, percent: float, *, parent: str = "Governance") -> AlarmDecision:
     """More than ``percent`` of a guardrail's evaluations intervened (``100*InvocationsIntervened/Invocations``)
     in 3 consecutive 5-minute periods: a sign of abuse, or of a filter too strict for the traffic."""
+    intervened = metric_table.GUARDRAIL_INVOCATIONS_INTERVENED
     return AlarmDecision(
         construct=f"{parent}/Interventions{index}",
         kind="static",
-        namespace=GUARDRAILS_NAMESPACE,
-        metric="InvocationsIntervened",
-        statistic="Sum",
+        namespace=intervened.namespace,
+        metric=intervened.name,
+        statistic=intervened.statistic,
         period_seconds=PERIOD_SECONDS,
-        dimensions=("GuardrailArn", "GuardrailVersion"),
+        dimensions=intervened.dimensions,
         expression="100*intervened/invocations",
         expression_label="intervened %",
         metrics=(
-            MetricQuery("intervened", "InvocationsIntervened", "Sum"),
-            MetricQuery("invocations", "Invocations", "Sum"),
+            _query("intervened", intervened),
+            _query("invocations", metric_table.GUARDRAIL_INVOCATIONS),
         ),
         threshold=percent,
         comparison_operator="GreaterThanThreshold",
@@ -340,23 +331,27 @@ def intervention_alarm(index: int, profile: str, percent: float, *, parent: str 
     )
 
 
+def _query(metric_id: str, definition: MetricDefinition) -> MetricQuery:
+    """``definition`` read by a metric-math alarm as ``metric_id``, at its default statistic."""
+    return MetricQuery(metric_id, definition.name, definition.statistic)
+
+
 def _anomaly(  # noqa: PLR0917 - one positional per field of the alarm, in the order the call sites read
     construct: str,
-    namespace: str,
-    metric: str,
-    statistic: str,
+    definition: MetricDefinition,
     dimensions: tuple[str, ...],
     comparison: str,
     std_devs: float,
     description: str,
 ) -> AlarmDecision:
-    """An anomaly alarm of 5-minute periods, 3 of 3 breaching; no traffic never breaches."""
+    """An anomaly alarm of 5-minute periods, 3 of 3 breaching, on ``definition`` at its default statistic; no
+    traffic never breaches."""
     return AlarmDecision(
         construct=construct,
         kind="anomaly",
-        namespace=namespace,
-        metric=metric,
-        statistic=statistic,
+        namespace=definition.namespace,
+        metric=definition.name,
+        statistic=definition.statistic,
         period_seconds=PERIOD_SECONDS,
         dimensions=dimensions,
         std_devs=std_devs,
@@ -370,9 +365,7 @@ def _anomaly(  # noqa: PLR0917 - one positional per field of the alarm, in the o
 
 def _static(
     construct: str,
-    namespace: str,
-    metric: str,
-    statistic: str,
+    definition: MetricDefinition,
     dimensions: tuple[str, ...],
     *,
     threshold: float,
@@ -380,15 +373,16 @@ def _static(
     periods: tuple[int, int],
     description: str,
     period_seconds: int = PERIOD_SECONDS,
+    statistic: str | None = None,
 ) -> AlarmDecision:
-    """A static-threshold alarm; ``periods`` is (evaluation periods, datapoints to alarm); no data never
-    breaches."""
+    """A static-threshold alarm on ``definition`` (at its default statistic unless ``statistic`` is given);
+    ``periods`` is (evaluation periods, datapoints to alarm); no data never breaches."""
     return AlarmDecision(
         construct=construct,
         kind="static",
-        namespace=namespace,
-        metric=metric,
-        statistic=statistic,
+        namespace=definition.namespace,
+        metric=definition.name,
+        statistic=statistic or definition.statistic,
         period_seconds=period_seconds,
         dimensions=dimensions,
         threshold=threshold,

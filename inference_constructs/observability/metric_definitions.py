@@ -1,5 +1,7 @@
-"""Where the metrics the library reads live: CloudWatch namespaces, dimension names, which dimensions an
-endpoint's metric carries, and how GPU metrics scale with the host's GPU count.
+"""The rules over the metrics the library reads: which dimensions an endpoint's metric carries, how GPU metrics
+scale with the host's GPU count, and how SEARCH expressions over them are written. The metrics themselves
+(namespace, name, dimensions, statistic, unit) are the rows of :mod:`~inference_constructs.observability.metric_table`;
+the namespaces and dimension names are re-exported here.
 
 Pure Python (no ``aws_cdk`` import): the hosting constructs' ``metric_*`` methods, the rollback alarms, the
 observability alarms and dashboard, and the scaling decisions all read these, so each rule is written once.
@@ -12,11 +14,20 @@ and the inference component metrics
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from enum import StrEnum
 from typing import Literal, NamedTuple
 
 from inference_constructs import aws_limits
 from inference_constructs._tokens import is_unresolved
+from inference_constructs.observability import metric_table
+from inference_constructs.observability.metric_table import (  # re-exported: the namespaces are part of this API
+    BEDROCK_NAMESPACE,
+    BILLING_NAMESPACE,
+    ENDPOINT_INSTANCE_NAMESPACE,
+    GUARDRAILS_NAMESPACE,
+    INFERENCE_COMPONENT_NAMESPACE,
+    SAGEMAKER_NAMESPACE,
+    Dimension,
+)
 
 __all__ = [
     "BEDROCK_DIMENSIONS",
@@ -26,6 +37,7 @@ __all__ = [
     "COMPONENT_DIMENSIONS",
     "ENDPOINT_INSTANCE_NAMESPACE",
     "ENDPOINT_ONLY_DIMENSIONS",
+    "ERROR_METRICS",
     "GUARDRAILS_NAMESPACE",
     "INFERENCE_COMPONENT_NAMESPACE",
     "MAX_SEARCH_LENGTH",
@@ -43,31 +55,6 @@ __all__ = [
     "longest_dashboard_search",
     "search",
 ]
-
-SAGEMAKER_NAMESPACE = "AWS/SageMaker"
-"""Invocation, async queue and inference-component metrics (``EndpointName, VariantName``; async backlog metrics
-``EndpointName`` only; an inference component's invocation metrics ``InferenceComponentName``)."""
-ENDPOINT_INSTANCE_NAMESPACE = "/aws/sagemaker/Endpoints"
-"""Instance metrics of endpoints: CPU, memory, disk, GPU (``EndpointName, VariantName``)."""
-INFERENCE_COMPONENT_NAMESPACE = "/aws/sagemaker/InferenceComponents"
-"""Per-copy utilization of inference components, normalized to 0..100 (``InferenceComponentName``)."""
-BEDROCK_NAMESPACE = "AWS/Bedrock"
-"""Bedrock runtime metrics (``ModelId``; an application inference profile's traffic carries the profile id)."""
-GUARDRAILS_NAMESPACE = "AWS/Bedrock/Guardrails"
-"""Bedrock guardrail metrics (``GuardrailArn, GuardrailVersion``; also ``Operation``, ``GuardrailContentSource``,
-``GuardrailPolicyType``)."""
-BILLING_NAMESPACE = "AWS/Billing"
-"""Estimated charges; published in us-east-1 only, once billing alerts are turned on."""
-
-
-class Dimension(StrEnum):
-    """CloudWatch dimension names; constructs bind their values."""
-
-    ENDPOINT_NAME = "EndpointName"
-    VARIANT_NAME = "VariantName"
-    INFERENCE_COMPONENT_NAME = "InferenceComponentName"
-    MODEL_ID = "ModelId"
-
 
 VARIANT_DIMENSIONS = (Dimension.ENDPOINT_NAME, Dimension.VARIANT_NAME)
 """The dimensions of a production variant's invocation and instance metrics."""
@@ -114,7 +101,7 @@ def gpu_metric_target(percent_per_gpu: float, gpu_count: int) -> float:
 
 
 BEDROCK_DIMENSIONS = (Dimension.MODEL_ID.value,)
-CACHE_WRITE_METRIC_NAMES = ("CacheWriteInputTokens", "CacheWriteInputTokenCount")
+CACHE_WRITE_METRIC_NAMES = (metric_table.CACHE_WRITE_INPUT_TOKENS.name, metric_table.CACHE_WRITE_INPUT_TOKEN_COUNT.name)
 """Both spellings AWS documents for prompt-cache writes."""
 MAX_SEARCH_LENGTH = aws_limits.MAX_SEARCH_LENGTH
 """CloudWatch rejects a SEARCH query longer than 1024 characters."""
@@ -194,6 +181,11 @@ def longest_dashboard_search(account_ids: Sequence[str]) -> int:
 
 ErrorClass = Literal["4XX", "5XX"]
 """The invocation error classes SageMaker counts (``Invocation4XXErrors``, ``Invocation5XXErrors``)."""
+ERROR_METRICS: Mapping[ErrorClass, metric_table.MetricDefinition] = {
+    "4XX": metric_table.INVOCATION_4XX_ERRORS,
+    "5XX": metric_table.INVOCATION_5XX_ERRORS,
+}
+"""The error metric of each class."""
 
 
 class ErrorRateExpression(NamedTuple):
@@ -209,5 +201,5 @@ def error_rate_expression(error_class: ErrorClass) -> ErrorRateExpression:
     """``100*errors<class>/invocations`` over ``Invocation<class>Errors`` and ``Invocations`` (both sums)."""
     errors_id = f"errors{error_class.lower()}"
     return ErrorRateExpression(
-        errors_id, f"Invocation{error_class}Errors", f"100*{errors_id}/invocations", f"{error_class} error rate (%)"
+        errors_id, ERROR_METRICS[error_class].name, f"100*{errors_id}/invocations", f"{error_class} error rate (%)"
     )

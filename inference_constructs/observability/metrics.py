@@ -27,16 +27,19 @@ from typing import Literal
 from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
 
-from inference_constructs.observability import metric_definitions
+from inference_constructs.observability import metric_definitions, metric_table
 from inference_constructs.observability.metric_definitions import (  # SEARCH rendering is pure: defined there
     BEDROCK_DIMENSIONS,
     CACHE_WRITE_METRIC_NAMES,
     ENDPOINT_ONLY_DIMENSIONS,
+    ERROR_METRICS,
     VARIANT_DIMENSIONS,
+    Dimension,
     ErrorClass,
     error_rate_expression,
     search,
 )
+from inference_constructs.observability.metric_table import MetricDefinition
 from inference_constructs.observability.targets import MonitoredEndpoint, MonitoredProfile
 
 # The namespaces, re-exported as part of this module's API (defined in metric_definitions).
@@ -47,11 +50,25 @@ BILLING_NAMESPACE = metric_definitions.BILLING_NAMESPACE
 
 ENDPOINT_DIMENSIONS = tuple(d.value for d in VARIANT_DIMENSIONS)
 ASYNC_DIMENSIONS = tuple(d.value for d in ENDPOINT_ONLY_DIMENSIONS)
-CACHE_READ_METRIC_NAMES = ("CacheReadInputTokens", "CacheReadInputTokenCount")
+CACHE_READ_METRIC_NAMES = (metric_table.CACHE_READ_INPUT_TOKENS.name, metric_table.CACHE_READ_INPUT_TOKEN_COUNT.name)
 """Both spellings AWS documents for prompt-cache reads; SEARCH on a name that does not exist returns nothing."""
 
 BILLING_REGION = "us-east-1"
 DEFAULT_PERIOD = Duration.minutes(5)
+
+_UNITS = {
+    "Count": cloudwatch.Unit.COUNT,
+    "Microseconds": cloudwatch.Unit.MICROSECONDS,
+    "Percent": cloudwatch.Unit.PERCENT,
+    "Seconds": cloudwatch.Unit.SECONDS,
+}
+"""CloudWatch unit name (a metric table row's ``unit``) -> aws-cdk-lib enum member (jsii enum values are member
+names, not CloudWatch's spelling)."""
+
+
+def cloudwatch_unit(definition: MetricDefinition) -> cloudwatch.Unit | None:
+    """The aws-cdk ``Unit`` of a metric table row, or None when the row sets none."""
+    return None if definition.unit is None else _UNITS[definition.unit]
 
 
 # --------------------------------------------------------------------------------------------------------- SEARCH
@@ -85,6 +102,31 @@ def search_expression(
     )
 
 
+def _name(metric: MetricDefinition | str) -> str:
+    """The metric name of a table row (or a name given as is)."""
+    return metric if isinstance(metric, str) else metric.name
+
+
+def _fleet(
+    definition: MetricDefinition,
+    statistic: str | None = None,
+    *,
+    account_ids: Sequence[str],
+    period: Duration,
+    scale: str = "",
+) -> cloudwatch.MathExpression:
+    """SEARCH for ``definition`` over its namespace and dimension names; ``statistic`` defaults to the row's."""
+    return search_expression(
+        definition.namespace,
+        definition.dimensions,
+        [definition.name],
+        statistic or definition.statistic,
+        account_ids=account_ids,
+        scale=scale,
+        period=period,
+    )
+
+
 # ------------------------------------------------------------------------------------------ SageMaker (fleet)
 
 
@@ -92,60 +134,35 @@ def fleet_invocations(
     *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
 ) -> cloudwatch.MathExpression:
     """Invocations per endpoint variant, sum over ``period`` (async endpoints do not publish it)."""
-    return search_expression(
-        SAGEMAKER_NAMESPACE, ENDPOINT_DIMENSIONS, ["Invocations"], "Sum", account_ids=account_ids, period=period
-    )
+    return _fleet(metric_table.INVOCATIONS, account_ids=account_ids, period=period)
 
 
 def fleet_model_latency_ms(
     statistic: str = "p99", *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
 ) -> cloudwatch.MathExpression:
     """ModelLatency per endpoint variant in milliseconds (the metric is microseconds), ``statistic`` over ``period``."""
-    return search_expression(
-        SAGEMAKER_NAMESPACE,
-        ENDPOINT_DIMENSIONS,
-        ["ModelLatency"],
-        statistic,
-        account_ids=account_ids,
-        scale="/1000",
-        period=period,
-    )
+    return _fleet(metric_table.MODEL_LATENCY, statistic, account_ids=account_ids, scale="/1000", period=period)
 
 
 def fleet_overhead_latency_ms(
     *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
 ) -> cloudwatch.MathExpression:
     """OverheadLatency per endpoint variant in milliseconds, average over ``period`` (percentiles are not published)."""
-    return search_expression(
-        SAGEMAKER_NAMESPACE,
-        ENDPOINT_DIMENSIONS,
-        ["OverheadLatency"],
-        "Average",
-        account_ids=account_ids,
-        scale="/1000",
-        period=period,
-    )
+    return _fleet(metric_table.OVERHEAD_LATENCY, account_ids=account_ids, scale="/1000", period=period)
 
 
 def fleet_error_rate_percent(
     error_class: ErrorClass, *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
 ) -> cloudwatch.MathExpression:
     """Invocation 4XX or 5XX error rate per endpoint variant in percent: ``100*`` the Average of the 1/0 metric."""
-    return search_expression(
-        SAGEMAKER_NAMESPACE,
-        ENDPOINT_DIMENSIONS,
-        [f"Invocation{error_class}Errors"],
-        "Average",
-        account_ids=account_ids,
-        scale="100*",
-        period=period,
-    )
+    return _fleet(ERROR_METRICS[error_class], account_ids=account_ids, scale="100*", period=period)
 
 
 def fleet_instance_metric(
-    metric_name: str, *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
+    metric_name: MetricDefinition | str, *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
 ) -> cloudwatch.MathExpression:
-    """An ``/aws/sagemaker/Endpoints`` instance metric per endpoint variant, average over ``period``.
+    """An ``/aws/sagemaker/Endpoints`` instance metric (a :mod:`metric_table` row or its name) per endpoint
+    variant, average over ``period``.
 
     GPU and CPU utilization there are sums over devices (0–100 × device count): a fleet graph cannot divide by
     each endpoint's device count, so say so where it is shown.
@@ -153,7 +170,7 @@ def fleet_instance_metric(
     return search_expression(
         ENDPOINT_INSTANCE_NAMESPACE,
         ENDPOINT_DIMENSIONS,
-        [metric_name],
+        [_name(metric_name)],
         "Average",
         account_ids=account_ids,
         period=period,
@@ -161,11 +178,16 @@ def fleet_instance_metric(
 
 
 def fleet_async_metric(
-    metric_name: str, statistic: str, *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
+    metric_name: MetricDefinition | str,
+    statistic: str,
+    *,
+    account_ids: Sequence[str] = (),
+    period: Duration = DEFAULT_PERIOD,
 ) -> cloudwatch.MathExpression:
-    """An async-endpoint queue metric (``EndpointName`` dimension only) per endpoint."""
+    """An async-endpoint queue metric (a :mod:`metric_table` row or its name; ``EndpointName`` dimension only) per
+    endpoint."""
     return search_expression(
-        SAGEMAKER_NAMESPACE, ASYNC_DIMENSIONS, [metric_name], statistic, account_ids=account_ids, period=period
+        SAGEMAKER_NAMESPACE, ASYNC_DIMENSIONS, [_name(metric_name)], statistic, account_ids=account_ids, period=period
     )
 
 
@@ -173,43 +195,31 @@ def fleet_model_setup_time_ms(
     statistic: str = "Maximum", *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
 ) -> cloudwatch.MathExpression:
     """Serverless cold-start time (ModelSetupTime) per endpoint variant in milliseconds."""
-    return search_expression(
-        SAGEMAKER_NAMESPACE,
-        ENDPOINT_DIMENSIONS,
-        ["ModelSetupTime"],
-        statistic,
-        account_ids=account_ids,
-        scale="/1000",
-        period=period,
-    )
+    return _fleet(metric_table.MODEL_SETUP_TIME, statistic, account_ids=account_ids, scale="/1000", period=period)
 
 
 def fleet_cold_starts(
     *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
 ) -> cloudwatch.MathExpression:
     """Serverless cold starts per endpoint variant: the SampleCount of ModelSetupTime over ``period``."""
-    return search_expression(
-        SAGEMAKER_NAMESPACE,
-        ENDPOINT_DIMENSIONS,
-        ["ModelSetupTime"],
-        "SampleCount",
-        account_ids=account_ids,
-        period=period,
-    )
+    return _fleet(metric_table.MODEL_SETUP_TIME, "SampleCount", account_ids=account_ids, period=period)
 
 
 # -------------------------------------------------------------------------------------------- Bedrock (fleet)
 
+_TOKEN_COUNTS = {"Input": metric_table.INPUT_TOKEN_COUNT, "Output": metric_table.OUTPUT_TOKEN_COUNT}
+
 
 def fleet_bedrock_metric(
-    metric_names: Sequence[str] | str,
+    metric_names: Sequence[str] | str | MetricDefinition,
     statistic: str = "Sum",
     *,
     account_ids: Sequence[str] = (),
     period: Duration = DEFAULT_PERIOD,
 ) -> cloudwatch.MathExpression:
-    """An ``AWS/Bedrock`` metric per ``ModelId`` (model, system profile or application profile id)."""
-    names = [metric_names] if isinstance(metric_names, str) else list(metric_names)
+    """An ``AWS/Bedrock`` metric (a :mod:`metric_table` row, a name, or alternative names) per ``ModelId`` (model,
+    system profile or application profile id)."""
+    names = [_name(metric_names)] if isinstance(metric_names, str | MetricDefinition) else list(metric_names)
     return search_expression(
         BEDROCK_NAMESPACE, BEDROCK_DIMENSIONS, names, statistic, account_ids=account_ids, period=period
     )
@@ -223,8 +233,8 @@ def fleet_tokens_per_invocation(
     SEARCH results cannot be paired series by series, so this is the fleet ratio; per-profile ratios come from
     :func:`profile_tokens_per_invocation`.
     """
-    tokens = fleet_bedrock_metric(f"{direction}TokenCount", account_ids=account_ids, period=period)
-    invocations = fleet_bedrock_metric("Invocations", account_ids=account_ids, period=period)
+    tokens = fleet_bedrock_metric(_TOKEN_COUNTS[direction], account_ids=account_ids, period=period)
+    invocations = fleet_bedrock_metric(metric_table.BEDROCK_INVOCATIONS, account_ids=account_ids, period=period)
     tokens_id = f"{direction.lower()}tokens"
     return cloudwatch.MathExpression(
         expression=f"SUM({tokens_id})/SUM(invocations)",
@@ -258,7 +268,7 @@ def fleet_cache_hit_ratio_percent(
     return cache_hit_ratio_expression(
         fleet_bedrock_metric(CACHE_READ_METRIC_NAMES, account_ids=account_ids, period=period),
         fleet_bedrock_metric(CACHE_WRITE_METRIC_NAMES, account_ids=account_ids, period=period),
-        fleet_bedrock_metric("InputTokenCount", account_ids=account_ids, period=period),
+        fleet_bedrock_metric(metric_table.INPUT_TOKEN_COUNT, account_ids=account_ids, period=period),
         period=period,
         label="cache hit ratio (%)",
     )
@@ -280,20 +290,26 @@ def endpoint_dimensions(endpoint: MonitoredEndpoint, namespace: str = SAGEMAKER_
 
 def endpoint_metric(
     endpoint: MonitoredEndpoint,
-    metric_name: str,
-    statistic: str,
+    metric_name: MetricDefinition | str,
+    statistic: str | None = None,
     *,
-    namespace: str = SAGEMAKER_NAMESPACE,
+    namespace: str | None = None,
     label: str | None = None,
     period: Duration = DEFAULT_PERIOD,
 ) -> cloudwatch.Metric:
     """One metric of one endpoint variant (``EndpointName, VariantName``), or, for an ``AWS/SageMaker`` metric of
-    an endpoint served through an inference component, of that component (``InferenceComponentName``)."""
+    an endpoint served through an inference component, of that component (``InferenceComponentName``).
+
+    ``metric_name`` is a :mod:`metric_table` row, whose namespace and statistic are the defaults, or a metric name
+    (default namespace ``AWS/SageMaker``, statistic Average).
+    """
+    row = None if isinstance(metric_name, str) else metric_name
+    namespace = namespace or (row.namespace if row else SAGEMAKER_NAMESPACE)
     return cloudwatch.Metric(
         namespace=namespace,
-        metric_name=metric_name,
+        metric_name=_name(metric_name),
         dimensions_map=endpoint_dimensions(endpoint, namespace),
-        statistic=statistic,
+        statistic=statistic or (row.statistic if row else "Average"),
         period=period,
         label=label,
         account=endpoint.account_id,
@@ -304,7 +320,7 @@ def endpoint_model_latency(
     endpoint: MonitoredEndpoint, statistic: str = "p99", *, period: Duration = DEFAULT_PERIOD
 ) -> cloudwatch.Metric:
     """ModelLatency of one endpoint variant in microseconds, ``statistic`` (default p99) over 5 minutes."""
-    return endpoint_metric(endpoint, "ModelLatency", statistic, period=period)
+    return endpoint_metric(endpoint, metric_table.MODEL_LATENCY, statistic, period=period)
 
 
 def endpoint_model_latency_ms(
@@ -322,7 +338,7 @@ def endpoint_model_latency_ms(
 
 def endpoint_invocations(endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD) -> cloudwatch.Metric:
     """Invocations of one endpoint variant, sum over 5 minutes (not published by async endpoints)."""
-    return endpoint_metric(endpoint, "Invocations", "Sum", period=period)
+    return endpoint_metric(endpoint, metric_table.INVOCATIONS, period=period)
 
 
 def endpoint_error_rate_percent(
@@ -333,7 +349,7 @@ def endpoint_error_rate_percent(
     return cloudwatch.MathExpression(
         expression=rate.expression,
         using_metrics={
-            rate.errors_id: endpoint_metric(endpoint, rate.errors_metric, "Sum", period=period),
+            rate.errors_id: endpoint_metric(endpoint, ERROR_METRICS[error_class], "Sum", period=period),
             "invocations": endpoint_invocations(endpoint, period=period),
         },
         label=rate.label,
@@ -342,11 +358,13 @@ def endpoint_error_rate_percent(
 
 
 def endpoint_per_gpu(
-    endpoint: MonitoredEndpoint, metric_name: str, *, period: Duration = DEFAULT_PERIOD
+    endpoint: MonitoredEndpoint, metric_name: MetricDefinition | str, *, period: Duration = DEFAULT_PERIOD
 ) -> cloudwatch.MathExpression:
-    """A ``/aws/sagemaker/Endpoints`` GPU metric divided by the host's GPU count: 0–100 % per GPU, average."""
+    """A ``/aws/sagemaker/Endpoints`` GPU metric (a :mod:`metric_table` row or its name) divided by the host's GPU
+    count: 0–100 % per GPU, average."""
     gpus = metric_definitions.gpu_metric_divisor(endpoint.gpu_count)
-    metric_id = metric_name.lower()
+    name = _name(metric_name)
+    metric_id = name.lower()
     return cloudwatch.MathExpression(
         expression=f"{metric_id}/{gpus}",
         using_metrics={
@@ -354,7 +372,7 @@ def endpoint_per_gpu(
                 endpoint, metric_name, "Average", namespace=ENDPOINT_INSTANCE_NAMESPACE, period=period
             )
         },
-        label=f"{metric_name} per GPU (%), {gpus} GPU" + ("s" if gpus > 1 else ""),
+        label=f"{name} per GPU (%), {gpus} GPU" + ("s" if gpus > 1 else ""),
         period=period,
     )
 
@@ -363,23 +381,28 @@ def endpoint_gpu_utilization_per_gpu(
     endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD
 ) -> cloudwatch.MathExpression:
     """GPUUtilization ÷ GPU count of one endpoint variant (0–100 %), average over 5 minutes."""
-    return endpoint_per_gpu(endpoint, "GPUUtilization", period=period)
+    return endpoint_per_gpu(endpoint, metric_table.GPU_UTILIZATION, period=period)
 
 
 def endpoint_gpu_memory_utilization_per_gpu(
     endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD
 ) -> cloudwatch.MathExpression:
     """GPUMemoryUtilization ÷ GPU count of one endpoint variant (0–100 %), average over 5 minutes."""
-    return endpoint_per_gpu(endpoint, "GPUMemoryUtilization", period=period)
+    return endpoint_per_gpu(endpoint, metric_table.GPU_MEMORY_UTILIZATION, period=period)
 
 
 def endpoint_async_metric(
-    endpoint: MonitoredEndpoint, metric_name: str, statistic: str, *, period: Duration = DEFAULT_PERIOD
+    endpoint: MonitoredEndpoint,
+    metric_name: MetricDefinition | str,
+    statistic: str,
+    *,
+    period: Duration = DEFAULT_PERIOD,
 ) -> cloudwatch.Metric:
-    """An async queue metric of one endpoint (dimension ``EndpointName`` only)."""
+    """An async queue metric (a :mod:`metric_table` row or its name) of one endpoint (dimension ``EndpointName``
+    only)."""
     return cloudwatch.Metric(
         namespace=SAGEMAKER_NAMESPACE,
-        metric_name=metric_name,
+        metric_name=_name(metric_name),
         dimensions_map=metric_definitions.endpoint_dimensions(
             endpoint.name, endpoint.variant_name, variant_dimension=False
         ),
@@ -396,17 +419,19 @@ def endpoint_has_backlog_without_capacity(
     endpoint: MonitoredEndpoint, *, period: Duration = ONE_MINUTE
 ) -> cloudwatch.Metric:
     """HasBacklogWithoutCapacity of one async endpoint (1: requests wait and no instance runs), average per minute."""
-    return endpoint_async_metric(endpoint, "HasBacklogWithoutCapacity", "Average", period=period)
+    definition = metric_table.HAS_BACKLOG_WITHOUT_CAPACITY
+    return endpoint_async_metric(endpoint, definition, definition.statistic, period=period)
 
 
 def endpoint_oldest_request_age(endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD) -> cloudwatch.Metric:
     """ApproximateAgeOfOldestRequest of one async endpoint in seconds, maximum over 5 minutes."""
-    return endpoint_async_metric(endpoint, "ApproximateAgeOfOldestRequest", "Maximum", period=period)
+    definition = metric_table.APPROXIMATE_AGE_OF_OLDEST_REQUEST
+    return endpoint_async_metric(endpoint, definition, definition.statistic, period=period)
 
 
 def endpoint_model_setup_time(endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD) -> cloudwatch.Metric:
     """ModelSetupTime (serverless cold start) of one endpoint variant in microseconds, maximum over 5 minutes."""
-    return endpoint_metric(endpoint, "ModelSetupTime", "Maximum", period=period)
+    return endpoint_metric(endpoint, metric_table.MODEL_SETUP_TIME, "Maximum", period=period)
 
 
 # ------------------------------------------------------------------------------------------- one profile
@@ -414,17 +439,18 @@ def endpoint_model_setup_time(endpoint: MonitoredEndpoint, *, period: Duration =
 
 def profile_metric(
     profile: MonitoredProfile,
-    metric_name: str,
+    metric_name: MetricDefinition | str,
     statistic: str = "Sum",
     *,
     label: str | None = None,
     period: Duration = DEFAULT_PERIOD,
 ) -> cloudwatch.Metric:
-    """One ``AWS/Bedrock`` metric of one application inference profile (``ModelId`` = the profile id)."""
+    """One ``AWS/Bedrock`` metric (a :mod:`metric_table` row or its name) of one application inference profile
+    (``ModelId`` = the profile id)."""
     return cloudwatch.Metric(
         namespace=BEDROCK_NAMESPACE,
-        metric_name=metric_name,
-        dimensions_map={"ModelId": profile.profile_id},
+        metric_name=_name(metric_name),
+        dimensions_map={Dimension.MODEL_ID.value: profile.profile_id},
         statistic=statistic,
         period=period,
         label=label,
@@ -434,7 +460,7 @@ def profile_metric(
 
 def profile_output_tokens(profile: MonitoredProfile, *, period: Duration = DEFAULT_PERIOD) -> cloudwatch.Metric:
     """OutputTokenCount through one profile, sum over 5 minutes."""
-    return profile_metric(profile, "OutputTokenCount", "Sum", period=period)
+    return profile_metric(profile, metric_table.OUTPUT_TOKEN_COUNT, period=period)
 
 
 def profile_tokens_per_invocation(
@@ -445,8 +471,8 @@ def profile_tokens_per_invocation(
     return cloudwatch.MathExpression(
         expression=f"{tokens_id}/invocations",
         using_metrics={
-            tokens_id: profile_metric(profile, f"{direction}TokenCount", period=period),
-            "invocations": profile_metric(profile, "Invocations", period=period),
+            tokens_id: profile_metric(profile, _TOKEN_COUNTS[direction], period=period),
+            "invocations": profile_metric(profile, metric_table.BEDROCK_INVOCATIONS, period=period),
         },
         label=f"{direction.lower()} tokens per invocation",
         period=period,
@@ -462,7 +488,7 @@ def profile_cache_hit_ratio_percent(
     spellings, so this is for graphs only (no alarm).
     """
     accounts = [profile.account_id] if profile.account_id else []
-    values = {"ModelId": profile.profile_id}
+    values = {Dimension.MODEL_ID.value: profile.profile_id}
 
     def _search(names: Sequence[str]) -> cloudwatch.MathExpression:
         query = search(
@@ -473,7 +499,7 @@ def profile_cache_hit_ratio_percent(
     return cache_hit_ratio_expression(
         _search(CACHE_READ_METRIC_NAMES),
         _search(CACHE_WRITE_METRIC_NAMES),
-        profile_metric(profile, "InputTokenCount", period=period),
+        profile_metric(profile, metric_table.INPUT_TOKEN_COUNT, period=period),
         period=period,
         label="cache hit ratio (%)",
     )
@@ -488,11 +514,12 @@ def estimated_charges_in_usd(*, account_id: str | None = None, label: str | None
     Billing metrics exist only once "Receive Billing Alerts" is turned on in the billing preferences of the
     (payer) account; until then the graph is empty.
     """
+    charges = metric_table.ESTIMATED_CHARGES
     return cloudwatch.Metric(
-        namespace=BILLING_NAMESPACE,
-        metric_name="EstimatedCharges",
-        dimensions_map={"Currency": "USD"},
-        statistic="Maximum",
+        namespace=charges.namespace,
+        metric_name=charges.name,
+        dimensions_map={Dimension.CURRENCY.value: "USD"},
+        statistic=charges.statistic,
         period=Duration.days(1),
         region=BILLING_REGION,
         account=account_id,

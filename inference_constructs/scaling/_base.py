@@ -9,6 +9,7 @@ floors; this base holds what they do the same way, so each keeps only its own ru
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import TypedDict
 
 from aws_cdk import Duration
 from aws_cdk import aws_applicationautoscaling as appscaling
@@ -24,6 +25,8 @@ from inference_constructs.scaling.decisions import (
     ScheduledFloor,
     TargetTrackingPolicy,
     WakeUpPolicy,
+    concurrency_policy,
+    invocations_policy,
     schedule_floors,
 )
 from inference_constructs.spec import EndpointKind
@@ -34,17 +37,59 @@ def seconds(duration: Duration | None) -> int | None:
     return None if duration is None else int(duration.to_seconds())
 
 
+class Cooldowns(TypedDict, total=False):
+    """The waits of a target-tracking policy (``scale_on_*(..., scale_out_cooldown=Duration.seconds(60))``).
+
+    Attributes
+    ----------
+    scale_out_cooldown:
+        Wait after a scale-out. Default: the policy's own (its ``scale_on_*`` method says which).
+    scale_in_cooldown:
+        Wait after a scale-in. Default: the policy's own.
+    """
+
+    scale_out_cooldown: Duration | None
+    scale_in_cooldown: Duration | None
+
+
+def cooldown_seconds(cooldowns: Cooldowns) -> dict[str, int | None]:
+    """``cooldowns`` as the decisions' ``scale_out_cooldown_seconds`` / ``scale_in_cooldown_seconds`` arguments.
+
+    Raises
+    ------
+    TypeError
+        A key that is not a cooldown (a misspelt keyword argument).
+    """
+    unknown = sorted(set(cooldowns) - set(Cooldowns.__annotations__))
+    if unknown:
+        raise TypeError(
+            f"unexpected keyword arguments {unknown}; the cooldowns are {sorted(Cooldowns.__annotations__)}"
+        )
+    return {
+        "scale_out_cooldown_seconds": seconds(cooldowns.get("scale_out_cooldown")),
+        "scale_in_cooldown_seconds": seconds(cooldowns.get("scale_in_cooldown")),
+    }
+
+
 class CapacityScaling(Construct):
     """A scalable target (id ``Target``) with policies, wake-up and floors; subclasses validate and document."""
 
     _path: str
     _dimensions: dict[Dimension, str]
     _schedules: list[ScheduledFloor]
+    _kind: EndpointKind
+    _max_capacity: int
+    _zero_allowed: bool
+    _inference_component: bool
     target: appscaling.ScalableTarget
+    """The ``ScalableTarget`` L2 (construct id ``Target``)."""
     wake_up_policy: appscaling.StepScalingAction | None
+    """The scale-from-zero step policy (+1), once the wake-up is added (minimum 0)."""
     wake_up_alarm: cloudwatch.CfnAlarm | None
+    """The alarm that triggers it: ``HasBacklogWithoutCapacity`` of an async endpoint, or
+    ``NoCapacityInvocationFailures`` of an inference component."""
 
-    def _scalable_target(
+    def _create_target(
         self,
         *,
         resource_id: str,
@@ -52,13 +97,21 @@ class CapacityScaling(Construct):
         min_capacity: int,
         max_capacity: int,
         dimensions: Mapping[Dimension, str],
-    ) -> appscaling.ScalableTarget:
-        """Create the target; ``dimensions`` bind the CloudWatch metrics of the policies added later."""
+        kind: EndpointKind = EndpointKind.REALTIME,
+    ) -> None:
+        """Create :attr:`target`; ``dimensions`` bind the CloudWatch metrics of the policies added later. An
+        inference component's copies and an async endpoint's instances may scale to (and floor at) zero."""
         self._dimensions = dict(dimensions)
         self._schedules = []
-        return _render.scalable_target(
+        self._kind = kind
+        self._max_capacity = max_capacity
+        self._inference_component = dimension is ScalableDimension.INFERENCE_COMPONENT_COPIES
+        self._zero_allowed = self._inference_component or kind is EndpointKind.ASYNC
+        self.target = _render.scalable_target(
             self, resource_id=resource_id, dimension=dimension, min_capacity=min_capacity, max_capacity=max_capacity
         )
+        self.wake_up_policy = None
+        self.wake_up_alarm = None
 
     def _apply_plan(self, plan: ScalingPlan, *, wake_up: WakeUpPolicy | None = None) -> None:
         """Add the plan's target-tracking policies, then ``wake_up`` (unless one exists), then the plan's floors."""
@@ -70,42 +123,59 @@ class CapacityScaling(Construct):
             self._add_floor(floor)
 
     def _track(
-        self,
-        decide: Callable[..., TargetTrackingPolicy | None],
-        scale_out_cooldown: Duration | None,
-        scale_in_cooldown: Duration | None,
-        **intent: object,
+        self, decide: Callable[..., TargetTrackingPolicy | None], cooldowns: Cooldowns, **intent: object
     ) -> appscaling.TargetTrackingScalingPolicy:
-        """Decide a policy with ``decide`` (a ``decisions`` policy function), raise its problems, and create it."""
+        """Decide a policy with ``decide`` (a ``decisions`` policy function) for this target's kind, raise its
+        problems, and create it."""
         problems = ProblemCollector()
-        policy = decide(
-            problems,
-            self._path,
-            scale_out_cooldown_seconds=seconds(scale_out_cooldown),
-            scale_in_cooldown_seconds=seconds(scale_in_cooldown),
-            **intent,
-        )
+        policy = decide(problems, self._path, kind=self._kind, **cooldown_seconds(cooldowns), **intent)
         problems.raise_if_any()
         assert policy is not None  # no problems means a policy was decided
         return self._add_policy(policy)
 
-    def _schedule(
-        self,
-        *,
-        kind: EndpointKind,
-        floor: ScheduledFloor,
-        max_capacity: int,
-        zero_allowed: bool,
-    ) -> None:
-        """Validate one scheduled floor (numbered after those already added) and add it."""
+    def _track_concurrency(self, per_unit: float, cooldowns: Cooldowns) -> appscaling.TargetTrackingScalingPolicy:
+        """In-flight requests per instance or per copy (the high-resolution predefined metric)."""
+        return self._track(
+            concurrency_policy, cooldowns, per_instance=per_unit, inference_component=self._inference_component
+        )
+
+    def _track_invocations(
+        self, per_unit_per_minute: float, cooldowns: Cooldowns
+    ) -> appscaling.TargetTrackingScalingPolicy:
+        """Invocations per instance or per copy per minute (the predefined metric)."""
+        return self._track(
+            invocations_policy,
+            cooldowns,
+            per_instance_per_minute=per_unit_per_minute,
+            inference_component=self._inference_component,
+        )
+
+    def scale_on_schedule(self, *, cron: str, min_capacity: int, max_capacity: int | None = None) -> None:
+        """Set the minimum (and optionally maximum) capacity on a schedule: a capacity floor.
+
+        The trade-off: capacity is paid for from the scheduled time, slightly before it is busy, in exchange for
+        not waiting 5–10 minutes for instances when traffic arrives. Pair each floor that raises the minimum with
+        one that lowers it again.
+
+        Parameters
+        ----------
+        cron:
+            ``cron(minutes hours day-of-month month day-of-week year)`` in UTC, with exactly one of day-of-month
+            and day-of-week ``?``; e.g. ``cron(0 7 ? * MON-FRI *)``.
+        min_capacity:
+            Minimum (instances, or copies of an inference component) from that time on, 0..max (0 only where the
+            target may scale to zero: async endpoints and inference components).
+        max_capacity:
+            Maximum from that time on. Default: the maximum is left unchanged.
+        """
         problems = ProblemCollector()
         floors = schedule_floors(
             problems,
             self._path,
-            kind=kind,
-            schedule=[floor],
-            max_capacity=max_capacity,
-            zero_allowed=zero_allowed,
+            kind=self._kind,
+            schedule=[ScheduledFloor(cron=cron, min_capacity=min_capacity, max_capacity=max_capacity)],
+            max_capacity=self._max_capacity,
+            zero_allowed=self._zero_allowed,
             start_index=len(self._schedules),
         )
         problems.raise_if_any()

@@ -13,10 +13,10 @@ real-time scale to zero by :mod:`inference_constructs.scaling.inference_componen
 
 from __future__ import annotations
 
+from typing import Unpack
+
 import jsii
-from aws_cdk import Duration
 from aws_cdk import aws_applicationautoscaling as appscaling
-from aws_cdk import aws_cloudwatch as cloudwatch
 from constructs import Construct, IValidation
 
 from inference_constructs import _tokens
@@ -25,19 +25,16 @@ from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
 from inference_constructs.observability.metric_definitions import Dimension
 from inference_constructs.scaling import _render
-from inference_constructs.scaling._base import CapacityScaling, seconds
+from inference_constructs.scaling._base import CapacityScaling, Cooldowns, cooldown_seconds
 from inference_constructs.scaling.decisions import (
     DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION,
     ScalableDimension,
     ScalingPlan,
-    ScheduledFloor,
     async_wake_up_policy,
     backlog_policy,
     check_capacity,
     check_provisioned_concurrency_bounds,
-    concurrency_policy,
     gpu_memory_policy,
-    invocations_policy,
     provisioned_concurrency_policy,
 )
 from inference_constructs.spec import EndpointKind, Serving
@@ -150,18 +147,14 @@ class EndpointAutoScaling(CapacityScaling):
         self.gpu_count = gpu_count
         self.instance_type = instance_type
         self.serving = serving
-        self.target = self._scalable_target(
+        self._create_target(
             resource_id=f"endpoint/{endpoint_name}/variant/{variant_name}",
             dimension=ScalableDimension.VARIANT_INSTANCES,
             min_capacity=min_capacity,
             max_capacity=max_capacity,
             dimensions={Dimension.ENDPOINT_NAME: endpoint_name, Dimension.VARIANT_NAME: variant_name},
+            kind=kind,
         )
-        """The ``ScalableTarget`` L2 (construct id ``Target``)."""
-        self.wake_up_alarm: cloudwatch.CfnAlarm | None = None
-        """The ``HasBacklogWithoutCapacity`` alarm, once ``scale_on_backlog`` ran with minimum 0."""
-        self.wake_up_policy: appscaling.StepScalingAction | None = None
-        """The scale-from-zero step policy, once ``scale_on_backlog`` ran with minimum 0."""
         if kind is EndpointKind.ASYNC and min_capacity == 0:
             self.node.add_validation(_AsyncZeroNeedsBacklog(self))
 
@@ -199,90 +192,44 @@ class EndpointAutoScaling(CapacityScaling):
         scaling._apply_plan(plan, wake_up=async_wake_up_policy() if plan.wake_up is not None else None)
         return scaling
 
-    # ---------------------------------------------------------------- policies
+    # ---------------------------------------------------------------- policies (and scale_on_schedule, inherited)
 
     def scale_on_concurrency(
-        self,
-        *,
-        per_instance: float,
-        scale_out_cooldown: Duration | None = None,
-        scale_in_cooldown: Duration | None = None,
+        self, *, per_instance: float, **cooldowns: Unpack[Cooldowns]
     ) -> appscaling.TargetTrackingScalingPolicy:
-        """Keep in-flight requests per instance near ``per_instance`` (``ConcurrentRequestsPerModel``, high resolution).
+        """Keep in-flight requests per instance near ``per_instance`` (> 0, e.g. 75% of the server's batch size).
 
-        The bottleneck of a batching LLM server is how many sequences it has in flight; the metric
-        arrives every 10 s, so scale-out reacts within a minute.
-
-        Parameters
-        ----------
-        per_instance:
-            Target concurrent requests per instance, > 0 (e.g. 75% of the server's batch size).
-        scale_out_cooldown:
-            Wait after a scale-out. Default: 60 s.
-        scale_in_cooldown:
-            Wait after a scale-in. Default: 600 s, since a removed LLM instance takes 5–10 minutes to come back.
+        Tracks ``ConcurrentRequestsPerModel`` (high resolution): the bottleneck of a batching LLM server is how many
+        sequences it has in flight, and the metric arrives every 10 s, so scale-out reacts within a minute.
+        ``cooldowns``: 60 s after a scale-out, 600 s after a scale-in by default (a removed LLM instance takes
+        5–10 minutes to come back).
         """
-        return self._track(
-            concurrency_policy, scale_out_cooldown, scale_in_cooldown, kind=self.kind, per_instance=per_instance
-        )
+        return self._track_concurrency(per_instance, cooldowns)
 
     def scale_on_invocations(
-        self,
-        *,
-        per_instance_per_minute: float,
-        scale_out_cooldown: Duration | None = None,
-        scale_in_cooldown: Duration | None = None,
+        self, *, per_instance_per_minute: float, **cooldowns: Unpack[Cooldowns]
     ) -> appscaling.TargetTrackingScalingPolicy:
-        """Keep ``InvocationsPerInstance`` near ``per_instance_per_minute``.
+        """Keep ``InvocationsPerInstance`` near ``per_instance_per_minute`` (> 0).
 
-        Uses the predefined metric ``SageMakerVariantInvocationsPerInstance``.
-
-        Suits short, uniform requests (classical models); for LLMs prefer concurrency.
-
-        Parameters
-        ----------
-        per_instance_per_minute:
-            Target invocations per instance per minute, > 0.
-        scale_out_cooldown:
-            Wait after a scale-out. Default: 120 s (two one-minute data points).
-        scale_in_cooldown:
-            Wait after a scale-in. Default: 600 s.
+        Uses the predefined metric ``SageMakerVariantInvocationsPerInstance``; suits short, uniform requests
+        (classical models), for LLMs prefer concurrency. ``cooldowns``: 120 s after a scale-out (two one-minute data
+        points), 600 s after a scale-in by default.
         """
-        return self._track(
-            invocations_policy,
-            scale_out_cooldown,
-            scale_in_cooldown,
-            kind=self.kind,
-            per_instance_per_minute=per_instance_per_minute,
-        )
+        return self._track_invocations(per_instance_per_minute, cooldowns)
 
     def scale_on_gpu_memory(
-        self,
-        *,
-        percent_per_gpu: float,
-        scale_out_cooldown: Duration | None = None,
-        scale_in_cooldown: Duration | None = None,
+        self, *, percent_per_gpu: float, **cooldowns: Unpack[Cooldowns]
     ) -> appscaling.TargetTrackingScalingPolicy:
-        """Keep GPU memory use near ``percent_per_gpu`` on every GPU.
+        """Keep GPU memory use near ``percent_per_gpu`` (0 < value <= 100) on every GPU.
 
         Tracks ``GPUMemoryUtilization`` (``/aws/sagemaker/Endpoints``, dimensions ``EndpointName``,
         ``VariantName``, Average), which runs 0–100 × the number of GPUs: the target is
-        ``percent_per_gpu × gpu_count`` (80% on a 4-GPU host is 320).
-
-        Parameters
-        ----------
-        percent_per_gpu:
-            Target percent per GPU, 0 < value <= 100.
-        scale_out_cooldown:
-            Wait after a scale-out. Default: 120 s.
-        scale_in_cooldown:
-            Wait after a scale-in. Default: 600 s.
+        ``percent_per_gpu × gpu_count`` (80% on a 4-GPU host is 320). ``cooldowns``: 120 s after a scale-out,
+        600 s after a scale-in by default.
         """
         return self._track(
             gpu_memory_policy,
-            scale_out_cooldown,
-            scale_in_cooldown,
-            kind=self.kind,
+            cooldowns,
             percent_per_gpu=percent_per_gpu,
             gpu_count=self.gpu_count,
             instance_type=self.instance_type,
@@ -290,57 +237,19 @@ class EndpointAutoScaling(CapacityScaling):
         )
 
     def scale_on_backlog(
-        self,
-        *,
-        per_instance: float,
-        scale_out_cooldown: Duration | None = None,
-        scale_in_cooldown: Duration | None = None,
+        self, *, per_instance: float, **cooldowns: Unpack[Cooldowns]
     ) -> appscaling.TargetTrackingScalingPolicy:
-        """Async only: keep ``ApproximateBacklogSizePerInstance`` near ``per_instance``.
+        """Async only: keep ``ApproximateBacklogSizePerInstance`` near ``per_instance`` (> 0 queued requests).
 
         A customized metric (``AWS/SageMaker``, dimension ``EndpointName`` only, as async endpoints
         publish it, Average). With ``min_capacity`` 0 this also adds the scale-from-zero step policy
-        (+1 instance) and its alarm on ``HasBacklogWithoutCapacity >= 1``.
-
-        Parameters
-        ----------
-        per_instance:
-            Target queued requests per instance, > 0.
-        scale_out_cooldown:
-            Wait after a scale-out. Default: 120 s.
-        scale_in_cooldown:
-            Wait after a scale-in. Default: 600 s.
+        (+1 instance) and its alarm on ``HasBacklogWithoutCapacity >= 1``. ``cooldowns``: 120 s after a
+        scale-out, 600 s after a scale-in by default.
         """
-        result = self._track(
-            backlog_policy, scale_out_cooldown, scale_in_cooldown, kind=self.kind, per_instance=per_instance
-        )
+        result = self._track(backlog_policy, cooldowns, per_instance=per_instance)
         if self.min_capacity == 0:
             self._add_wake_up(async_wake_up_policy())
         return result
-
-    def scale_on_schedule(self, *, cron: str, min_capacity: int, max_capacity: int | None = None) -> None:
-        """Set the minimum (and optionally maximum) capacity on a schedule: a capacity floor.
-
-        The trade-off: capacity is paid for from the scheduled time, slightly before it is busy,
-        in exchange for not waiting 5–10 minutes for instances when traffic arrives. Pair each
-        floor that raises the minimum with one that lowers it again.
-
-        Parameters
-        ----------
-        cron:
-            ``cron(minutes hours day-of-month month day-of-week year)`` in UTC, with exactly one of
-            day-of-month and day-of-week ``?``; e.g. ``cron(0 7 ? * MON-FRI *)``.
-        min_capacity:
-            Minimum from that time on, 0..max (0 only for async endpoints).
-        max_capacity:
-            Maximum from that time on. Default: the maximum is left unchanged.
-        """
-        self._schedule(
-            kind=self.kind,
-            floor=ScheduledFloor(cron=cron, min_capacity=min_capacity, max_capacity=max_capacity),
-            max_capacity=self.max_capacity,
-            zero_allowed=self.kind is EndpointKind.ASYNC,
-        )
 
 
 class ServerlessProvisionedConcurrencyScaling(Construct):
@@ -368,10 +277,8 @@ class ServerlessProvisionedConcurrencyScaling(Construct):
         Variant to scale. Default: ``AllTraffic``.
     target_utilization:
         Target share of provisioned concurrency in use, 0 < value <= 1. Default: 0.7, so 30% warm headroom.
-    scale_out_cooldown:
-        Wait after a scale-out. Default: 60 s.
-    scale_in_cooldown:
-        Wait after a scale-in. Default: 300 s.
+    **cooldowns:
+        :class:`Cooldowns` of the policy. Default: 60 s after a scale-out, 300 s after a scale-in.
 
     Raises
     ------
@@ -389,8 +296,7 @@ class ServerlessProvisionedConcurrencyScaling(Construct):
         min_provisioned_concurrency: int = 1,
         variant_name: str = DEFAULT_VARIANT_NAME,
         target_utilization: float = DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION,
-        scale_out_cooldown: Duration | None = None,
-        scale_in_cooldown: Duration | None = None,
+        **cooldowns: Unpack[Cooldowns],
     ) -> None:
         super().__init__(scope, construct_id)
         path = self.node.path
@@ -402,8 +308,7 @@ class ServerlessProvisionedConcurrencyScaling(Construct):
             problems,
             path,
             target_utilization=target_utilization,
-            scale_out_cooldown_seconds=seconds(scale_out_cooldown),
-            scale_in_cooldown_seconds=seconds(scale_in_cooldown),
+            **cooldown_seconds(cooldowns),
         )
         problems.raise_if_any()
         assert policy is not None

@@ -27,10 +27,10 @@ The first requests after idle fail while an instance starts (several minutes): s
 from __future__ import annotations
 
 import re
+from typing import Unpack
 
-from aws_cdk import Duration, Names, Stack
+from aws_cdk import Names, Stack
 from aws_cdk import aws_applicationautoscaling as appscaling
-from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_sagemaker as sagemaker
 from constructs import Construct
 
@@ -39,18 +39,14 @@ from inference_constructs.errors import InferenceConfigError, ProblemCollector
 from inference_constructs.observability.metric_definitions import Dimension
 from inference_constructs.region_rules import RegionRules
 from inference_constructs.regions import type_requirement
-from inference_constructs.scaling._base import CapacityScaling
+from inference_constructs.scaling._base import CapacityScaling, Cooldowns
 from inference_constructs.scaling.autoscaling import DEFAULT_VARIANT_NAME
 from inference_constructs.scaling.decisions import (
     MAX_CAPACITY,
     ScalableDimension,
     ScalingPlan,
-    ScheduledFloor,
-    concurrency_policy,
     inference_component_wake_up_policy,
-    invocations_policy,
 )
-from inference_constructs.spec import EndpointKind
 
 _IC_NAME_MAX = 63
 
@@ -283,7 +279,8 @@ class InferenceComponentScaling(CapacityScaling):
     60 s cooldown) and the alarm ``ScaleOutFromZeroAlarm`` on ``NoCapacityInvocationFailures``
     (``AWS/SageMaker``, dimension ``InferenceComponentName``, Sum over 1 minute,
     ``GreaterThanOrEqualToThreshold`` 1) that triggers it. Add a copy-count policy with
-    ``scale_on_concurrency`` or ``scale_on_invocations`` so copies return to zero when idle.
+    ``scale_on_concurrency`` or ``scale_on_invocations`` so copies return to zero when idle, and warm floors with
+    ``scale_on_schedule`` (inherited).
 
     Parameters
     ----------
@@ -330,18 +327,13 @@ class InferenceComponentScaling(CapacityScaling):
         problems.raise_if_any()
         self.min_copy_count = min_copy_count
         self.max_copy_count = max_copy_count
-        self.target = self._scalable_target(
+        self._create_target(
             resource_id=f"inference-component/{inference_component_name}",
             dimension=ScalableDimension.INFERENCE_COMPONENT_COPIES,
             min_capacity=min_copy_count,
             max_capacity=max_copy_count,
             dimensions={Dimension.INFERENCE_COMPONENT_NAME: inference_component_name},
         )
-        """The ``ScalableTarget`` L2 (construct id ``Target``)."""
-        self.wake_up_policy: appscaling.StepScalingAction | None = None
-        """The +1 copy step policy (only with minimum 0)."""
-        self.wake_up_alarm: cloudwatch.CfnAlarm | None = None
-        """The ``NoCapacityInvocationFailures`` alarm (only with minimum 0)."""
         if min_copy_count == 0:
             self._add_wake_up(inference_component_wake_up_policy())
 
@@ -366,74 +358,18 @@ class InferenceComponentScaling(CapacityScaling):
         return scaling
 
     def scale_on_concurrency(
-        self,
-        *,
-        per_copy: float,
-        scale_out_cooldown: Duration | None = None,
-        scale_in_cooldown: Duration | None = None,
+        self, *, per_copy: float, **cooldowns: Unpack[Cooldowns]
     ) -> appscaling.TargetTrackingScalingPolicy:
-        """Keep in-flight requests per copy near ``per_copy`` (``ConcurrentRequestsPerCopy``, high resolution).
+        """Keep in-flight requests per copy near ``per_copy`` (> 0; ``ConcurrentRequestsPerCopy``, high resolution).
 
-        Parameters
-        ----------
-        per_copy:
-            Target concurrent requests per copy, > 0.
-        scale_out_cooldown:
-            Wait after a scale-out. Default: 60 s.
-        scale_in_cooldown:
-            Wait after a scale-in. Default: 600 s.
+        ``cooldowns``: 60 s after a scale-out, 600 s after a scale-in by default.
         """
-        return self._track(
-            concurrency_policy,
-            scale_out_cooldown,
-            scale_in_cooldown,
-            kind=EndpointKind.REALTIME,
-            per_instance=per_copy,
-            inference_component=True,
-        )
+        return self._track_concurrency(per_copy, cooldowns)
 
     def scale_on_invocations(
-        self,
-        *,
-        per_copy_per_minute: float,
-        scale_out_cooldown: Duration | None = None,
-        scale_in_cooldown: Duration | None = None,
+        self, *, per_copy_per_minute: float, **cooldowns: Unpack[Cooldowns]
     ) -> appscaling.TargetTrackingScalingPolicy:
-        """Keep ``InvocationsPerCopy`` near ``per_copy_per_minute`` (``SageMakerInferenceComponentInvocationsPerCopy``).
-
-        Parameters
-        ----------
-        per_copy_per_minute:
-            Target invocations per copy per minute, > 0.
-        scale_out_cooldown:
-            Wait after a scale-out. Default: 120 s.
-        scale_in_cooldown:
-            Wait after a scale-in. Default: 600 s.
-        """
-        return self._track(
-            invocations_policy,
-            scale_out_cooldown,
-            scale_in_cooldown,
-            kind=EndpointKind.REALTIME,
-            per_instance_per_minute=per_copy_per_minute,
-            inference_component=True,
-        )
-
-    def scale_on_schedule(self, *, cron: str, min_capacity: int, max_capacity: int | None = None) -> None:
-        """Set the minimum (and optionally maximum) copy count on a schedule (a warm floor before busy hours).
-
-        Parameters
-        ----------
-        cron:
-            ``cron(minutes hours day-of-month month day-of-week year)`` in UTC.
-        min_capacity:
-            Fewest copies from that time on, 0..max.
-        max_capacity:
-            Most copies from that time on. Default: unchanged.
-        """
-        self._schedule(
-            kind=EndpointKind.REALTIME,
-            floor=ScheduledFloor(cron=cron, min_capacity=min_capacity, max_capacity=max_capacity),
-            max_capacity=self.max_copy_count,
-            zero_allowed=True,
-        )
+        """Keep ``InvocationsPerCopy`` near ``per_copy_per_minute`` (> 0), the predefined metric
+        ``SageMakerInferenceComponentInvocationsPerCopy``; ``cooldowns``: 120 s after a scale-out, 600 s after a
+        scale-in by default."""
+        return self._track_invocations(per_copy_per_minute, cooldowns)

@@ -19,6 +19,7 @@ DECISION_MODULES = [
     "inference_constructs.plan",
     "inference_constructs.sizing",
     "inference_constructs.spec",
+    "inference_constructs.units",
     "inference_constructs.errors",
     "inference_constructs.layout",
     "inference_constructs.catalog",
@@ -54,6 +55,7 @@ DECISION_MODULES = [
     "inference_constructs.observability",
     "inference_constructs.observability.decisions",
     "inference_constructs.observability.metric_definitions",
+    "inference_constructs.observability.metric_table",
     "inference_constructs.observability.targets",
     "inference_constructs.observability.validate",
 ]

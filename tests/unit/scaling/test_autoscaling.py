@@ -176,6 +176,15 @@ def test_cooldowns_can_be_overridden() -> None:
     )
 
 
+def test_fails_on_a_misspelt_cooldown_keyword() -> None:
+    # GIVEN a real-time endpoint's scaling
+    scaling = _realtime(Stack())
+    # WHEN a policy is asked for with a keyword that is not a cooldown
+    # THEN it is refused, as a misspelt keyword argument is, naming the cooldowns
+    with pytest.raises(TypeError, match="scale_in_cooldown"):
+        scaling.scale_on_concurrency(per_instance=4, scale_out_cooldwn=Duration.seconds(30))  # type: ignore[call-arg]
+
+
 def test_endpoint_name_token_orders_the_target_after_the_endpoint() -> None:
     # GIVEN a minimal endpoint resource whose name attribute is passed as a token
     def build(stack: Stack) -> None:
