@@ -1036,7 +1036,8 @@ def child(mode: str, config: Path, outdir: Path, source: Path | None, baseline: 
     from aws_cdk import App
 
     from inference_constructs.compliance import add_compliance_gates
-    from inference_constructs.stacks.platform import InferencePlatform, platform_plan, synthesize
+    from inference_constructs.plan import platform_plan
+    from inference_constructs.stacks.platform import InferencePlatform, synthesize
 
     t1 = time.perf_counter()
     context = cdk_context()
@@ -1476,7 +1477,8 @@ def breakdown(n: int, directory: Path, *, top: int = 12) -> str:
 
     from aws_cdk import App
 
-    from inference_constructs.stacks.platform import InferencePlatform, platform_plan
+    from inference_constructs.plan import platform_plan
+    from inference_constructs.stacks.platform import InferencePlatform
 
     context = cdk_context()
     config = write_config(n, directory)

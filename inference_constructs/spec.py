@@ -9,12 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
 
 from inference_constructs._coerce import enum_prop
-
-if TYPE_CHECKING:  # model_access imports this module's Serving
-    from inference_constructs.containers.model_access import HfTokenSecret
+from inference_constructs.hf_token import HfTokenSecret
 
 
 class Accelerator(StrEnum):
@@ -245,7 +242,7 @@ class ModelSpec:
         default branch).
     hf_token:
         The Secrets Manager secret holding a Hugging Face read token, for a gated or private ``id``
-        (:class:`~inference_constructs.containers.model_access.HfTokenSecret`; the endpoint constructs also take
+        (:class:`~inference_constructs.hf_token.HfTokenSecret`; the endpoint constructs also take
         a ``secretsmanager.ISecret`` as ``hf_token``). Default: no token. With one, a deploy-time job reads the
         secret and stages ``id`` at ``revision`` into S3, and the Model loads it from there with network
         isolation; the token reaches the container only with ``HfTokenSecret(in_environment=True)``.

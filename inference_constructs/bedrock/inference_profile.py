@@ -36,7 +36,7 @@ from inference_constructs.bedrock.model_source import (
     raise_if_problems,
     source_region_requirement,
 )
-from inference_constructs.hosting.interface import MetricOptions
+from inference_constructs.interfaces import MetricOptions
 from inference_constructs.observability import metric_table
 from inference_constructs.observability.metric_table import MetricDefinition
 from inference_constructs.region_rules import RegionRules

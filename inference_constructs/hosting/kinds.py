@@ -15,7 +15,6 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
 from inference_constructs import _coerce
-from inference_constructs._coerce import CapacityLike
 from inference_constructs.catalog import Catalog
 from inference_constructs.containers.model_access import HfTokenSecret
 from inference_constructs.errors import ProblemCollector
@@ -31,6 +30,7 @@ from inference_constructs.hosting.decisions import (
     VpcOptions,
 )
 from inference_constructs.hosting.endpoint import InferenceEndpoint
+from inference_constructs.hosting.request import CapacityLike, coerce_capacity
 from inference_constructs.scaling.autoscaling import ServerlessProvisionedConcurrencyScaling
 from inference_constructs.scaling.decisions import DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION
 from inference_constructs.sizing import HostDecision
@@ -164,7 +164,7 @@ class RealtimeEndpoint(InferenceEndpoint):
             accelerator=_coerce.enum_prop(_prop(path, "accelerator"), accelerator, AcceleratorChoice),
             instance_type=instance_type,
             host_ami=host_ami,
-            capacity=_coerce.capacity(_prop(path, "capacity"), capacity) or Capacity(),
+            capacity=coerce_capacity(_prop(path, "capacity"), capacity) or Capacity(),
             async_inference=async_inference,
             vpc=vpc if isinstance(vpc, VpcOptions) else None,
             network_isolation=network_isolation,
@@ -370,7 +370,7 @@ class MultiModelEndpoint(InferenceEndpoint):
             accelerator=_coerce.enum_prop(_prop(path, "accelerator"), accelerator, AcceleratorChoice),
             instance_type=instance_type,
             host_ami=host_ami,
-            capacity=_coerce.capacity(_prop(path, "capacity"), capacity) or Capacity(),
+            capacity=coerce_capacity(_prop(path, "capacity"), capacity) or Capacity(),
             multi_model=MultiModelOptions(model_data_prefix, cache),
             vpc=vpc if isinstance(vpc, VpcOptions) else None,
             network_isolation=network_isolation,

@@ -9,7 +9,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from inference_constructs.containers.model_access import HfTokenSecret
+from inference_constructs._coerce import int_prop, prop_type_error
+from inference_constructs.errors import InferenceConfigError, Problem
+from inference_constructs.hf_token import HfTokenSecret
 from inference_constructs.scaling.defaults import (
     DEFAULT_SERVERLESS_MAX_CONCURRENCY,
     DEFAULT_SERVERLESS_PROVISIONED_CONCURRENCY,
@@ -24,6 +26,7 @@ from inference_constructs.spec import (
 __all__ = [
     "AsyncOptions",
     "Capacity",
+    "CapacityLike",
     "DataCaptureOptions",
     "DeploymentOptions",
     "DeploymentStrategy",
@@ -31,6 +34,7 @@ __all__ = [
     "MultiModelOptions",
     "ServerlessOptions",
     "VpcOptions",
+    "coerce_capacity",
 ]
 
 
@@ -59,6 +63,41 @@ class Capacity:
 
     min: int = 1
     max: int = 1
+
+
+#: What a ``capacity`` prop may be besides a ``Capacity``: ``(min, max)`` or ``{"min": .., "max": ..}``.
+CapacityLike = tuple[int, int] | Mapping[str, int]
+
+
+def coerce_capacity(prop: str, value: Capacity | CapacityLike | None) -> Capacity | None:
+    """``value`` as a :class:`Capacity`; ``None`` stays ``None`` (the default).
+
+    Accepts a ``Capacity``, a ``(min, max)`` tuple or list, or a mapping with ``min`` and/or ``max``
+    (a missing bound takes the ``Capacity`` default).
+
+    Raises
+    ------
+    InferenceConfigError
+        A pair of the wrong length or an unknown key.
+    InferencePropTypeError
+        Anything else, or a bound that is not an int.
+    """
+    if value is None or isinstance(value, Capacity):
+        return value
+    allowed = "a Capacity, a (min, max) tuple or a {'min': .., 'max': ..} dict of ints"
+    if isinstance(value, tuple | list):
+        if len(value) != 2:
+            raise InferenceConfigError([Problem(prop, f"{value!r} has {len(value)} items", f"use {allowed}", "length")])
+        return Capacity(min=int_prop(f"{prop}[0]", value[0]), max=int_prop(f"{prop}[1]", value[1]))
+    if isinstance(value, Mapping):
+        unknown = sorted(str(k) for k in value if k not in ("min", "max"))
+        if unknown:
+            raise InferenceConfigError(
+                [Problem(f"{prop}.{unknown[0]}", "is not a capacity key", "use min and max", "unknown_key")]
+            )
+        bounds = {k: int_prop(f"{prop}.{k}", v) for k, v in value.items()}
+        return Capacity(**bounds)
+    raise prop_type_error(prop, value, allowed)
 
 
 @dataclass(frozen=True)

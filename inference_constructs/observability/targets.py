@@ -20,7 +20,7 @@ from inference_constructs.spec import EndpointKind
 
 if TYPE_CHECKING:
     from inference_constructs.bedrock.model_source import ModelSource
-    from inference_constructs.hosting.interface import IInferenceEndpoint
+    from inference_constructs.interfaces import IInferenceEndpoint
 
 _ACCOUNT_ID = re.compile(r"^\d{12}$")
 

@@ -20,19 +20,22 @@ from inference_constructs.scaling.decisions import (
     WakeUpPolicy,
     plan_scaling,
 )
-from inference_constructs.scaling.from_config import intent_from_config, plan_from_config
 
 if TYPE_CHECKING:
+    from inference_constructs.plan.scaling import intent_from_config, plan_from_config
     from inference_constructs.scaling.autoscaling import EndpointAutoScaling, ServerlessProvisionedConcurrencyScaling
     from inference_constructs.scaling.inference_component import (
         InferenceComponentScaling,
         ModelInferenceComponent,
     )
 
-# The constructs load aws_cdk on first use, so the pure decisions import without it (the plan needs that).
+# The constructs load aws_cdk on first use, so the pure decisions import without it (the plan needs that). The
+# config adapters live in the plan package, above the decisions: resolved on first use, so that importing a scaling
+# decision never loads the plan.
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
+        **dict.fromkeys(("intent_from_config", "plan_from_config"), "inference_constructs.plan.scaling"),
         "EndpointAutoScaling": "inference_constructs.scaling.autoscaling",
         "ServerlessProvisionedConcurrencyScaling": "inference_constructs.scaling.autoscaling",
         "InferenceComponentScaling": "inference_constructs.scaling.inference_component",

@@ -5,7 +5,6 @@ whole synth (a fresh output directory, the construct, the synth, the checks)."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -19,12 +18,11 @@ from aws_cdk import App, AspectPriority, Aspects, Environment, Stack, Stage, Tok
 from constructs import Construct
 
 from inference_constructs.compliance import add_compliance_gates
-from inference_constructs.config import PlatformConfig, load_config
 from inference_constructs.cost import RequireCostTags, apply_cost_tags
 from inference_constructs.errors import InferenceConfigError, Problem
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK
 from inference_constructs.observability import MonitoredProfile
-from inference_constructs.plan import PlatformPlan, plan_platform
+from inference_constructs.plan import PlanSource, PlatformPlan, platform_plan
 from inference_constructs.stacks.bedrock import BedrockStack
 from inference_constructs.stacks.cost import CostStack
 from inference_constructs.stacks.hosting import HostingStack, monitored
@@ -119,25 +117,6 @@ def write_plan(plan: PlatformPlan, assembly_dir: str | Path, file_name: str = PL
     return path
 
 
-def platform_plan(
-    config: str | os.PathLike[str] | PlatformConfig | PlatformPlan,
-    *,
-    max_resources_per_stack: int = MAX_RESOURCES_PER_STACK,
-) -> PlatformPlan:
-    """The plan of ``config``: a config file's path, a loaded config, or a plan (returned as it is).
-
-    Raises
-    ------
-    InferenceConfigError
-        For any config mistake (the same message ``python -m inference_constructs plan`` prints).
-    """
-    if isinstance(config, PlatformPlan):
-        return config
-    if not isinstance(config, PlatformConfig):
-        config = load_config(config)
-    return plan_platform(config, max_resources_per_stack=max_resources_per_stack)
-
-
 class InferencePlatform(Construct):
     """The platform a config file describes, as a construct: its stacks (Bedrock, observability, hosting shards,
     cost), tagged, with the compliance gates, inside any CDK ``App`` or ``Stage`` (a CDK Pipelines stage too).
@@ -189,7 +168,7 @@ class InferencePlatform(Construct):
         scope: Construct,
         construct_id: str,
         *,
-        config: str | os.PathLike[str] | PlatformConfig | PlatformPlan,
+        config: PlanSource,
         env: Environment | None = None,
         compliance_gates: bool = True,
         plan_file: str | None = PLAN_FILE,
@@ -280,7 +259,7 @@ class Synthesis:
 
 def synthesize(
     app: App,
-    config: str | os.PathLike[str] | PlatformConfig | PlatformPlan,
+    config: PlanSource,
     *,
     max_resources_per_stack: int = MAX_RESOURCES_PER_STACK,
 ) -> Synthesis:

@@ -8,9 +8,10 @@ import pytest
 
 from inference_constructs.config import validate_config
 from inference_constructs.cost.capacity_tags import CAPACITY_TAG, PLATFORM_TAG
-from inference_constructs.cost.scope import decide_cost, platform_expression
+from inference_constructs.cost.scope import platform_expression
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.plan import plan_platform
+from inference_constructs.plan.cost import decide_cost
 
 MONITOR = "arn:aws:ce::123456789012:anomalymonitor/0f1e2d3c-aaaa-bbbb-cccc-123456789012"
 

@@ -6,8 +6,8 @@ import pytest
 
 from inference_constructs.config.schema import Endpoint
 from inference_constructs.errors import InferenceConfigError
+from inference_constructs.plan.scaling import plan_from_config
 from inference_constructs.scaling import ScalableDimension
-from inference_constructs.scaling.from_config import plan_from_config
 
 
 def _endpoint(**data: object) -> Endpoint:

@@ -1,0 +1,97 @@
+"""From one config-file endpoint to the typed inputs of the hosting decisions: its :class:`ModelSpec` and the
+:class:`EndpointRequest` (the construct props the same endpoint would take from Python).
+"""
+
+from __future__ import annotations
+
+from inference_constructs.config.schema import Endpoint
+from inference_constructs.hf_token import HfTokenSecret
+from inference_constructs.hosting.request import (
+    AsyncOptions,
+    Capacity,
+    DataCaptureOptions,
+    DeploymentOptions,
+    DeploymentStrategy,
+    EndpointRequest,
+    MultiModelOptions,
+    ServerlessOptions,
+    VpcOptions,
+)
+from inference_constructs.spec import AcceleratorChoice, ModelArchitecture, ModelSourceKind, ModelSpec
+
+__all__ = ["endpoint_request", "model_spec"]
+
+
+def model_spec(endpoint: Endpoint) -> ModelSpec:
+    """The typed :class:`ModelSpec` of a config endpoint."""
+    m = endpoint.model
+    arch = m.architecture
+    return ModelSpec(
+        source=ModelSourceKind(m.source),
+        id=m.id,
+        s3_uri=m.s3_uri,
+        parameters_billion=m.parameters_billion,
+        dtype=m.dtype,
+        max_context_tokens=m.max_context_tokens,
+        max_concurrent_sequences=m.max_concurrent_sequences,
+        architecture=ModelArchitecture(**arch.model_dump()) if arch else None,
+        neuron_compiled=m.neuron_compiled,
+        revision=m.revision,
+    )
+
+
+def _env_value(value: str | int | float | bool) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def endpoint_request(endpoint: Endpoint) -> EndpointRequest:
+    """The hosting request (construct props) that a config endpoint describes."""
+    e = endpoint
+    token = e.model.hf_token
+    return EndpointRequest(
+        kind=e.type,
+        model=model_spec(e),
+        serving=e.serving,
+        image=e.image,
+        accelerator=AcceleratorChoice(e.accelerator),
+        instance_type=None if e.instance_type == "auto" else e.instance_type,
+        capacity=Capacity(min=e.capacity.min, max=e.capacity.max),
+        serverless=(
+            ServerlessOptions(
+                e.serverless.memory_mb, e.serverless.max_concurrency, e.serverless.provisioned_concurrency
+            )
+            if e.serverless
+            else None
+        ),
+        async_inference=(
+            AsyncOptions(
+                output_s3_uri=e.async_.output_s3_uri,
+                max_concurrent_invocations_per_instance=e.async_.max_concurrent_invocations_per_instance,
+            )
+            if e.async_
+            else None
+        ),
+        multi_model=MultiModelOptions(e.multi_model.model_data_prefix, e.multi_model.cache) if e.multi_model else None,
+        kms_key_arn=e.kms_key_arn,
+        vpc=(
+            VpcOptions(tuple(e.vpc.subnet_ids), tuple(e.vpc.security_group_ids))
+            if e.vpc.subnet_ids or e.vpc.security_group_ids
+            else None
+        ),
+        network_isolation=e.network_isolation,
+        data_capture=(
+            DataCaptureOptions(sampling_percent=e.data_capture.sampling_percent, s3_uri=e.data_capture.s3_uri)
+            if e.data_capture.sampling_percent
+            else None
+        ),
+        deployment=DeploymentOptions(
+            strategy=DeploymentStrategy(e.deployment.strategy), rollback_on_alarms=e.deployment.rollback_on_alarms
+        ),
+        environment={key: _env_value(value) for key, value in e.environment.items()},
+        hf_token=(
+            HfTokenSecret(token.secret, token.json_key, token.version_id, token.kms_key_arn, token.in_environment)
+            if token
+            else None
+        ),
+        host_ami=e.host_ami,
+    )

@@ -1,0 +1,134 @@
+"""The plan as a short table for people (what ``python -m inference_constructs plan`` prints): one row per endpoint,
+then a footer of reasons, gated-model access, cost, Savings Plan, Bedrock and warnings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from inference_constructs.bedrock.plan_sections import ProfilePlan, RouterPlan
+from inference_constructs.catalog import Catalog
+from inference_constructs.containers.model_access import ModelAccess
+from inference_constructs.cost.commitment import CommitmentRecommendation
+from inference_constructs.plan.endpoint import EndpointDecisions
+
+__all__ = ["plan_table"]
+
+
+def plan_table(
+    endpoints: Sequence[EndpointDecisions],
+    *,
+    catalog: Catalog,
+    baseline_usd_per_hour: float,
+    savings_plan: CommitmentRecommendation | None,
+    bedrock: Sequence[ProfilePlan],
+    routers: Sequence[RouterPlan],
+    warnings: Sequence[str],
+) -> str:
+    """A short human-readable table of the endpoint decisions, then why each host, how each gated model is reached,
+    the baseline cost, the Savings Plan, the Bedrock lines and every warning (``PlatformPlan.table``)."""
+    head = (
+        "endpoint",
+        "type",
+        "host",
+        "accel",
+        "dev",
+        "TP",
+        "need GiB",
+        "have GiB",
+        "$/h",
+        "$/month min",
+        "$/month max",
+    )
+    rows = [head]
+    for e in endpoints:
+        j = e.to_json()
+        rows.append(
+            (
+                e.name,
+                e.kind.value,
+                j["instance_type"] or "serverless",
+                j["accelerator"],
+                str(j["devices"]),
+                str(j["tensor_parallel_degree"]),
+                _num(j["memory_required_gb"]),
+                _num(j["memory_available_gb"]),
+                _num(j["price_per_hour_usd"], 3),
+                _num(j["monthly_usd_at_min"], 0),
+                _num(j["monthly_usd_at_max"], 0),
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    reasons = [f"why {e.name}: {e.to_json()['reason']}" for e in endpoints]
+    reasons.extend(
+        f"host AMI {e.name}: {e.hosting.host_ami.reason}" for e in endpoints if e.hosting.inference_ami_version
+    )
+    access = [_access_line(e.name, e.hosting.model_access) for e in endpoints if e.hosting.model_access]
+    footer = [
+        *reasons,
+        *access,
+        f"baseline on-demand: ${baseline_usd_per_hour:.3f}/h; prices {catalog.region} as of {catalog.prices_as_of}",
+    ]
+    sp = savings_plan.to_dict() if savings_plan is not None else None
+    if sp is not None and sp["commitment_usd_per_hour"] is not None:
+        footer.append(
+            f"savings plan: commit ${sp['commitment_usd_per_hour']}/h, saves ${sp['monthly_saving_usd']}/month"
+        )
+    footer.extend(_guardrail_lines(bedrock))
+    footer.extend(_bedrock_lines(bedrock, routers))
+    footer.extend(f"warning: {w}" for w in warnings)
+    return "\n".join(lines + footer) + "\n"
+
+
+def _access_line(name: str, access: ModelAccess) -> str:
+    """One line of the table's footer: how the endpoint's gated model is reached."""
+    if access.staging is not None:
+        return (
+            f"model access {name}: staged to <data bucket>/{access.staging.key_prefix} by a codebuild job reading "
+            f"secret {access.secret.secret}"
+        )
+    return f"model access {name}: token in the container environment (opt-in, secret {access.secret.secret})"
+
+
+def _guardrail_lines(profiles: Sequence[ProfilePlan]) -> list[str]:
+    """One line per Bedrock profile naming the guardrail its grants enforce."""
+    lines = []
+    for p in profiles:
+        g = p.guardrail
+        if g:
+            which = f"{g['id']} version {g['version']}" if g["source"] == "existing" else f"{g['name']} (created)"
+            lines.append(f"bedrock profile {p.name}: enforces guardrail {which}")
+    return lines
+
+
+def _bedrock_lines(bedrock: Sequence[ProfilePlan], routers: Sequence[RouterPlan]) -> list[str]:
+    """One line per priced Bedrock profile and per prompt router."""
+    lines = []
+    for entry in bedrock:
+        econ = entry.token_economics
+        if not econ:
+            continue
+        options = ", ".join(f"{o['option']} ${o['monthly_usd']:,.2f}" for o in econ["options"])
+        usd = econ["monthly_usd"]
+        head = f"bedrock {entry.name}: " + ("unpriced" if usd is None else f"{econ['recommended']} ${usd:,.2f}/month")
+        line = f"{head} ({options}); {econ['reason']}" if options else f"{head}; {econ['reason']}"
+        glob = econ.get("global_profile")
+        if glob and glob["monthly_saving_usd"] > 0:
+            line += f"; on-demand through the global profile: ${glob['monthly_usd']:,.2f} (any commercial Region)"
+        lines.append(line)
+    for router in routers:
+        cost = router.cost_range or {}
+        low, high = cost.get("all_cheapest_monthly_usd"), cost.get("all_fallback_monthly_usd")
+        span = (
+            f"${low:,.2f} (all cheapest) to ${high:,.2f} (all fallback)/month"
+            if low is not None and high is not None
+            else "no workload priced"
+        )
+        lines.append(f"bedrock router {router.name} ({router.router_name}): {span}")
+    return lines
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
