@@ -39,9 +39,8 @@ from inference_constructs.bedrock.price_table import (
     load_prices,
     quota_kind_of,
 )
+from inference_constructs.units import HOURS_PER_MONTH
 
-HOURS_PER_MONTH = 730.0
-"""Hours in a billing month (AWS convention: 365 x 24 / 12)."""
 MINUTES_PER_MONTH = HOURS_PER_MONTH * 60
 """43,800: minutes in a billing month, to turn monthly tokens into an average tokens-per-minute."""
 _MILLION = 1_000_000

@@ -19,11 +19,11 @@ from inference_constructs.plan.scaling import plan_from_config
 from inference_constructs.scaling.decisions import ScalingPlan
 from inference_constructs.sizing import HostDecision
 from inference_constructs.spec import EndpointKind, ModelSpec
+from inference_constructs.units import HOURS_PER_MONTH
 
 __all__ = ["HOURS_PER_MONTH", "EndpointDecisions", "capacity_schedule", "decide_endpoint"]
 
 #: Hours in a billing month (AWS convention: 365 × 24 / 12).
-HOURS_PER_MONTH = 730.0
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from inference_constructs.containers.memory import GPU_MEMORY_BEHAVIOUR, GpuMemoryUse
+from inference_constructs.observability import metric_table
 from inference_constructs.scaling.types import ScalingIntent, ScheduledFloor, TargetTrackingPolicy, WakeUpPolicy
 from inference_constructs.spec import Serving
 
@@ -45,10 +46,10 @@ _SIGNAL_WHY: dict[str, str] = {
     "SageMakerInferenceComponentConcurrentRequestsPerCopyHighResolution": "in-flight requests per copy, every 10 s",
     "SageMakerVariantInvocationsPerInstance": "invocations per instance per minute",
     "SageMakerInferenceComponentInvocationsPerCopy": "invocations per copy per minute",
-    "GPUMemoryUtilization": "gpu memory, percent per gpu x gpu count",
-    "ApproximateBacklogSizePerInstance": "queued requests per instance",
-    "HasBacklogWithoutCapacity": "queued requests and no instance: scale from zero",
-    "NoCapacityInvocationFailures": "requests that found no copy: scale from zero",
+    metric_table.GPU_MEMORY_UTILIZATION.name: "gpu memory, percent per gpu x gpu count",
+    metric_table.APPROXIMATE_BACKLOG_SIZE_PER_INSTANCE.name: "queued requests per instance",
+    metric_table.HAS_BACKLOG_WITHOUT_CAPACITY.name: "queued requests and no instance: scale from zero",
+    metric_table.NO_CAPACITY_INVOCATION_FAILURES.name: "requests that found no copy: scale from zero",
     "SageMakerVariantProvisionedConcurrencyUtilization": "use of the provisioned concurrency",
 }
 

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from inference_constructs.containers.memory import GPU_MEMORY_BEHAVIOUR
 from inference_constructs.errors import ProblemCollector
+from inference_constructs.observability import metric_table
 from inference_constructs.observability.metric_definitions import (
     COMPONENT_DIMENSIONS,
-    ENDPOINT_INSTANCE_NAMESPACE,
     ENDPOINT_ONLY_DIMENSIONS,
-    SAGEMAKER_NAMESPACE,
     VARIANT_DIMENSIONS,
     Dimension,
     gpu_metric_target,
 )
+from inference_constructs.observability.metric_table import MetricDefinition
 from inference_constructs.scaling.checks import _a, _check_range, _fmt, _key
 from inference_constructs.scaling.defaults import (
     ASYNC_WAKE_UP_COOLDOWN_SECONDS,
@@ -108,7 +108,7 @@ def invocations_policy(
     out_s, in_s = _cooldowns("invocations", scale_out_cooldown_seconds, scale_in_cooldown_seconds)
     if inference_component:
         return TargetTrackingPolicy(
-            construct_id="InvocationsPerCopy",
+            construct_id=metric_table.INVOCATIONS_PER_COPY.name,
             predefined_metric="SageMakerInferenceComponentInvocationsPerCopy",
             target_value=per_instance_per_minute,
             scale_out_cooldown_seconds=out_s,
@@ -116,7 +116,7 @@ def invocations_policy(
             reason=f"keeps {_fmt(per_instance_per_minute)} invocations per copy per minute (InvocationsPerCopy)",
         )
     return TargetTrackingPolicy(
-        construct_id="Invocations",
+        construct_id=metric_table.INVOCATIONS.name,
         predefined_metric="SageMakerVariantInvocationsPerInstance",
         target_value=per_instance_per_minute,
         scale_out_cooldown_seconds=out_s,
@@ -181,12 +181,7 @@ def gpu_memory_policy(
     target = gpu_metric_target(percent_per_gpu, gpu_count)
     return TargetTrackingPolicy(
         construct_id="GpuMemory",
-        custom_metric=MetricRef(
-            namespace=ENDPOINT_INSTANCE_NAMESPACE,
-            metric_name="GPUMemoryUtilization",
-            dimensions=VARIANT_DIMENSIONS,
-            statistic="Average",
-        ),
+        custom_metric=_metric_ref(metric_table.GPU_MEMORY_UTILIZATION, VARIANT_DIMENSIONS),
         target_value=target,
         scale_out_cooldown_seconds=out_s,
         scale_in_cooldown_seconds=in_s,
@@ -221,12 +216,7 @@ def backlog_policy(
     out_s, in_s = _cooldowns("backlog", scale_out_cooldown_seconds, scale_in_cooldown_seconds)
     return TargetTrackingPolicy(
         construct_id="Backlog",
-        custom_metric=MetricRef(
-            namespace=SAGEMAKER_NAMESPACE,
-            metric_name="ApproximateBacklogSizePerInstance",
-            dimensions=ENDPOINT_ONLY_DIMENSIONS,
-            statistic="Average",
-        ),
+        custom_metric=_metric_ref(metric_table.APPROXIMATE_BACKLOG_SIZE_PER_INSTANCE, ENDPOINT_ONLY_DIMENSIONS),
         target_value=per_instance,
         scale_out_cooldown_seconds=out_s,
         scale_in_cooldown_seconds=in_s,
@@ -234,26 +224,27 @@ def backlog_policy(
     )
 
 
+def _metric_ref(metric: MetricDefinition, dimensions: tuple[Dimension, ...]) -> MetricRef:
+    """``metric`` of the metric table with these dimension values, read with its default statistic."""
+    return MetricRef(
+        namespace=metric.namespace, metric_name=metric.name, dimensions=dimensions, statistic=metric.statistic
+    )
+
+
 def _scale_out_from_zero(
-    metric_name: str,
+    metric: MetricDefinition,
     dimensions: tuple[Dimension, ...],
     *,
-    statistic: str,
     periods: int,
     aggregation: str,
     cooldown_seconds: int,
     reason: str,
 ) -> WakeUpPolicy:
-    """Step policy +1 on ``metric_name >= 1`` in ``periods`` of ``periods`` one-minute periods: the one way to
+    """Step policy +1 on ``metric >= 1`` in ``periods`` of ``periods`` one-minute periods: the one way to
     leave zero capacity, which target tracking cannot (its metric has no per-instance value at zero)."""
     return WakeUpPolicy(
         construct_id="ScaleOutFromZero",
-        alarm_metric=MetricRef(
-            namespace=SAGEMAKER_NAMESPACE,
-            metric_name=metric_name,
-            dimensions=dimensions,
-            statistic=statistic,
-        ),
+        alarm_metric=_metric_ref(metric, dimensions),
         period_seconds=60,
         evaluation_periods=periods,
         datapoints_to_alarm=periods,
@@ -266,9 +257,8 @@ def _scale_out_from_zero(
 def async_wake_up_policy() -> WakeUpPolicy:
     """Step policy +1 instance on ``HasBacklogWithoutCapacity >= 1`` (2 of 2 one-minute periods)."""
     return _scale_out_from_zero(
-        "HasBacklogWithoutCapacity",
+        metric_table.HAS_BACKLOG_WITHOUT_CAPACITY,
         ENDPOINT_ONLY_DIMENSIONS,
-        statistic="Average",
         periods=2,
         aggregation="Average",
         cooldown_seconds=ASYNC_WAKE_UP_COOLDOWN_SECONDS,
@@ -282,9 +272,8 @@ def async_wake_up_policy() -> WakeUpPolicy:
 def inference_component_wake_up_policy() -> WakeUpPolicy:
     """Step policy +1 copy on ``NoCapacityInvocationFailures >= 1`` in one minute."""
     return _scale_out_from_zero(
-        "NoCapacityInvocationFailures",
+        metric_table.NO_CAPACITY_INVOCATION_FAILURES,
         COMPONENT_DIMENSIONS,
-        statistic="Sum",
         periods=1,
         aggregation="Maximum",
         cooldown_seconds=INFERENCE_COMPONENT_WAKE_UP_COOLDOWN_SECONDS,

@@ -9,6 +9,7 @@ from enum import StrEnum
 
 from inference_constructs.catalog import InstanceType
 from inference_constructs.spec import Accelerator, DType, ResolvedArchitecture
+from inference_constructs.units import HOURS_PER_MONTH
 
 QUANTIZATION_CAVEAT = (
     "not applied: a lower-precision dtype needs a matching checkpoint or load-time quantization and can lower "
@@ -213,8 +214,8 @@ class HostDecision:
 
     @property
     def price_per_month_usd(self) -> float:
-        """On-demand price of one instance for 730 hours."""
-        return self.price_per_hour_usd * 730.0
+        """On-demand price of one instance for an average month (``units.HOURS_PER_MONTH``, 730 h)."""
+        return self.price_per_hour_usd * HOURS_PER_MONTH
 
     @property
     def margin_gb(self) -> float:

@@ -18,15 +18,7 @@ TABLE = Path(metric_table.__file__).resolve()
 
 #: Metric-name literals still written in modules that do not read the table yet (the scaling decisions), by name:
 #: how many more times than once each may appear. Remove an entry when its module reads the row.
-NOT_YET_FROM_THE_TABLE = {
-    "GPUMemoryUtilization": 2,
-    "ApproximateBacklogSizePerInstance": 2,
-    "HasBacklogWithoutCapacity": 2,
-    "NoCapacityInvocationFailures": 2,
-    # construct ids of scaling policies, named after their metric
-    "Invocations": 1,
-    "InvocationsPerCopy": 1,
-}
+NOT_YET_FROM_THE_TABLE: dict[str, int] = {}
 
 
 def _library_sources() -> dict[Path, str]:
