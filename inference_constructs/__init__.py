@@ -1,7 +1,7 @@
 """Optimized inference stacks on AWS as CDK constructs: the public constructs and value types in one place.
 
-``from inference_constructs import RealtimeEndpoint, ModelSpec, Capacity, InferenceConfigError`` works for every
-name in ``__all__``. Names resolve on first use, so importing the package (and ``python -m inference_constructs
+``from inference_constructs import RealtimeEndpoint, ModelSpec, Capacity, InferenceConfigError,
+add_compliance_gates`` works for every name in ``__all__``. Names resolve on first use, so importing the package (and ``python -m inference_constructs
 plan``) never loads aws_cdk; a construct's module loads it when the construct is first named.
 """
 
@@ -22,7 +22,8 @@ if TYPE_CHECKING:
         ModelInvocationLogging,
         Residency,
     )
-    from inference_constructs.containers.model_access import HfTokenSecret
+    from inference_constructs.compliance import acknowledge, add_compliance_gates
+    from inference_constructs.hf_token import HfTokenSecret
     from inference_constructs.cost import (
         BudgetGuardrail,
         CostAnomalyMonitor,
@@ -95,7 +96,8 @@ _EXPORTS: dict[str, str] = {
         ("AcceleratorChoice", "DType", "EndpointKind", "ModelArchitecture", "ModelSourceKind", "ModelSpec", "Serving"),
         "inference_constructs.spec",
     ),
-    **dict.fromkeys(("HfTokenSecret",), "inference_constructs.containers.model_access"),
+    **dict.fromkeys(("HfTokenSecret",), "inference_constructs.hf_token"),
+    **dict.fromkeys(("acknowledge", "add_compliance_gates"), "inference_constructs.compliance"),
     **dict.fromkeys(("InferenceConfigError", "Problem"), "inference_constructs.errors"),
     **dict.fromkeys(("InferencePropTypeError",), "inference_constructs._coerce"),
     **dict.fromkeys(
@@ -157,5 +159,7 @@ __all__ = [
     "ServerlessProvisionedConcurrencyScaling",
     "Serving",
     "VpcOptions",
+    "acknowledge",
+    "add_compliance_gates",
     "alarm_of",
 ]

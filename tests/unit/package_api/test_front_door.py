@@ -48,6 +48,8 @@ def test_every_front_door_name_resolves_and_is_listed() -> None:
         ("EndpointAutoScaling", "scaling"),
         ("MonitoredEndpoint", "observability"),
         ("BudgetGuardrail", "cost"),
+        ("add_compliance_gates", "compliance"),
+        ("acknowledge", "compliance"),
     ],
 )
 def test_a_front_door_name_is_the_subpackage_object(name: str, subpackage: str) -> None:
