@@ -122,15 +122,15 @@ class Model(_Model):
     hf_token: HfToken | None = None
 
 
-class Capacity(_Model):
-    """Instance count bounds; ``min: 0`` only where the endpoint type can scale to zero."""
+class CapacityConfig(_Model):
+    """The ``capacity`` block: instance count bounds; ``min: 0`` only where the endpoint type can scale to zero."""
 
     min: int = Field(default=_default(CapacityRequest, "min"), ge=0, le=MAX_CAPACITY)
     max: int = Field(default=_default(CapacityRequest, "max"), ge=1, le=MAX_CAPACITY)
 
 
-class ScheduledFloor(_Model):
-    """A scheduled change of the minimum capacity (Application Auto Scaling cron, UTC)."""
+class ScheduledFloorConfig(_Model):
+    """One ``scaling.schedule`` entry: a scheduled change of the minimum capacity (Application Auto Scaling cron, UTC)."""
 
     cron: CronExpr
     min: int = Field(ge=0, le=MAX_CAPACITY)
@@ -144,7 +144,7 @@ class Scaling(_Model):
     invocations_per_instance_per_minute: float | None = Field(default=None, gt=0, le=int(MAX_INVOCATIONS_TARGET))
     gpu_memory_percent: float | None = Field(default=None, gt=0, le=100)
     backlog_per_instance: float | None = Field(default=None, gt=0, le=int(MAX_BACKLOG_TARGET))
-    schedule: list[ScheduledFloor] = Field(default_factory=list, max_length=50)
+    schedule: list[ScheduledFloorConfig] = Field(default_factory=list, max_length=50)
 
 
 class Serverless(_Model):
@@ -214,7 +214,7 @@ class Endpoint(_Model):
     instance_type: Annotated[str, StringConstraints(pattern=r"^(auto|ml\.[a-z0-9-]+\.[a-z0-9]+)$")] = "auto"
     # auto: the plan chooses the InferenceAmiVersion that runs the image; the plan checks an explicit one
     host_ami: Annotated[str, StringConstraints(pattern=r"^[a-z0-9-]{1,64}$")] = _default(EndpointRequest, "host_ami")
-    capacity: Capacity = Field(default_factory=Capacity)
+    capacity: CapacityConfig = Field(default_factory=CapacityConfig)
     scaling: Scaling = Field(default_factory=Scaling)
     serverless: Serverless | None = None
     async_: AsyncInference | None = Field(default=None, alias="async")

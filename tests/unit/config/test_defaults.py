@@ -42,7 +42,7 @@ SCHEMA_FILE = Path(schema.__file__)
 #: Config model -> the decision type (dataclass or function) that owns the defaults of its keys.
 OWNERS: dict[type[BaseModel], type[Any] | Callable[..., Any]] = {
     schema.Model: ModelSpec,
-    schema.Capacity: Capacity,
+    schema.CapacityConfig: Capacity,
     schema.Serverless: ServerlessOptions,
     schema.MultiModel: MultiModelOptions,
     schema.DataCapture: DataCaptureOptions,
