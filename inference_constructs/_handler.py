@@ -1,9 +1,14 @@
-"""The Lambda function behind the library's custom resources (private): one shape for every handler."""
+"""The Lambda functions behind the library's custom resources (private): one shape for every handler, and one for
+the role, log group and policy they run with."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from aws_cdk import Duration
 from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
@@ -46,3 +51,42 @@ def handler_function(
     assert isinstance(cfn_function, lambda_.CfnFunction)
     cfn_function.add_deletion_override("DependsOn")
     return function
+
+
+@dataclass(frozen=True)
+class HandlerIdentity:
+    """What the handler functions of one custom resource run with (see :func:`handler_identity`)."""
+
+    log_group: logs.LogGroup
+    role: iam.Role
+    policy: iam.ManagedPolicy
+
+
+def handler_identity(
+    scope: Construct,
+    *,
+    retention: logs.RetentionDays,
+    encryption_key: kms.IKey,
+    role_description: str,
+    policy_description: str,
+    statements: Sequence[iam.PolicyStatement] = (),
+) -> HandlerIdentity:
+    """The log group ``LogGroup`` (encrypted with ``encryption_key``), the role ``Role`` that Lambda assumes, and
+    the customer-managed policy ``Policy`` attached to it: ``statements``, then writing the log group's streams."""
+    log_group = logs.LogGroup(scope, "LogGroup", retention=retention, encryption_key=encryption_key)
+    role = iam.Role(
+        scope, "Role", assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"), description=role_description
+    )
+    policy = iam.ManagedPolicy(
+        scope,
+        "Policy",
+        description=policy_description,
+        roles=[role],
+        statements=[
+            *statements,
+            iam.PolicyStatement(
+                actions=["logs:CreateLogStream", "logs:PutLogEvents"], resources=[f"{log_group.log_group_arn}:*"]
+            ),
+        ],
+    )
+    return HandlerIdentity(log_group, role, policy)

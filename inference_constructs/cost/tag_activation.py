@@ -14,7 +14,7 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from inference_constructs._handler import handler_function
+from inference_constructs._handler import handler_function, handler_identity
 from inference_constructs._kms import log_group_key
 from inference_constructs.compliance import acknowledge
 from inference_constructs.cost.capacity_tags import validate_cost_tags
@@ -125,28 +125,21 @@ class CostAllocationTagActivation(Construct):
         self.log_key: kms.IKey = log_encryption_key or log_group_key(
             self, "LogKey", description="Encrypts the cost allocation tag activation function's log group"
         )
-        self.log_group = logs.LogGroup(self, "LogGroup", retention=log_retention, encryption_key=self.log_key)
-        role = iam.Role(
+        identity = handler_identity(
             self,
-            "Role",
-            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
-            description="Activates cost allocation tags (ce:ListCostAllocationTags, ce:UpdateCostAllocationTagsStatus)",
-        )
-        self.policy = iam.ManagedPolicy(
-            self,
-            "Policy",
-            description="Cost allocation tag activation: Cost Explorer tag calls and this function's own logs",
-            roles=[role],
+            retention=log_retention,
+            encryption_key=self.log_key,
+            role_description=(
+                "Activates cost allocation tags (ce:ListCostAllocationTags, ce:UpdateCostAllocationTagsStatus)"
+            ),
+            policy_description="Cost allocation tag activation: Cost Explorer tag calls and this function's own logs",
             statements=[
                 iam.PolicyStatement(
                     actions=["ce:ListCostAllocationTags", "ce:UpdateCostAllocationTagsStatus"], resources=["*"]
-                ),
-                iam.PolicyStatement(
-                    actions=["logs:CreateLogStream", "logs:PutLogEvents"],
-                    resources=[f"{self.log_group.log_group_arn}:*"],
-                ),
+                )
             ],
         )
+        self.log_group, role, self.policy = identity.log_group, identity.role, identity.policy
         self.function = handler_function(
             self,
             "Function",

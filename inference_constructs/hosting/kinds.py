@@ -59,7 +59,79 @@ def _prop(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
 
-class RealtimeEndpoint(InferenceEndpoint):
+class _OnInstances(InferenceEndpoint):
+    """The kinds that run on instances (real-time, async, multi-model): their shared props coerced with their key
+    paths and given their defaults, and ``vpc`` split into the request's ids (``VpcOptions``) or an ``ec2.IVpc``."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        kind: EndpointKind,
+        model: ModelSpec,
+        serving: Serving | str,
+        image: str | None,
+        accelerator: AcceleratorChoice | str,
+        instance_type: str | None,
+        host_ami: str,
+        capacity: Capacity | CapacityLike | None,
+        kms_key: kms.IKey | None,
+        vpc: VpcOptions | ec2.IVpc | None,
+        vpc_subnets: ec2.SubnetSelection | None,
+        security_groups: Sequence[ec2.ISecurityGroup] | None,
+        role: iam.IRole | None,
+        network_isolation: bool | None,
+        data_capture: DataCaptureOptions | None,
+        deployment: DeploymentOptions | None,
+        environment: Mapping[str, str] | None,
+        endpoint_name: str | None,
+        host: HostDecision | None,
+        catalog: Catalog | None,
+        path: str,
+        async_inference: AsyncOptions | None = None,
+        multi_model: MultiModelOptions | None = None,
+        quantization: str | None = None,
+        hf_token: HfTokenSecret | None = None,
+        hf_token_secret: secretsmanager.ISecret | None = None,
+    ) -> None:
+        request = EndpointRequest(
+            kind=kind,
+            model=model,
+            serving=_coerce.enum_prop(_prop(path, "serving"), serving, Serving),
+            image=image,
+            accelerator=_coerce.enum_prop(_prop(path, "accelerator"), accelerator, AcceleratorChoice),
+            instance_type=instance_type,
+            host_ami=host_ami,
+            capacity=coerce_capacity(_prop(path, "capacity"), capacity) or Capacity(),
+            async_inference=async_inference,
+            multi_model=multi_model,
+            vpc=vpc if isinstance(vpc, VpcOptions) else None,
+            network_isolation=network_isolation,
+            data_capture=data_capture,
+            deployment=deployment or DeploymentOptions(),
+            quantization=quantization,
+            environment=dict(environment or {}),
+            hf_token=hf_token,
+        )
+        super().__init__(
+            scope,
+            construct_id,
+            request=request,
+            host=host,
+            catalog=catalog,
+            kms_key=kms_key,
+            endpoint_name=endpoint_name,
+            path=path,
+            vpc=None if isinstance(vpc, VpcOptions) else vpc,
+            vpc_subnets=vpc_subnets,
+            security_groups=security_groups,
+            role=role,
+            hf_token_secret=hf_token_secret,
+        )
+
+
+class RealtimeEndpoint(_OnInstances):
     """A real-time SageMaker endpoint on right-sized instances, or an asynchronous one with ``async_inference``.
 
     Parameters
@@ -156,37 +228,33 @@ class RealtimeEndpoint(InferenceEndpoint):
         path: str = "",
     ) -> None:
         token, secret = _token_secret(hf_token)
-        request = EndpointRequest(
-            kind=EndpointKind.ASYNC if async_inference is not None else EndpointKind.REALTIME,
-            model=_coerce.typed_prop(_prop(path, "model"), model, ModelSpec),
-            serving=_coerce.enum_prop(_prop(path, "serving"), serving, Serving),
-            image=image,
-            accelerator=_coerce.enum_prop(_prop(path, "accelerator"), accelerator, AcceleratorChoice),
-            instance_type=instance_type,
-            host_ami=host_ami,
-            capacity=coerce_capacity(_prop(path, "capacity"), capacity) or Capacity(),
-            async_inference=async_inference,
-            vpc=vpc if isinstance(vpc, VpcOptions) else None,
-            network_isolation=network_isolation,
-            data_capture=data_capture,
-            deployment=deployment or DeploymentOptions(),
-            quantization=quantization,
-            environment=dict(environment or {}),
-            hf_token=token,
-        )
         super().__init__(
             scope,
             construct_id,
-            request=request,
-            host=host,
-            catalog=catalog,
+            kind=EndpointKind.ASYNC if async_inference is not None else EndpointKind.REALTIME,
+            model=_coerce.typed_prop(_prop(path, "model"), model, ModelSpec),
+            serving=serving,
+            image=image,
+            accelerator=accelerator,
+            instance_type=instance_type,
+            host_ami=host_ami,
+            capacity=capacity,
             kms_key=kms_key,
-            endpoint_name=endpoint_name,
-            path=path,
-            vpc=None if isinstance(vpc, VpcOptions) else vpc,
+            vpc=vpc,
             vpc_subnets=vpc_subnets,
             security_groups=security_groups,
             role=role,
+            network_isolation=network_isolation,
+            data_capture=data_capture,
+            deployment=deployment,
+            environment=environment,
+            endpoint_name=endpoint_name,
+            host=host,
+            catalog=catalog,
+            path=path,
+            async_inference=async_inference,
+            quantization=quantization,
+            hf_token=token,
             hf_token_secret=secret,
         )
 
@@ -313,7 +381,7 @@ class ServerlessEndpoint(InferenceEndpoint):
         return self._attach(scaling)
 
 
-class MultiModelEndpoint(InferenceEndpoint):
+class MultiModelEndpoint(_OnInstances):
     """A multi-model SageMaker endpoint: many ``.tar.gz`` models under one S3 prefix, loaded on demand.
 
     Runs on CPU hosts with any classical serving stack, or on single-GPU hosts with Triton only.
@@ -362,35 +430,31 @@ class MultiModelEndpoint(InferenceEndpoint):
         catalog: Catalog | None = None,
         path: str = "",
     ) -> None:
-        request = EndpointRequest(
-            kind=EndpointKind.MULTI_MODEL,
-            model=_model_spec(model, path),
-            serving=_coerce.enum_prop(_prop(path, "serving"), serving, Serving),
-            image=image,
-            accelerator=_coerce.enum_prop(_prop(path, "accelerator"), accelerator, AcceleratorChoice),
-            instance_type=instance_type,
-            host_ami=host_ami,
-            capacity=coerce_capacity(_prop(path, "capacity"), capacity) or Capacity(),
-            multi_model=MultiModelOptions(model_data_prefix, cache),
-            vpc=vpc if isinstance(vpc, VpcOptions) else None,
-            network_isolation=network_isolation,
-            data_capture=data_capture,
-            deployment=deployment or DeploymentOptions(),
-            environment=dict(environment or {}),
-        )
         super().__init__(
             scope,
             construct_id,
-            request=request,
-            host=host,
-            catalog=catalog,
+            kind=EndpointKind.MULTI_MODEL,
+            model=_model_spec(model, path),
+            serving=serving,
+            image=image,
+            accelerator=accelerator,
+            instance_type=instance_type,
+            host_ami=host_ami,
+            capacity=capacity,
             kms_key=kms_key,
-            endpoint_name=endpoint_name,
-            path=path,
-            vpc=None if isinstance(vpc, VpcOptions) else vpc,
+            vpc=vpc,
             vpc_subnets=vpc_subnets,
             security_groups=security_groups,
             role=role,
+            network_isolation=network_isolation,
+            data_capture=data_capture,
+            deployment=deployment,
+            environment=environment,
+            endpoint_name=endpoint_name,
+            host=host,
+            catalog=catalog,
+            path=path,
+            multi_model=MultiModelOptions(model_data_prefix, cache),
         )
 
 

@@ -43,7 +43,7 @@ from aws_cdk import custom_resources as cr
 from constructs import Construct, IConstruct
 
 from inference_constructs._assets import lambda_asset_path
-from inference_constructs._handler import handler_function
+from inference_constructs._handler import handler_function, handler_identity
 from inference_constructs._kms import log_group_key
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.compliance import acknowledge_all
@@ -75,25 +75,14 @@ class _StagingProvider(Construct):
         self.key = log_group_key(
             self, "LogKey", description="Encrypts the hub model staging logs and build projects of this stack"
         )
-        self.log_group = logs.LogGroup(self, "LogGroup", retention=logs.RetentionDays.ONE_YEAR, encryption_key=self.key)
-        self.role = iam.Role(
+        identity = handler_identity(
             self,
-            "Role",
-            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
-            description="Starts and awaits the hub model staging builds of this stack",
+            retention=logs.RetentionDays.ONE_YEAR,
+            encryption_key=self.key,
+            role_description="Starts and awaits the hub model staging builds of this stack",
+            policy_description="Hub model staging handlers: start and read this stack's staging builds, write own logs",
         )
-        self.policy = iam.ManagedPolicy(
-            self,
-            "Policy",
-            description="Hub model staging handlers: start and read this stack's staging builds, write own logs",
-            roles=[self.role],
-            statements=[
-                iam.PolicyStatement(
-                    actions=["logs:CreateLogStream", "logs:PutLogEvents"],
-                    resources=[f"{self.log_group.log_group_arn}:*"],
-                )
-            ],
-        )
+        self.log_group, self.role, self.policy = identity.log_group, identity.role, identity.policy
         common = {"timeout": Duration.minutes(1), "role": self.role, "log_group": self.log_group}
         self.on_event = handler_function(
             self,

@@ -4,8 +4,6 @@ gates and their exit codes, and invalid input."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +12,7 @@ import pytest
 from inference_constructs.__main__ import main
 from inference_constructs.config import parse_config
 from inference_constructs.plan import plan_platform
+from tests.fresh_interpreter import loaded_packages
 from tests.unit.diff.templates import hosting as _hosting
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -122,9 +121,5 @@ def test_broken_manifest_exits_2_naming_it(image_bump: tuple[str, str], capsys: 
 
 
 def test_diff_package_imports_without_aws_cdk() -> None:
-    code = (
-        "import sys, inference_constructs.diff\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('aws_cdk', 'jsii')))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    out = loaded_packages("import inference_constructs.diff")
     assert out.strip() == "[]"

@@ -4,11 +4,11 @@ package's private (``_``-prefixed) module."""
 from __future__ import annotations
 
 import ast
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.fresh_interpreter import loaded_packages
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -81,8 +81,7 @@ DECISION_MODULES = [
 def test_decision_module_imports_without_aws_cdk(module: str) -> None:
     # GIVEN a fresh interpreter
     # WHEN only the decision module is imported
-    code = f"import sys, {module}\nprint(sorted(m for m in sys.modules if m.split('.')[0] in ('aws_cdk', 'jsii')))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    out = loaded_packages(f"import {module}")
     # THEN neither aws_cdk nor the jsii runtime was loaded
     assert out.strip() == "[]"
 

@@ -3,13 +3,12 @@ and value types, resolved on first use so the plan command never loads aws_cdk."
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import inference_constructs
+from tests.fresh_interpreter import loaded_packages
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -29,8 +28,7 @@ PURE_NAMES = [
 
 
 def _loaded_cdk(statement: str) -> str:
-    code = f"import sys\n{statement}\nprint(sorted(m for m in sys.modules if m.split('.')[0] in ('aws_cdk', 'jsii')))"
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    return loaded_packages(statement)
 
 
 def test_every_front_door_name_resolves_and_is_listed() -> None:
