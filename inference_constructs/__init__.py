@@ -1,8 +1,9 @@
 """Optimized inference stacks on AWS as CDK constructs: the public constructs and value types in one place.
 
 ``from inference_constructs import RealtimeEndpoint, ModelSpec, Capacity, InferenceConfigError,
-add_compliance_gates`` works for every name in ``__all__``. Names resolve on first use, so importing the package (and ``python -m inference_constructs
-plan``) never loads aws_cdk; a construct's module loads it when the construct is first named.
+add_compliance_gates`` works for every name in ``__all__``. Names resolve on first use, so importing the
+package (and ``python -m inference_constructs plan``) never loads aws_cdk; a construct's module loads it when
+the construct is first named.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
         Residency,
     )
     from inference_constructs.compliance import acknowledge, add_compliance_gates
-    from inference_constructs.hf_token import HfTokenSecret
     from inference_constructs.cost import (
         BudgetGuardrail,
         CostAnomalyMonitor,
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         InferenceConfigError,
         Problem,
     )
+    from inference_constructs.hf_token import HfTokenSecret
     from inference_constructs.hosting import (
         AsyncOptions,
         Capacity,

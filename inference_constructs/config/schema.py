@@ -130,7 +130,8 @@ class CapacityConfig(_Model):
 
 
 class ScheduledFloorConfig(_Model):
-    """One ``scaling.schedule`` entry: a scheduled change of the minimum capacity (Application Auto Scaling cron, UTC)."""
+    """One ``scaling.schedule`` entry: a scheduled change of the minimum capacity (Application Auto Scaling
+    cron, UTC)."""
 
     cron: CronExpr
     min: int = Field(ge=0, le=MAX_CAPACITY)
