@@ -214,6 +214,9 @@ def test_open_loop_poisson_arrivals(engine: str, server: LocalServer, sagemaker_
 def test_ctrl_c_leaves_a_partial_report(engine: str, server: LocalServer, sagemaker_runtime: Any) -> None:
     # GIVEN requests of about 0.1 s and a sweep that would take seconds
     server.configure(ttft_ms=50, itl_ms=5)
+    # (Ctrl-C raises KeyboardInterrupt, as in a terminal, whatever SIGINT handler an earlier test in this
+    # process left behind)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     try:
@@ -221,6 +224,7 @@ def test_ctrl_c_leaves_a_partial_report(engine: str, server: LocalServer, sagema
         test, levels = _run(sagemaker_runtime, _target(), engine, concurrency=(1, 2), requests=40)
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     # THEN the run stops, and the report holds the requests finished so far, marked partial
     assert test.interrupted
     assert len(levels) == 1
