@@ -9,25 +9,8 @@ there, under ``inference_loadtest``. The library itself never imports this modul
 import warnings
 
 try:
-    from inference_loadtest import (
-        Api,
-        Lengths,
-        LoadOptions,
-        LoadTest,
-        Pricing,
-        Prompt,
-        RequestResult,
-        Slo,
-        StreamFormat,
-        Target,
-        jsonl_prompts,
-        knee,
-        level_summary,
-        load_plan,
-        make_client,
-        resolve_target,
-        synthetic_prompts,
-    )
+    import inference_loadtest as _tester
+    from inference_loadtest import *  # noqa: F403 - the alias is exactly the tester's public names
 except ModuleNotFoundError as exc:
     if exc.name != "inference_loadtest":
         raise
@@ -43,22 +26,4 @@ warnings.warn(
     stacklevel=2,
 )
 
-__all__ = [
-    "Api",
-    "Lengths",
-    "LoadOptions",
-    "LoadTest",
-    "Pricing",
-    "Prompt",
-    "RequestResult",
-    "Slo",
-    "StreamFormat",
-    "Target",
-    "jsonl_prompts",
-    "knee",
-    "level_summary",
-    "load_plan",
-    "make_client",
-    "resolve_target",
-    "synthetic_prompts",
-]
+__all__ = list(_tester.__all__)
