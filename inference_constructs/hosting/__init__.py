@@ -22,7 +22,7 @@ from inference_constructs.hosting.interface import IInferenceEndpoint, MetricOpt
 
 if TYPE_CHECKING:
     from inference_constructs.hosting.endpoint import InferenceEndpoint
-    from inference_constructs.hosting.imported import ImportedEndpoint
+    from inference_constructs.hosting.imported import EndpointAttributes, EndpointImportOptions, ImportedEndpoint
     from inference_constructs.hosting.kinds import (
         MultiModelEndpoint,
         RealtimeEndpoint,
@@ -35,7 +35,9 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "InferenceEndpoint": "inference_constructs.hosting.endpoint",
-        "ImportedEndpoint": "inference_constructs.hosting.imported",
+        **dict.fromkeys(
+            ("EndpointAttributes", "EndpointImportOptions", "ImportedEndpoint"), "inference_constructs.hosting.imported"
+        ),
         **dict.fromkeys(
             ("MultiModelEndpoint", "RealtimeEndpoint", "ServerlessEndpoint", "endpoint_from_request"),
             "inference_constructs.hosting.kinds",
@@ -49,6 +51,8 @@ __all__ = [
     "DataCaptureOptions",
     "DeploymentOptions",
     "DeploymentStrategy",
+    "EndpointAttributes",
+    "EndpointImportOptions",
     "EndpointPlan",
     "EndpointRequest",
     "IInferenceEndpoint",

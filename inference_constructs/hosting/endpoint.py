@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TypeVar
 
-from aws_cdk import Arn, ArnFormat, Names, Resource, Stack
+from aws_cdk import Names, Resource, Stack
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
@@ -25,20 +25,17 @@ from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from inference_constructs._grants import grant_managed
-from inference_constructs._tokens import is_unresolved
 from inference_constructs.catalog import Catalog
 from inference_constructs.compliance import acknowledge_all
-from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting import properties
 from inference_constructs.hosting.decisions import (
-    DEFAULT_VARIANT_NAME,
     Capacity,
     EndpointPlan,
     EndpointRequest,
     InferenceComponentPlan,
     plan_endpoint,
 )
-from inference_constructs.hosting.imported import ImportedEndpoint, invoke_actions
+from inference_constructs.hosting.imported import EndpointImports, invoke_actions
 from inference_constructs.hosting.metrics import EndpointMetrics
 from inference_constructs.hosting.network import VpcLike, owned_role, resolve_vpc
 from inference_constructs.hosting.outputs import async_output, data_capture
@@ -57,12 +54,14 @@ __all__ = ["InferenceEndpoint"]
 _C = TypeVar("_C", bound=Construct)
 
 
-class InferenceEndpoint(EndpointScalingHooks, EndpointMetrics, Resource):
+class InferenceEndpoint(EndpointImports, EndpointScalingHooks, EndpointMetrics, Resource):
     """A SageMaker endpoint built from an :class:`EndpointRequest` (the common base of every kind).
 
     A CDK ``Resource`` whose default child is the ``AWS::SageMaker::Endpoint`` (id ``Resource``), so
     ``apply_removal_policy`` and ``node.default_child`` act on the endpoint; it implements
-    :class:`~inference_constructs.hosting.interface.IInferenceEndpoint`.
+    :class:`~inference_constructs.hosting.interface.IInferenceEndpoint`. ``from_endpoint_name``,
+    ``from_endpoint_arn`` and ``from_endpoint_attributes`` import an endpoint deployed elsewhere
+    (:class:`~inference_constructs.hosting.imported.EndpointImports`).
 
     Prefer :class:`RealtimeEndpoint`, :class:`ServerlessEndpoint` or :class:`MultiModelEndpoint`
     from Python; the config layer uses :func:`endpoint_from_request`.
@@ -342,69 +341,6 @@ class InferenceEndpoint(EndpointScalingHooks, EndpointMetrics, Resource):
         grant in its own stack).
         """
         return grant_managed(self, grantee, actions=invoke_actions(self.kind), resource_arns=[self.endpoint_arn])
-
-    # ------------------------------------------------------------------------------------------ importers
-
-    @staticmethod
-    def from_endpoint_name(
-        scope: Construct,
-        construct_id: str,
-        endpoint_name: str,
-        *,
-        variant_name: str = DEFAULT_VARIANT_NAME,
-        kind: EndpointKind | str = EndpointKind.REALTIME,
-    ) -> ImportedEndpoint:
-        """An existing endpoint by name, as an :class:`IInferenceEndpoint` (grants and metrics; nothing is created).
-
-        Parameters
-        ----------
-        scope, construct_id:
-            Where the reference goes.
-        endpoint_name:
-            The endpoint's name (case as deployed: the metric dimensions use it as is; the ARN lower-cases it).
-        variant_name:
-            The production variant the metrics are dimensioned on. Default: ``AllTraffic``.
-        kind:
-            ``async`` makes :meth:`grant_invoke` grant ``InvokeEndpointAsync``. Default: ``realtime``
-            (``InvokeEndpoint`` and ``InvokeEndpointWithResponseStream``).
-        """
-        # SageMaker lower-cases endpoint names in ARNs; a token name is used as is.
-        arn_name = endpoint_name if is_unresolved(endpoint_name) else endpoint_name.lower()
-        arn = Stack.of(scope).format_arn(service="sagemaker", resource="endpoint", resource_name=arn_name)
-        return ImportedEndpoint(
-            scope, construct_id, endpoint_name=endpoint_name, endpoint_arn=arn, variant_name=variant_name, kind=kind
-        )
-
-    @staticmethod
-    def from_endpoint_arn(
-        scope: Construct,
-        construct_id: str,
-        endpoint_arn: str,
-        *,
-        variant_name: str = DEFAULT_VARIANT_NAME,
-        kind: EndpointKind | str = EndpointKind.REALTIME,
-    ) -> ImportedEndpoint:
-        """An existing endpoint by ARN (``arn:<partition>:sagemaker:<region>:<account>:endpoint/<name>``).
-
-        The name is taken from the ARN, where SageMaker writes it in lower case: for an endpoint whose name has
-        capitals, the metrics (dimensioned on the exact name) need :meth:`from_endpoint_name`. Other parameters
-        as for :meth:`from_endpoint_name`.
-
-        Raises
-        ------
-        InferenceConfigError
-            ``endpoint_arn`` is not a SageMaker endpoint ARN.
-        """
-        parts = Arn.split(endpoint_arn, ArnFormat.SLASH_RESOURCE_NAME)
-        if not is_unresolved(endpoint_arn) and (parts.service != "sagemaker" or parts.resource != "endpoint"):
-            raise InferenceConfigError(
-                f"endpoint_arn: {endpoint_arn!r} is not a SageMaker endpoint ARN; "
-                "use arn:<partition>:sagemaker:<region>:<account>:endpoint/<name>"
-            )
-        name = parts.resource_name or ""
-        return ImportedEndpoint(
-            scope, construct_id, endpoint_name=name, endpoint_arn=endpoint_arn, variant_name=variant_name, kind=kind
-        )
 
 
 def _execution_role(owner: Construct) -> iam.Role:

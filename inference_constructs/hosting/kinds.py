@@ -281,6 +281,8 @@ class ServerlessEndpoint(InferenceEndpoint):
         has no ML storage volume).
     """
 
+    imported_kind = EndpointKind.SERVERLESS
+
     def __init__(
         self,
         scope: Construct,
@@ -401,6 +403,8 @@ class MultiModelEndpoint(_OnInstances):
     network_isolation, data_capture, deployment, environment, endpoint_name, host, catalog, path:
         As for :class:`RealtimeEndpoint`.
     """
+
+    imported_kind = EndpointKind.MULTI_MODEL
 
     def __init__(
         self,

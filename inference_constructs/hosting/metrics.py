@@ -79,15 +79,21 @@ class EndpointMetrics:
             The aws-cdk ``MetricOptions`` (``period``, ``statistic``, ``label``, ``unit``, ``color``,
             ``account``, ``region``, ``dimensions_map``, ...), passed to ``cloudwatch.Metric``; a
             ``dimensions_map`` replaces the endpoint's dimensions, as in aws-cdk. Default: average over
-            1 minute on this endpoint's dimensions.
+            1 minute on this endpoint's dimensions, in the stack's account and Region (an endpoint imported by
+            ARN from another account or Region: the ARN's).
         """
         chosen = with_defaults(
-            options,
+            with_defaults(options, **self._metric_environment()),
             statistic="Average",
             period=_tokens.minutes(1),
             dimensions_map=self._metric_dimensions(namespace, variant_dimension=variant_dimension),
         )
         return cloudwatch.Metric(namespace=namespace, metric_name=metric_name, **chosen)
+
+    def _metric_environment(self) -> MetricOptions:
+        """The ``account`` and ``region`` this endpoint's metrics are read in. Default: none given, so the
+        stack's own (an endpoint imported from another account or Region gives the ARN's)."""
+        return MetricOptions()
 
     def _metric_dimensions(
         self, namespace: str = SAGEMAKER_NAMESPACE, *, variant_dimension: bool = True

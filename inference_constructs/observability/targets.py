@@ -101,8 +101,9 @@ class MonitoredEndpoint:
         """What the dashboard and alarms need to know of an endpoint construct, built or imported.
 
         From a built endpoint (``RealtimeEndpoint``, ...): its name, variant, kind, GPU count, instance type and
-        inference component. From an ``ImportedEndpoint``: its name, variant and kind (no GPU widgets: the host is
-        not known), and the ARN's account when it is not the stack's. A ``MonitoredEndpoint`` is returned as is.
+        inference component. From an imported one (``from_endpoint_name``, ...): its name, variant and kind (no GPU
+        widgets: the host is not known), and the ARN's account when it is not the stack's. A ``MonitoredEndpoint``
+        is returned as is.
 
         Parameters
         ----------

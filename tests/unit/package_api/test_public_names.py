@@ -34,6 +34,8 @@ def test_the_hosting_package_exports_the_constructs_their_props_and_the_plan() -
         "DataCaptureOptions",
         "DeploymentOptions",
         "DeploymentStrategy",
+        "EndpointAttributes",
+        "EndpointImportOptions",
         "EndpointPlan",
         "EndpointRequest",
         "IInferenceEndpoint",
