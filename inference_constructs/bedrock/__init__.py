@@ -26,7 +26,7 @@ from inference_constructs.bedrock.guidance import (
 from inference_constructs.bedrock.logging_spec import InvocationLoggingSpec
 from inference_constructs.bedrock.model_source import (
     ModelSource,
-    ModelSourceKind,
+    ProfileSourceKind,
     Residency,
 )
 from inference_constructs.bedrock.pricing import Latency, Workload, token_economics
@@ -55,6 +55,8 @@ __getattr__, __dir__ = lazy_exports(
         "IntelligentPromptRouter": "inference_constructs.bedrock.router",
         "bedrock_metric": "inference_constructs.bedrock.metrics",
         "cache_tokens_total": "inference_constructs.bedrock.metrics",
+        # Deprecated: the old name of ProfileSourceKind (warns on use; removed in the next release).
+        "ModelSourceKind": "inference_constructs.bedrock.model_source",
     },
 )
 
@@ -74,8 +76,8 @@ __all__ = [
     "Latency",
     "ModelInvocationLogging",
     "ModelSource",
-    "ModelSourceKind",
     "PiiEntity",
+    "ProfileSourceKind",
     "ProfileSpec",
     "Residency",
     "RouterSpec",

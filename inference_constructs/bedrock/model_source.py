@@ -22,9 +22,11 @@ pass it as an ARN (``inference-profile/...``) and the grants fall back to every 
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.bedrock.regions import NON_COMMERCIAL_PREFIXES, Geography, geography_for_prefix
@@ -56,8 +58,11 @@ _MODEL_FIX = (
 )
 
 
-class ModelSourceKind(StrEnum):
-    """What an application inference profile copies from."""
+class ProfileSourceKind(StrEnum):
+    """What an application inference profile copies from (the ``kind`` of a :class:`ModelSource`).
+
+    Not :class:`inference_constructs.spec.ModelSourceKind`, which says where a SageMaker container gets its weights.
+    """
 
     FOUNDATION_MODEL = "foundation-model"
     """A single-Region foundation model: requests stay in the deploy Region."""
@@ -85,7 +90,7 @@ class ModelSource:
     """
 
     value: str
-    kind: ModelSourceKind
+    kind: ProfileSourceKind
     model_id: str | None = None
     profile_id: str | None = None
     geography: Geography | None = None
@@ -104,7 +109,7 @@ class ModelSource:
     @classmethod
     def _parse(cls, value: object, path: str, problems: ProblemCollector) -> ModelSource | None:
         if is_unresolved(value):
-            return cls(value=str(value), kind=ModelSourceKind.UNRESOLVED)
+            return cls(value=str(value), kind=ProfileSourceKind.UNRESOLVED)
         if not isinstance(value, str) or not value:
             problems.add(path, f"{value!r} is not a model id or ARN", _MODEL_FIX)
             return None
@@ -133,14 +138,14 @@ class ModelSource:
             if not FOUNDATION_MODEL_ID_PATTERN.match(name):
                 problems.add(path, f"{name!r} in {value!r} is not a foundation model id", _MODEL_FIX)
                 return None
-            return cls(value=value, kind=ModelSourceKind.FOUNDATION_MODEL, model_id=name, arn=value)
+            return cls(value=value, kind=ProfileSourceKind.FOUNDATION_MODEL, model_id=name, arn=value)
         prefix, _, model_id = name.partition(".")
         if not model_id or not FOUNDATION_MODEL_ID_PATTERN.match(model_id):
             problems.add(path, f"{name!r} in {value!r} is not a <geography>.<model id> profile id", _MODEL_FIX)
             return None
         return cls(
             value=value,
-            kind=ModelSourceKind.CROSS_REGION_PROFILE,
+            kind=ProfileSourceKind.CROSS_REGION_PROFILE,
             model_id=model_id,
             profile_id=name,
             geography=geography_for_prefix(prefix),
@@ -157,7 +162,7 @@ class ModelSource:
                 return None
             return cls(
                 value=name,
-                kind=ModelSourceKind.CROSS_REGION_PROFILE,
+                kind=ProfileSourceKind.CROSS_REGION_PROFILE,
                 model_id=rest,
                 profile_id=name,
                 geography=geography,
@@ -165,7 +170,7 @@ class ModelSource:
         if not FOUNDATION_MODEL_ID_PATTERN.match(name):
             problems.add(path, f"{name!r} is not a foundation model id or system profile id", _MODEL_FIX)
             return None
-        return cls(value=name, kind=ModelSourceKind.FOUNDATION_MODEL, model_id=name)
+        return cls(value=name, kind=ProfileSourceKind.FOUNDATION_MODEL, model_id=name)
 
     # ------------------------------------------------------------------ decisions
     @property
@@ -175,7 +180,7 @@ class ModelSource:
         Cross-Region (geographic or global) profiles route across Regions; an unresolved token is
         treated as able to leave, since it cannot be checked. A foundation model stays.
         """
-        return self.kind is not ModelSourceKind.FOUNDATION_MODEL
+        return self.kind is not ProfileSourceKind.FOUNDATION_MODEL
 
     @property
     def is_global(self) -> bool:
@@ -197,7 +202,7 @@ class ModelSource:
         A foundation model stays in its ARN's Region, else the deploy Region (None when the stack is
         region-agnostic and no ``deploy_region`` is given).
         """
-        if self.kind is ModelSourceKind.FOUNDATION_MODEL:
+        if self.kind is ProfileSourceKind.FOUNDATION_MODEL:
             pinned = _arn_region(self.arn)
             region = pinned or deploy_region
             return (region,) if region else None
@@ -207,9 +212,9 @@ class ModelSource:
 
     def copy_from_arn(self, *, partition: str, region: str, account: str) -> str:
         """The ``ModelSource.CopyFrom`` ARN: as given, or built in the deploy Region from an id."""
-        if self.arn is not None or self.kind is ModelSourceKind.UNRESOLVED:
+        if self.arn is not None or self.kind is ProfileSourceKind.UNRESOLVED:
             return self.arn or self.value
-        if self.kind is ModelSourceKind.FOUNDATION_MODEL:
+        if self.kind is ProfileSourceKind.FOUNDATION_MODEL:
             return f"arn:{partition}:bedrock:{region}::foundation-model/{self.model_id}"
         return f"arn:{partition}:bedrock:{region}:{account}:inference-profile/{self.profile_id}"
 
@@ -226,7 +231,7 @@ class ModelSource:
         - unresolved token: the token ARN only (the model id is unknown at synth).
         """
         source_arn = self.copy_from_arn(partition=partition, region=region, account=account)
-        if self.kind is not ModelSourceKind.CROSS_REGION_PROFILE:
+        if self.kind is not ProfileSourceKind.CROSS_REGION_PROFILE:
             return (source_arn,)
         part = _arn_partition(self.arn) or partition
         model = f"foundation-model/{self.model_id}"
@@ -239,7 +244,7 @@ class ModelSource:
     @property
     def grants_any_region(self) -> bool:
         """True when :meth:`invoke_resource_arns` contains a ``*`` Region wildcard."""
-        return self.kind is ModelSourceKind.CROSS_REGION_PROFILE and (
+        return self.kind is ProfileSourceKind.CROSS_REGION_PROFILE and (
             self.geography is None or self.geography.any_commercial_region
         )
 
@@ -249,7 +254,7 @@ def source_region_requirement(source: ModelSource, needed_by: Sequence[str]) -> 
     Region (a profile *id*, not an ARN): the geography's source Regions, or for ``global.`` every Region outside the
     commercial partition refused. None for a foundation model, an ARN, an unknown geography or a token."""
     geography = source.geography
-    if source.kind is not ModelSourceKind.CROSS_REGION_PROFILE or source.arn is not None or geography is None:
+    if source.kind is not ProfileSourceKind.CROSS_REGION_PROFILE or source.arn is not None or geography is None:
         return None
     if geography.any_commercial_region:
         known = sorted({*load_resource_regions().regions, *load_snapshot().domains})
@@ -349,7 +354,7 @@ def check_residency(source: ModelSource | None, residency: Residency, *, path: s
     """Problems when ``residency: single-region`` meets a source whose requests may leave the Region."""
     if residency is not Residency.SINGLE_REGION or source is None or not source.leaves_region:
         return []
-    if source.kind is ModelSourceKind.UNRESOLVED:
+    if source.kind is ProfileSourceKind.UNRESOLVED:
         what = "the model is an unresolved token, so single-region residency cannot be verified"
     else:
         where = "any commercial Region" if source.is_global else f"the {source.geography_prefix} geography"
@@ -393,3 +398,17 @@ def raise_if_problems(problems: list[str]) -> None:
     """Raise one :class:`InferenceConfigError` when ``problems`` is not empty."""
     if problems:
         raise InferenceConfigError(problems)
+
+
+def __getattr__(name: str) -> Any:
+    """``ModelSourceKind``, the old name of :class:`ProfileSourceKind`: deprecated, removed in the next release."""
+    if name == "ModelSourceKind":
+        warnings.warn(
+            "inference_constructs.bedrock's ModelSourceKind is deprecated and removed in the next release; use "
+            "inference_constructs.bedrock.ProfileSourceKind (inference_constructs.ModelSourceKind is where a "
+            "SageMaker model's weights come from)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return ProfileSourceKind
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from inference_constructs import catalog
-from inference_constructs.bedrock.model_source import ModelSource, ModelSourceKind
+from inference_constructs.bedrock.model_source import ModelSource, ProfileSourceKind
 
 PRICES_FILE = Path(catalog.__file__).with_name("bedrock_prices.json")
 """The packaged price table, beside the catalog's instance prices."""
@@ -175,7 +175,7 @@ def load_prices(path: str | None = None) -> PriceTable:
 
 def deployment_of(source: ModelSource) -> Deployment | None:
     """The price table that applies to ``source``; None for an unresolved token."""
-    if source.kind is ModelSourceKind.UNRESOLVED:
+    if source.kind is ProfileSourceKind.UNRESOLVED:
         return None
     return Deployment.GLOBAL if source.is_global else Deployment.GEO
 
@@ -183,9 +183,9 @@ def deployment_of(source: ModelSource) -> Deployment | None:
 def quota_kind_of(source: ModelSource) -> str | None:
     """``on-demand`` (foundation model in one Region), ``cross-region`` (geographic profile), or None
     (global profiles have their own 'Global cross-Region' quotas; tokens are unknown)."""
-    if source.kind is ModelSourceKind.FOUNDATION_MODEL:
+    if source.kind is ProfileSourceKind.FOUNDATION_MODEL:
         return "on-demand"
-    if source.kind is ModelSourceKind.CROSS_REGION_PROFILE and not source.is_global:
+    if source.kind is ProfileSourceKind.CROSS_REGION_PROFILE and not source.is_global:
         return "cross-region"
     return None
 

@@ -27,7 +27,7 @@ from inference_constructs.bedrock.guidance import (
 )
 from inference_constructs.bedrock.model_source import (
     ModelSource,
-    ModelSourceKind,
+    ProfileSourceKind,
     Residency,
     check_profile,
     raise_if_problems,
@@ -181,7 +181,7 @@ def profile_plan(spec: ProfileSpec, *, deploy_region: str | None = None) -> Prof
     regions = source.destination_regions(deploy_region)
     warnings: list[str] = []
     if source.leaves_region:
-        if source.kind is ModelSourceKind.UNRESOLVED:
+        if source.kind is ProfileSourceKind.UNRESOLVED:
             where = "an unresolved model token may name a cross-Region profile"
         elif source.is_global:
             where = "global profile: requests may be served in any commercial Region worldwide"

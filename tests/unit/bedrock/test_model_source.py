@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
-from inference_constructs.bedrock import GEOGRAPHIES, ModelSource, ModelSourceKind
+from inference_constructs.bedrock import GEOGRAPHIES, ModelSource, ProfileSourceKind
 from inference_constructs.errors import InferenceConfigError
+from inference_constructs.spec import ModelSourceKind
 
 SONNET = "anthropic.claude-sonnet-4-5-20250929-v1:0"
 ARGS = {"partition": "aws", "region": "us-east-1", "account": "111122223333"}
@@ -14,27 +17,27 @@ ARGS = {"partition": "aws", "region": "us-east-1", "account": "111122223333"}
 @pytest.mark.parametrize(
     ("value", "kind", "model_id", "geography"),
     [
-        (SONNET, ModelSourceKind.FOUNDATION_MODEL, SONNET, None),
-        (f"arn:aws:bedrock:us-east-1::foundation-model/{SONNET}", ModelSourceKind.FOUNDATION_MODEL, SONNET, None),
-        (f"us.{SONNET}", ModelSourceKind.CROSS_REGION_PROFILE, SONNET, "us"),
-        (f"eu.{SONNET}", ModelSourceKind.CROSS_REGION_PROFILE, SONNET, "eu"),
-        (f"apac.{SONNET}", ModelSourceKind.CROSS_REGION_PROFILE, SONNET, "apac"),
-        (f"jp.{SONNET}", ModelSourceKind.CROSS_REGION_PROFILE, SONNET, "jp"),
-        (f"au.{SONNET}", ModelSourceKind.CROSS_REGION_PROFILE, SONNET, "au"),
-        (f"ca.{SONNET}", ModelSourceKind.CROSS_REGION_PROFILE, SONNET, "ca"),
-        (f"us-gov.{SONNET}", ModelSourceKind.CROSS_REGION_PROFILE, SONNET, "us-gov"),
-        (f"global.{SONNET}", ModelSourceKind.CROSS_REGION_PROFILE, SONNET, "global"),
+        (SONNET, ProfileSourceKind.FOUNDATION_MODEL, SONNET, None),
+        (f"arn:aws:bedrock:us-east-1::foundation-model/{SONNET}", ProfileSourceKind.FOUNDATION_MODEL, SONNET, None),
+        (f"us.{SONNET}", ProfileSourceKind.CROSS_REGION_PROFILE, SONNET, "us"),
+        (f"eu.{SONNET}", ProfileSourceKind.CROSS_REGION_PROFILE, SONNET, "eu"),
+        (f"apac.{SONNET}", ProfileSourceKind.CROSS_REGION_PROFILE, SONNET, "apac"),
+        (f"jp.{SONNET}", ProfileSourceKind.CROSS_REGION_PROFILE, SONNET, "jp"),
+        (f"au.{SONNET}", ProfileSourceKind.CROSS_REGION_PROFILE, SONNET, "au"),
+        (f"ca.{SONNET}", ProfileSourceKind.CROSS_REGION_PROFILE, SONNET, "ca"),
+        (f"us-gov.{SONNET}", ProfileSourceKind.CROSS_REGION_PROFILE, SONNET, "us-gov"),
+        (f"global.{SONNET}", ProfileSourceKind.CROSS_REGION_PROFILE, SONNET, "global"),
         (
             f"arn:aws:bedrock:eu-west-1:111122223333:inference-profile/eu.{SONNET}",
-            ModelSourceKind.CROSS_REGION_PROFILE,
+            ProfileSourceKind.CROSS_REGION_PROFILE,
             SONNET,
             "eu",
         ),
-        ("amazon.nova-lite-v1:0", ModelSourceKind.FOUNDATION_MODEL, "amazon.nova-lite-v1:0", None),
+        ("amazon.nova-lite-v1:0", ProfileSourceKind.FOUNDATION_MODEL, "amazon.nova-lite-v1:0", None),
     ],
 )
 def test_parse_recognises_kind_model_and_geography(
-    value: str, kind: ModelSourceKind, model_id: str, geography: str | None
+    value: str, kind: ProfileSourceKind, model_id: str, geography: str | None
 ) -> None:
     # GIVEN a model string WHEN it is parsed
     source = ModelSource.parse(value)
@@ -147,3 +150,14 @@ def test_fails_with_the_callers_key_path() -> None:
     # GIVEN a config path WHEN a malformed model is parsed THEN the error names that path
     with pytest.raises(InferenceConfigError, match=r"bedrock\.profiles\[1\]\.model: "):
         ModelSource.parse("bad model", path="bedrock.profiles[1].model")
+
+
+@pytest.mark.parametrize("module", ["inference_constructs.bedrock", "inference_constructs.bedrock.model_source"])
+def test_the_old_name_of_profile_source_kind_warns_and_is_the_same_enum(module: str) -> None:
+    # GIVEN code written against the old name, imported from where it was exported
+    # WHEN ModelSourceKind is read there
+    with pytest.warns(DeprecationWarning, match="use inference_constructs.bedrock.ProfileSourceKind"):
+        old = getattr(importlib.import_module(module), "ModelSourceKind")  # noqa: B009 - the read is what warns
+    # THEN it is ProfileSourceKind itself, and not the SageMaker model's source kind
+    assert old is ProfileSourceKind
+    assert old is not ModelSourceKind
