@@ -73,6 +73,7 @@ if TYPE_CHECKING:
     from inference_constructs.stacks.platform import (
         InferencePlatform,
     )
+    from inference_constructs.stats import Statistic
 
 _EXPORTS: dict[str, str] = {
     **dict.fromkeys(
@@ -98,6 +99,7 @@ _EXPORTS: dict[str, str] = {
         "inference_constructs.spec",
     ),
     **dict.fromkeys(("HfTokenSecret",), "inference_constructs.hf_token"),
+    **dict.fromkeys(("Statistic",), "inference_constructs.stats"),
     **dict.fromkeys(("acknowledge", "add_compliance_gates"), "inference_constructs.compliance"),
     **dict.fromkeys(("InferenceConfigError", "Problem"), "inference_constructs.errors"),
     **dict.fromkeys(("InferencePropTypeError",), "inference_constructs._coerce"),
@@ -159,6 +161,7 @@ __all__ = [
     "ServerlessEndpoint",
     "ServerlessProvisionedConcurrencyScaling",
     "Serving",
+    "Statistic",
     "VpcOptions",
     "acknowledge",
     "add_compliance_gates",

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol, TypedDict, Unpack, runtime_checkable
 
+from inference_constructs.stats import Statistic
+
 if TYPE_CHECKING:
     from aws_cdk import Duration
     from aws_cdk import aws_cloudwatch as cloudwatch
@@ -24,7 +26,9 @@ class MetricOptions(TypedDict, total=False):
     """The aws-cdk ``cloudwatch.MetricOptions``, as keyword arguments of every ``metric*`` method.
 
     Each is passed to ``cloudwatch.Metric`` and overrides the method's default (a ``dimensions_map``
-    replaces the endpoint's dimensions, as in aws-cdk).
+    replaces the endpoint's dimensions, as in aws-cdk). ``statistic`` is a
+    :class:`~inference_constructs.stats.Statistic` (``Statistic.MAXIMUM``, ``Statistic.p(99)``) or CloudWatch's
+    string for it (``"Maximum"``, ``"p99"``).
     """
 
     account: str | None
@@ -36,7 +40,7 @@ class MetricOptions(TypedDict, total=False):
     region: str | None
     stack_account: str | None
     stack_region: str | None
-    statistic: str | None
+    statistic: Statistic | str | None
     unit: cloudwatch.Unit | None
     visible: bool | None
 

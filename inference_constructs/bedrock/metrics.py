@@ -20,6 +20,7 @@ from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
 
 from inference_constructs.observability import metric_table
+from inference_constructs.stats import Statistic
 
 NAMESPACE = metric_table.BEDROCK_NAMESPACE
 DIMENSION = metric_table.Dimension.MODEL_ID.value
@@ -36,7 +37,7 @@ def bedrock_metric(
     metric_name: str,
     model_id: str,
     *,
-    statistic: str = "Sum",
+    statistic: Statistic | str = "Sum",
     period: Duration | None = None,
     label: str | None = None,
 ) -> cloudwatch.Metric:

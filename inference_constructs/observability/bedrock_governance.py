@@ -30,6 +30,7 @@ from inference_constructs.observability.decisions import (
 )
 from inference_constructs.observability.metric_definitions import BEDROCK_NAMESPACE, GUARDRAILS_NAMESPACE, Dimension
 from inference_constructs.observability.metric_table import MetricDefinition
+from inference_constructs.stats import Statistic
 
 #: Delivery success metric of each destination (graphed beside the failures).
 DELIVERY_SUCCESS_METRICS = {
@@ -61,7 +62,7 @@ def guardrail_metric(
     metric_name: MetricDefinition | str,
     guardrail: MonitoredGuardrail,
     *,
-    statistic: str = "Sum",
+    statistic: Statistic | str = "Sum",
     period: Duration | None = None,
 ) -> cloudwatch.Metric:
     """``AWS/Bedrock/Guardrails`` ``metric_name`` (a metric table row or a name) of one guardrail version; sum over

@@ -26,6 +26,7 @@ from inference_constructs.observability.metric_definitions import (
 )
 from inference_constructs.observability.metric_table import MetricDefinition
 from inference_constructs.spec import EndpointKind
+from inference_constructs.stats import Statistic
 
 #: Period of the endpoint and profile alarms: 5 minutes, as the dashboard graphs them.
 PERIOD_SECONDS = 300
@@ -86,7 +87,7 @@ class MetricQuery:
 
     id: str
     metric: str
-    statistic: str
+    statistic: Statistic | str
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ class AlarmDecision:
     kind: Literal["anomaly", "static"]
     namespace: str
     metric: str
-    statistic: str
+    statistic: Statistic | str
     period_seconds: int
     dimensions: tuple[str, ...]
     comparison_operator: str
@@ -373,7 +374,7 @@ def _static(
     periods: tuple[int, int],
     description: str,
     period_seconds: int = PERIOD_SECONDS,
-    statistic: str | None = None,
+    statistic: Statistic | str | None = None,
 ) -> AlarmDecision:
     """A static-threshold alarm on ``definition`` (at its default statistic unless ``statistic`` is given);
     ``periods`` is (evaluation periods, datapoints to alarm); no data never breaches."""

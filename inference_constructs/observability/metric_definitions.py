@@ -28,6 +28,7 @@ from inference_constructs.observability.metric_table import (  # re-exported: th
     SAGEMAKER_NAMESPACE,
     Dimension,
 )
+from inference_constructs.stats import Statistic
 
 __all__ = [
     "BEDROCK_DIMENSIONS",
@@ -140,7 +141,7 @@ def search(
     namespace: str,
     dimensions: Sequence[str],
     metric_names: Sequence[str],
-    statistic: str,
+    statistic: Statistic | str,
     *,
     account_ids: Sequence[str] = (),
     dimension_values: Mapping[str, str] | None = None,

@@ -41,6 +41,7 @@ from inference_constructs.observability.metric_definitions import (  # SEARCH re
 )
 from inference_constructs.observability.metric_table import MetricDefinition
 from inference_constructs.observability.targets import MonitoredEndpoint, MonitoredProfile
+from inference_constructs.stats import Statistic
 
 # The namespaces, re-exported as part of this module's API (defined in metric_definitions).
 SAGEMAKER_NAMESPACE = metric_definitions.SAGEMAKER_NAMESPACE
@@ -78,7 +79,7 @@ def search_expression(
     namespace: str,
     dimensions: Sequence[str],
     metric_names: Sequence[str],
-    statistic: str,
+    statistic: Statistic | str,
     *,
     account_ids: Sequence[str] = (),
     scale: str = "",
@@ -109,7 +110,7 @@ def _name(metric: MetricDefinition | str) -> str:
 
 def _fleet(
     definition: MetricDefinition,
-    statistic: str | None = None,
+    statistic: Statistic | str | None = None,
     *,
     account_ids: Sequence[str],
     period: Duration,
@@ -138,7 +139,7 @@ def fleet_invocations(
 
 
 def fleet_model_latency_ms(
-    statistic: str = "p99", *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
+    statistic: Statistic | str = "p99", *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
 ) -> cloudwatch.MathExpression:
     """ModelLatency per endpoint variant in milliseconds (the metric is microseconds), ``statistic`` over ``period``."""
     return _fleet(metric_table.MODEL_LATENCY, statistic, account_ids=account_ids, scale="/1000", period=period)
@@ -179,7 +180,7 @@ def fleet_instance_metric(
 
 def fleet_async_metric(
     metric_name: MetricDefinition | str,
-    statistic: str,
+    statistic: Statistic | str,
     *,
     account_ids: Sequence[str] = (),
     period: Duration = DEFAULT_PERIOD,
@@ -192,7 +193,7 @@ def fleet_async_metric(
 
 
 def fleet_model_setup_time_ms(
-    statistic: str = "Maximum", *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
+    statistic: Statistic | str = "Maximum", *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
 ) -> cloudwatch.MathExpression:
     """Serverless cold-start time (ModelSetupTime) per endpoint variant in milliseconds."""
     return _fleet(metric_table.MODEL_SETUP_TIME, statistic, account_ids=account_ids, scale="/1000", period=period)
@@ -212,7 +213,7 @@ _TOKEN_COUNTS = {"Input": metric_table.INPUT_TOKEN_COUNT, "Output": metric_table
 
 def fleet_bedrock_metric(
     metric_names: Sequence[str] | str | MetricDefinition,
-    statistic: str = "Sum",
+    statistic: Statistic | str = "Sum",
     *,
     account_ids: Sequence[str] = (),
     period: Duration = DEFAULT_PERIOD,
@@ -291,7 +292,7 @@ def endpoint_dimensions(endpoint: MonitoredEndpoint, namespace: str = SAGEMAKER_
 def endpoint_metric(
     endpoint: MonitoredEndpoint,
     metric_name: MetricDefinition | str,
-    statistic: str | None = None,
+    statistic: Statistic | str | None = None,
     *,
     namespace: str | None = None,
     label: str | None = None,
@@ -317,14 +318,14 @@ def endpoint_metric(
 
 
 def endpoint_model_latency(
-    endpoint: MonitoredEndpoint, statistic: str = "p99", *, period: Duration = DEFAULT_PERIOD
+    endpoint: MonitoredEndpoint, statistic: Statistic | str = "p99", *, period: Duration = DEFAULT_PERIOD
 ) -> cloudwatch.Metric:
     """ModelLatency of one endpoint variant in microseconds, ``statistic`` (default p99) over 5 minutes."""
     return endpoint_metric(endpoint, metric_table.MODEL_LATENCY, statistic, period=period)
 
 
 def endpoint_model_latency_ms(
-    endpoint: MonitoredEndpoint, statistic: str = "p99", *, period: Duration = DEFAULT_PERIOD
+    endpoint: MonitoredEndpoint, statistic: Statistic | str = "p99", *, period: Duration = DEFAULT_PERIOD
 ) -> cloudwatch.MathExpression:
     """ModelLatency of one endpoint variant in milliseconds (``latency/1000``), p99 over 5 minutes by default."""
     latency_id = f"latency{statistic.lower().replace('.', '_')}"
@@ -394,7 +395,7 @@ def endpoint_gpu_memory_utilization_per_gpu(
 def endpoint_async_metric(
     endpoint: MonitoredEndpoint,
     metric_name: MetricDefinition | str,
-    statistic: str,
+    statistic: Statistic | str,
     *,
     period: Duration = DEFAULT_PERIOD,
 ) -> cloudwatch.Metric:
@@ -440,7 +441,7 @@ def endpoint_model_setup_time(endpoint: MonitoredEndpoint, *, period: Duration =
 def profile_metric(
     profile: MonitoredProfile,
     metric_name: MetricDefinition | str,
-    statistic: str = "Sum",
+    statistic: Statistic | str = "Sum",
     *,
     label: str | None = None,
     period: Duration = DEFAULT_PERIOD,

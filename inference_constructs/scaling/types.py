@@ -13,6 +13,7 @@ from inference_constructs.observability.metric_definitions import (
 )
 from inference_constructs.scaling.defaults import DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION
 from inference_constructs.spec import EndpointKind
+from inference_constructs.stats import Statistic
 
 GREATER_THAN_OR_EQUAL = "GreaterThanOrEqualToThreshold"
 
@@ -32,7 +33,7 @@ class MetricRef:
     namespace: str
     metric_name: str
     dimensions: tuple[Dimension, ...]
-    statistic: str
+    statistic: Statistic | str
 
 
 @dataclass(frozen=True)

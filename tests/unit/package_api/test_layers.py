@@ -34,6 +34,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "inference_constructs.aws_limits",
             "inference_constructs.interfaces",
             "inference_constructs.units",
+            "inference_constructs.stats",
         ),
     ),
     (
