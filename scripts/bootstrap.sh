@@ -27,8 +27,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 stamp_of() { cat "$@" | sha256sum | cut -c1-16; }
 
-# pip check, but the library is used from the checkout, never installed into .venv: the load tester's requirement
-# of inference-constructs is met by the checkout, so that one line is not a problem.
+# pip check. The first check runs before the library is installed (editable, below): there the load tester's
+# requirement of inference-constructs is met by the checkout, so that one line is not a problem.
 pip_check() {
   local problems
   problems="$(.venv/bin/python -m pip check 2>&1 | grep -v -e '^No broken requirements found' \
@@ -54,9 +54,24 @@ if [ "${INFERENCE_NO_INSTALL:-}" != 1 ] && { [ ! -x .venv/bin/python ] || [ "$(c
   echo "$py_stamp" > .venv/.stamp
 fi
 
+# The library itself, editable, so a console command that imports it (the load tester's `inference-loadtest`) works
+# from any folder, not only from the repository root. --no-deps: its dependencies are the pins above;
+# --no-build-isolation: offline, with the pinned setuptools. Reinstalled only when pyproject.toml or the checkout's
+# folder changed (an editable install points at the folder).
+if [ "${INFERENCE_NO_INSTALL:-}" != 1 ]; then
+  lib_stamp="$(printf '%s\n' "$ROOT" | cat - pyproject.toml | sha256sum | cut -c1-16)"
+  if [ "$(cat .venv/.library-stamp 2>/dev/null)" != "$lib_stamp" ]; then
+    echo "bootstrap: installing the library (editable) into .venv" >&2
+    .venv/bin/python -m pip install --quiet --no-deps --no-build-isolation --editable . 2>&1 \
+      | { grep -v '^WARNING: Location' >&2 || true; }
+    [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "bootstrap: pip install of the library failed" >&2; exit 1; }
+    echo "$lib_stamp" > .venv/.library-stamp
+  fi
+fi
+
 # The load tester: its own distribution in loadtest/ (what the library's `loadtest` extra installs), editable, so
 # .venv runs this checkout's copy and has the `inference-loadtest` command. --no-deps: its dependencies are pinned
-# above (boto3, matplotlib) or the library itself, used from the checkout; --no-build-isolation: offline, with the
+# above (boto3, matplotlib) or the library itself, installed editable above; --no-build-isolation: offline, with the
 # pinned setuptools. Reinstalled when its pyproject.toml changed.
 if [ "${INFERENCE_NO_INSTALL:-}" != 1 ]; then
   lt_stamp="$(stamp_of loadtest/pyproject.toml)"
