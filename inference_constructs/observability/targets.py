@@ -19,10 +19,18 @@ from inference_constructs.errors import ProblemCollector
 from inference_constructs.spec import EndpointKind
 
 if TYPE_CHECKING:
-    from inference_constructs.bedrock.model_source import ModelSource
     from inference_constructs.interfaces import IInferenceEndpoint
 
 _ACCOUNT_ID = re.compile(r"^\d{12}$")
+
+
+class _CopiedModel(Protocol):
+    """What :meth:`MonitoredProfile.of` reads of the model a profile copies (a Bedrock ``ModelSource``)."""
+
+    @property
+    def value(self) -> str:
+        """The model or system profile as given (id or ARN), shown in widget titles."""
+        ...
 
 
 @runtime_checkable
@@ -36,7 +44,7 @@ class _InferenceProfile(Protocol):
     def profile_id(self) -> str: ...
 
     @property
-    def model_source(self) -> ModelSource: ...
+    def model_source(self) -> _CopiedModel: ...
 
 
 def _foreign_account(resource: object) -> str | None:

@@ -10,9 +10,13 @@ follow, and a cycle of them is two modules that cannot be understood (or moved) 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
 LIBRARY = "inference_constructs"
@@ -404,3 +408,45 @@ def test_a_lazy_re_export_counts_as_an_import() -> None:
         "inference_constructs.containers:2 (decisions) imports inference_constructs.hosting.endpoint (constructs)",
         "inference_constructs.containers:2 (decisions) imports inference_constructs.stacks.platform (stacks)",
     ]
+
+
+def test_observability_names_no_bedrock_module() -> None:
+    # GIVEN every import of the observability package (TYPE_CHECKING ones too)
+    found = imports(library_sources())
+    # WHEN those of a Bedrock module are picked
+    bedrock = [
+        f"{i.importer}:{i.line} imports {i.imported}"
+        for i in found
+        if i.importer.startswith(f"{LIBRARY}.observability") and i.imported.startswith(f"{LIBRARY}.bedrock")
+    ]
+    # THEN there are none: observability reads what it needs through its own protocols (``targets._InferenceProfile``)
+    assert bedrock == []
+
+
+#: The deprecated alias modules at old paths, and one name each offers.
+DEPRECATED_ALIASES = [
+    ("inference_constructs.scaling.from_config", "plan_from_config", "inference_constructs.plan.scaling"),
+    ("inference_constructs.bedrock.governance_config", "guardrail_spec", "inference_constructs.plan.bedrock"),
+]
+
+
+@pytest.mark.parametrize(("alias", "name", "home"), DEPRECATED_ALIASES)
+def test_a_deprecated_alias_module_loads_nothing_above_it_until_a_name_is_used(
+    alias: str, name: str, home: str
+) -> None:
+    # GIVEN a fresh interpreter
+    # WHEN the alias module is imported, then one of its names is read
+    code = (
+        "import sys, warnings\n"
+        f"import {alias} as alias\n"
+        "before = sorted(m for m in sys.modules if m.startswith('inference_constructs.plan'))\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        f"    getattr(alias, {name!r})\n"
+        "print(before, [str(w.message) for w in caught if w.category is DeprecationWarning])\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    # THEN importing it loaded no plan module, and the name warned with its new path
+    before, messages = result.stdout.strip().split("] ", 1)
+    assert before == "["
+    assert f"import it from {home}" in messages
