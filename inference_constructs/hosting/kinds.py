@@ -259,6 +259,14 @@ class RealtimeEndpoint(_OnInstances):
         )
 
 
+def _serverless_options(
+    memory_mb: int | None, max_concurrency: int | None, provisioned: int | None
+) -> ServerlessOptions:
+    """The options given, over :class:`ServerlessOptions`' own defaults (stated there only)."""
+    given = {"memory_mb": memory_mb, "max_concurrency": max_concurrency, "provisioned_concurrency": provisioned}
+    return ServerlessOptions(**{k: v for k, v in given.items() if v is not None})
+
+
 class ServerlessEndpoint(InferenceEndpoint):
     """A serverless SageMaker endpoint (CPU only; no VPC, network isolation or data capture).
 
@@ -269,13 +277,10 @@ class ServerlessEndpoint(InferenceEndpoint):
     serving:
         A CPU serving stack: ``sklearn``, ``xgboost``, ``pytorch``, ``triton`` or ``custom``.
         Default: ``sklearn``.
-    memory_size_in_mb:
-        1024..6144 in steps of 1024. Default: the smallest size that holds the model (2048 when its
-        size is unknown).
-    max_concurrency:
-        1..200 concurrent invocations. Default: 20.
-    provisioned_concurrency:
-        0..``max_concurrency`` pre-warmed instances. Default: 0 (none).
+    memory_size_in_mb, max_concurrency, provisioned_concurrency:
+        The :class:`ServerlessOptions` ``memory_mb``, ``max_concurrency`` and ``provisioned_concurrency`` (their
+        ranges are there). Default: each one's default there (memory sized to the model, its concurrency limit,
+        no provisioned concurrency).
     image, kms_key, role, deployment, environment, endpoint_name, catalog, path:
         As for :class:`RealtimeEndpoint` (``kms_key`` encrypts nothing on the endpoint config: serverless
         has no ML storage volume).
@@ -292,8 +297,8 @@ class ServerlessEndpoint(InferenceEndpoint):
         serving: Serving | str = Serving.SKLEARN,
         image: str | None = None,
         memory_size_in_mb: int | None = None,
-        max_concurrency: int = 20,
-        provisioned_concurrency: int = 0,
+        max_concurrency: int | None = None,
+        provisioned_concurrency: int | None = None,
         kms_key: kms.IKey | None = None,
         role: iam.IRole | None = None,
         deployment: DeploymentOptions | None = None,
@@ -307,7 +312,7 @@ class ServerlessEndpoint(InferenceEndpoint):
             model=_coerce.typed_prop(_prop(path, "model"), model, ModelSpec),
             serving=_coerce.enum_prop(_prop(path, "serving"), serving, Serving),
             image=image,
-            serverless=ServerlessOptions(memory_size_in_mb, max_concurrency, provisioned_concurrency),
+            serverless=_serverless_options(memory_size_in_mb, max_concurrency, provisioned_concurrency),
             deployment=deployment or DeploymentOptions(),
             environment=dict(environment or {}),
         )

@@ -22,6 +22,7 @@ from inference_constructs import (
     ServerlessEndpoint,
     VpcOptions,
 )
+from inference_constructs.hosting import ServerlessOptions
 
 TABULAR = ModelSpec(source=ModelSourceKind.S3, s3_uri="s3://my-models/churn/model.tar.gz")
 
@@ -135,3 +136,34 @@ def test_an_imported_role_is_used_and_left_unchanged() -> None:
     assert not [r for r in template["Resources"].values() if r["Type"] in ("AWS::IAM::Role", "AWS::IAM::Policy")]
     assert "Roles" not in _only(template, "AWS::IAM::ManagedPolicy")["Properties"]
     assert endpoint.policy.document.statement_count > 0
+
+
+@pytest.mark.parametrize(
+    ("keywords", "expected"),
+    [
+        ({}, ServerlessOptions()),
+        (
+            {"memory_size_in_mb": 3072, "max_concurrency": 5, "provisioned_concurrency": 2},
+            ServerlessOptions(memory_mb=3072, max_concurrency=5, provisioned_concurrency=2),
+        ),
+        ({"max_concurrency": 50}, ServerlessOptions(max_concurrency=50)),
+    ],
+    ids=["defaults", "all-given", "one-given"],
+)
+def test_a_serverless_endpoint_takes_serverless_options_defaults(keywords: Any, expected: ServerlessOptions) -> None:
+    # GIVEN a serverless endpoint built with some, all or none of its serverless keywords
+    stack = Stack(App(), "S")
+    endpoint = ServerlessEndpoint(stack, "Churn", model=TABULAR, **keywords)
+    # WHEN its request and its endpoint config are read
+    config = _only(Template.from_stack(stack).to_json(), "AWS::SageMaker::EndpointConfig")
+    (variant,) = config["Properties"]["ProductionVariants"]
+    # THEN what was not given is ServerlessOptions' own default, and the config says so
+    plan = endpoint.plan.serverless
+    assert plan is not None
+    assert (plan.max_concurrency, plan.provisioned_concurrency) == (
+        expected.max_concurrency,
+        expected.provisioned_concurrency,
+    )
+    assert expected.memory_mb in (None, plan.memory_mb)
+    assert variant["ServerlessConfig"]["MaxConcurrency"] == expected.max_concurrency
+    assert variant["ServerlessConfig"].get("ProvisionedConcurrency", 0) == expected.provisioned_concurrency
