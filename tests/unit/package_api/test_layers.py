@@ -83,6 +83,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "constructs",
         (
             "inference_constructs._buckets",
+            "inference_constructs._synth_checks",
             "inference_constructs._grants",
             "inference_constructs._kms",
             "inference_constructs._assets",
