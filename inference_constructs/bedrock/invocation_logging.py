@@ -16,6 +16,7 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
+from inference_constructs._buckets import retained_bucket
 from inference_constructs._handler import handler_function
 from inference_constructs._kms import deny_grants_statement
 from inference_constructs.bedrock.logging_spec import (
@@ -147,22 +148,14 @@ class ModelInvocationLogging(Construct):
         )
 
     def _bucket(self, retention_days: int) -> s3.Bucket:
-        bucket = s3.Bucket(
+        bucket = retained_bucket(
             self,
             "Bucket",
             encryption=s3.BucketEncryption.KMS,
             encryption_key=self.key,
-            bucket_key_enabled=True,
-            enforce_ssl=True,
-            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
-            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-            versioned=True,
-            removal_policy=RemovalPolicy.RETAIN,
-            lifecycle_rules=[
-                s3.LifecycleRule(
-                    expiration=Duration.days(retention_days), noncurrent_version_expiration=Duration.days(1)
-                )
-            ],
+            lifecycle_rule=s3.LifecycleRule(
+                expiration=Duration.days(retention_days), noncurrent_version_expiration=Duration.days(1)
+            ),
         )
         prefixes = [S3_LOG_PREFIX.format(account=Aws.ACCOUNT_ID), f"{LARGE_DATA_PREFIX}/"]
         bucket.add_to_resource_policy(

@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from aws_cdk import CfnMapping, Duration, Fn, RemovalPolicy, Stack, Token
+from aws_cdk import CfnMapping, Duration, Fn, Stack, Token
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
 from constructs import Construct, IConstruct
 
 from inference_constructs import _tokens
+from inference_constructs._buckets import retained_bucket
 from inference_constructs.compliance import acknowledge_all
 from inference_constructs.containers import ContainerImage, load_snapshot
 from inference_constructs.errors import InferenceConfigError
@@ -135,18 +136,13 @@ class InferenceStorage(Construct):
         # Object ownership is enforced (ACLs disabled) and log delivery is granted by a bucket policy
         # (_deliver_access_logs), whatever @aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy says: without the flag
         # aws-cdk-lib would set the legacy AccessControl LogDeliveryWrite ACL instead (cfn-lint W3045).
-        self.access_logs = s3.Bucket(
+        self.access_logs = retained_bucket(
             self,
             "AccessLogs",
             encryption=s3.BucketEncryption.S3_MANAGED,
-            enforce_ssl=True,
-            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
-            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-            versioned=True,
-            removal_policy=RemovalPolicy.RETAIN,
-            lifecycle_rules=[
-                s3.LifecycleRule(expiration=Duration.days(365), noncurrent_version_expiration=Duration.days(30))
-            ],
+            lifecycle_rule=s3.LifecycleRule(
+                expiration=Duration.days(365), noncurrent_version_expiration=Duration.days(30)
+            ),
         )
         sse_s3 = "s3 server access log delivery only writes to buckets encrypted with sse-s3, not sse-kms"
         acknowledge_all(
@@ -180,16 +176,11 @@ class InferenceStorage(Construct):
     def data(self) -> s3.Bucket:
         """The data bucket (async outputs and data capture, one prefix per endpoint), created on first use."""
         if self._data is None:
-            self._data = s3.Bucket(
+            self._data = retained_bucket(
                 self,
                 "Data",
                 encryption=s3.BucketEncryption.KMS_MANAGED,
-                enforce_ssl=True,
-                block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
-                object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-                versioned=True,
-                removal_policy=RemovalPolicy.RETAIN,
-                lifecycle_rules=[s3.LifecycleRule(noncurrent_version_expiration=Duration.days(30))],
+                lifecycle_rule=s3.LifecycleRule(noncurrent_version_expiration=Duration.days(30)),
             )
             self._deliver_access_logs(self._data, "data/")
             acknowledge_all(self._data, self._no_replication("async inference results and captured requests"))

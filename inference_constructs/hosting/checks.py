@@ -244,6 +244,14 @@ def _kind_servings(kind: EndpointKind, variant: ImageVariant) -> str:
     return " or ".join(v.value for v in Serving if v is not Serving.CUSTOM and hosts_kind(kind, v, variant))
 
 
+def _multi_model_gpu_servings(req: EndpointRequest, variant: ImageVariant) -> str | None:
+    """The serving stacks a multi-model ``req`` needs on a gpu ``variant`` host when its own cannot serve there
+    (Triton only, for messages); None when it can, or when ``req`` is not multi-model on a gpu host."""
+    if req.kind is not EndpointKind.MULTI_MODEL or variant is not ImageVariant.GPU:
+        return None
+    return None if hosts_kind(req.kind, req.serving, variant) else _kind_servings(req.kind, variant)
+
+
 def _kind_block(req: EndpointRequest, p: ProblemCollector, path: str, key: str, owner: EndpointKind) -> None:
     """A block that only ``owner`` endpoints read (``serverless``, ``async``, ``multi_model``)."""
     p.add(
@@ -276,8 +284,7 @@ def check_kind_blocks(req: EndpointRequest, p: ProblemCollector, path: str) -> N
                 f"multi-model endpoints do not run on {req.accelerator.value}",
                 f"use cpu, or gpu with {_kind_servings(req.kind, ImageVariant.GPU)}",
             )
-        elif variant is ImageVariant.GPU and not hosts_kind(req.kind, req.serving, variant):
-            able = _kind_servings(req.kind, variant)
+        elif (able := _multi_model_gpu_servings(req, variant)) is not None:
             p.add(
                 key_path(path, "accelerator"),
                 f"{req.accelerator.value} multi-model endpoints need serving {able}, not {req.serving.value}",
@@ -388,12 +395,7 @@ def check_explicit_host(req: EndpointRequest, catalog: Catalog, p: ProblemCollec
             f"{name} is a {inst.accelerator.value} host, but serving neuron needs inferentia2 or trainium",
             "use an ml.inf2.* or ml.trn1.* instance type, or serving lmi/tgi/vllm on gpu",
         )
-    elif (
-        req.kind is EndpointKind.MULTI_MODEL
-        and variant is ImageVariant.GPU
-        and not hosts_kind(req.kind, req.serving, variant)
-    ):
-        able = _kind_servings(req.kind, variant)
+    elif (able := _multi_model_gpu_servings(req, variant)) is not None:
         p.add(
             key,
             f"{name} is a gpu host; multi-model endpoints on gpu need serving {able}, not {req.serving.value}",
@@ -416,13 +418,8 @@ def check_explicit_host(req: EndpointRequest, catalog: Catalog, p: ProblemCollec
 def check_multi_model_host(req: EndpointRequest, host: HostDecision, p: ProblemCollector, path: str) -> None:
     """A given host (or the sizing's choice) must take the request's kind with its serving stack."""
     inst = host.instance
-    variant = ImageVariant.for_host(inst.accelerator, inst.architecture)
-    if (
-        req.kind is EndpointKind.MULTI_MODEL
-        and variant is ImageVariant.GPU
-        and not hosts_kind(req.kind, req.serving, variant)
-    ):
-        able = _kind_servings(req.kind, variant)
+    able = _multi_model_gpu_servings(req, ImageVariant.for_host(inst.accelerator, inst.architecture))
+    if able is not None:
         p.add(
             key_path(path, "serving"),
             f"{req.serving.value} cannot serve a multi-model endpoint on gpu host {inst.name}",

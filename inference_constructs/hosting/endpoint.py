@@ -212,7 +212,9 @@ class InferenceEndpoint(EndpointImports, EndpointScalingHooks, EndpointMetrics, 
             endpoint_name=self.endpoint_name,
             # Inference-component endpoints roll model updates out per component (its own DeploymentConfig).
             deployment_config=(
-                properties.deployment_config(plan, self.rollback_alarms) if component_plan is None else None
+                properties.deployment_config(plan.update_policy, self.rollback_alarms)
+                if component_plan is None
+                else None
             ),
             retain_all_variant_properties=True if plan.update_policy.retain_all_variant_properties else None,
         )
@@ -226,7 +228,7 @@ class InferenceEndpoint(EndpointImports, EndpointScalingHooks, EndpointMetrics, 
             self.inference_component = self._component(component_plan)
             self.rollback_alarms = rollback_alarms(self, plan, tuple(self._metric_dimensions().items()))
             self.inference_component.resource.deployment_config = properties.component_deployment_config(
-                plan, self.rollback_alarms
+                plan.update_policy, self.rollback_alarms
             )
             self._require_copy_scaling()
 

@@ -6,6 +6,7 @@ entry point).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TypedDict, Unpack
 
 from aws_cdk import Duration
 from aws_cdk import aws_ec2 as ec2
@@ -39,8 +40,44 @@ from inference_constructs.spec import AcceleratorChoice, EndpointKind, ModelSpec
 __all__ = ["MultiModelEndpoint", "RealtimeEndpoint", "ServerlessEndpoint", "endpoint_from_request"]
 
 
-def _model_spec(model: ModelSpec | None, path: str) -> ModelSpec:
-    return ModelSpec() if model is None else _coerce.typed_prop(_prop(path, "model"), model, ModelSpec)
+class _EndpointProps(TypedDict, total=False):
+    """The props every kind takes, documented on :class:`RealtimeEndpoint`; their defaults are
+    :class:`_KindEndpoint`'s."""
+
+    image: str | None
+    kms_key: kms.IKey | None
+    role: iam.IRole | None
+    deployment: DeploymentOptions | None
+    environment: Mapping[str, str] | None
+    endpoint_name: str | None
+    catalog: Catalog | None
+    path: str
+
+
+class _InstanceProps(_EndpointProps, total=False):
+    """The props the kinds that run on instances (real-time, async, multi-model) add to :class:`_EndpointProps`."""
+
+    accelerator: AcceleratorChoice | str
+    instance_type: str | None
+    host_ami: str
+    capacity: Capacity | CapacityLike | None
+    vpc: VpcOptions | ec2.IVpc | None
+    vpc_subnets: ec2.SubnetSelection | None
+    security_groups: Sequence[ec2.ISecurityGroup] | None
+    network_isolation: bool | None
+    data_capture: DataCaptureOptions | None
+    host: HostDecision | None
+
+
+class _RequestOptions(TypedDict, total=False):
+    """The :class:`InferenceEndpoint` props :func:`endpoint_from_request` passes on beside the request."""
+
+    host: HostDecision | None
+    catalog: Catalog | None
+    kms_key: kms.IKey | None
+    endpoint_name: str | None
+    path: str
+    plan: EndpointPlan | None
 
 
 def _token_secret(
@@ -59,9 +96,10 @@ def _prop(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
 
-class _OnInstances(InferenceEndpoint):
-    """The kinds that run on instances (real-time, async, multi-model): their shared props coerced with their key
-    paths and given their defaults, and ``vpc`` split into the request's ids (``VpcOptions``) or an ``ec2.IVpc``."""
+class _KindEndpoint(InferenceEndpoint):
+    """What the kinds share: one :class:`EndpointRequest` built from their props, each coerced with its key path
+    and given its default here, ``vpc`` split into the request's ids (``VpcOptions``) or an ``ec2.IVpc``, and
+    ``hf_token`` into the plan's view of the secret and the secret construct."""
 
     def __init__(
         self,
@@ -71,39 +109,41 @@ class _OnInstances(InferenceEndpoint):
         kind: EndpointKind,
         model: ModelSpec,
         serving: Serving | str,
-        image: str | None,
-        accelerator: AcceleratorChoice | str,
-        instance_type: str | None,
-        host_ami: str,
-        capacity: Capacity | CapacityLike | None,
-        kms_key: kms.IKey | None,
-        vpc: VpcOptions | ec2.IVpc | None,
-        vpc_subnets: ec2.SubnetSelection | None,
-        security_groups: Sequence[ec2.ISecurityGroup] | None,
-        role: iam.IRole | None,
-        network_isolation: bool | None,
-        data_capture: DataCaptureOptions | None,
-        deployment: DeploymentOptions | None,
-        environment: Mapping[str, str] | None,
-        endpoint_name: str | None,
-        host: HostDecision | None,
-        catalog: Catalog | None,
-        path: str,
+        serverless: ServerlessOptions | None = None,
         async_inference: AsyncOptions | None = None,
         multi_model: MultiModelOptions | None = None,
         quantization: str | None = None,
-        hf_token: HfTokenSecret | None = None,
-        hf_token_secret: secretsmanager.ISecret | None = None,
+        hf_token: HfTokenSecret | secretsmanager.ISecret | None = None,
+        image: str | None = None,
+        accelerator: AcceleratorChoice | str = AcceleratorChoice.AUTO,
+        instance_type: str | None = None,
+        host_ami: str = "auto",
+        capacity: Capacity | CapacityLike | None = None,
+        kms_key: kms.IKey | None = None,
+        vpc: VpcOptions | ec2.IVpc | None = None,
+        vpc_subnets: ec2.SubnetSelection | None = None,
+        security_groups: Sequence[ec2.ISecurityGroup] | None = None,
+        role: iam.IRole | None = None,
+        network_isolation: bool | None = None,
+        data_capture: DataCaptureOptions | None = None,
+        deployment: DeploymentOptions | None = None,
+        environment: Mapping[str, str] | None = None,
+        endpoint_name: str | None = None,
+        host: HostDecision | None = None,
+        catalog: Catalog | None = None,
+        path: str = "",
     ) -> None:
+        token, secret = _token_secret(hf_token)
         request = EndpointRequest(
             kind=kind,
-            model=model,
+            model=_coerce.typed_prop(_prop(path, "model"), model, ModelSpec),
             serving=_coerce.enum_prop(_prop(path, "serving"), serving, Serving),
             image=image,
             accelerator=_coerce.enum_prop(_prop(path, "accelerator"), accelerator, AcceleratorChoice),
             instance_type=instance_type,
             host_ami=host_ami,
             capacity=coerce_capacity(_prop(path, "capacity"), capacity) or Capacity(),
+            serverless=serverless,
             async_inference=async_inference,
             multi_model=multi_model,
             vpc=vpc if isinstance(vpc, VpcOptions) else None,
@@ -112,7 +152,7 @@ class _OnInstances(InferenceEndpoint):
             deployment=deployment or DeploymentOptions(),
             quantization=quantization,
             environment=dict(environment or {}),
-            hf_token=hf_token,
+            hf_token=token,
         )
         super().__init__(
             scope,
@@ -127,11 +167,11 @@ class _OnInstances(InferenceEndpoint):
             vpc_subnets=vpc_subnets,
             security_groups=security_groups,
             role=role,
-            hf_token_secret=hf_token_secret,
+            hf_token_secret=secret,
         )
 
 
-class RealtimeEndpoint(_OnInstances):
+class RealtimeEndpoint(_KindEndpoint):
     """A real-time SageMaker endpoint on right-sized instances, or an asynchronous one with ``async_inference``.
 
     Parameters
@@ -205,57 +245,21 @@ class RealtimeEndpoint(_OnInstances):
         *,
         model: ModelSpec,
         serving: Serving | str = Serving.LMI,
-        image: str | None = None,
-        accelerator: AcceleratorChoice | str = AcceleratorChoice.AUTO,
-        instance_type: str | None = None,
-        host_ami: str = "auto",
-        capacity: Capacity | CapacityLike | None = None,
         async_inference: AsyncOptions | None = None,
-        kms_key: kms.IKey | None = None,
-        vpc: VpcOptions | ec2.IVpc | None = None,
-        vpc_subnets: ec2.SubnetSelection | None = None,
-        security_groups: Sequence[ec2.ISecurityGroup] | None = None,
-        role: iam.IRole | None = None,
-        network_isolation: bool | None = None,
-        data_capture: DataCaptureOptions | None = None,
-        deployment: DeploymentOptions | None = None,
         quantization: str | None = None,
-        environment: Mapping[str, str] | None = None,
         hf_token: HfTokenSecret | secretsmanager.ISecret | None = None,
-        endpoint_name: str | None = None,
-        host: HostDecision | None = None,
-        catalog: Catalog | None = None,
-        path: str = "",
+        **props: Unpack[_InstanceProps],
     ) -> None:
-        token, secret = _token_secret(hf_token)
         super().__init__(
             scope,
             construct_id,
             kind=EndpointKind.ASYNC if async_inference is not None else EndpointKind.REALTIME,
-            model=_coerce.typed_prop(_prop(path, "model"), model, ModelSpec),
+            model=model,
             serving=serving,
-            image=image,
-            accelerator=accelerator,
-            instance_type=instance_type,
-            host_ami=host_ami,
-            capacity=capacity,
-            kms_key=kms_key,
-            vpc=vpc,
-            vpc_subnets=vpc_subnets,
-            security_groups=security_groups,
-            role=role,
-            network_isolation=network_isolation,
-            data_capture=data_capture,
-            deployment=deployment,
-            environment=environment,
-            endpoint_name=endpoint_name,
-            host=host,
-            catalog=catalog,
-            path=path,
             async_inference=async_inference,
             quantization=quantization,
-            hf_token=token,
-            hf_token_secret=secret,
+            hf_token=hf_token,
+            **props,
         )
 
 
@@ -267,7 +271,7 @@ def _serverless_options(
     return ServerlessOptions(**{k: v for k, v in given.items() if v is not None})
 
 
-class ServerlessEndpoint(InferenceEndpoint):
+class ServerlessEndpoint(_KindEndpoint):
     """A serverless SageMaker endpoint (CPU only; no VPC, network isolation or data capture).
 
     Parameters
@@ -295,36 +299,19 @@ class ServerlessEndpoint(InferenceEndpoint):
         *,
         model: ModelSpec,
         serving: Serving | str = Serving.SKLEARN,
-        image: str | None = None,
         memory_size_in_mb: int | None = None,
         max_concurrency: int | None = None,
         provisioned_concurrency: int | None = None,
-        kms_key: kms.IKey | None = None,
-        role: iam.IRole | None = None,
-        deployment: DeploymentOptions | None = None,
-        environment: Mapping[str, str] | None = None,
-        endpoint_name: str | None = None,
-        catalog: Catalog | None = None,
-        path: str = "",
+        **props: Unpack[_EndpointProps],
     ) -> None:
-        request = EndpointRequest(
-            kind=EndpointKind.SERVERLESS,
-            model=_coerce.typed_prop(_prop(path, "model"), model, ModelSpec),
-            serving=_coerce.enum_prop(_prop(path, "serving"), serving, Serving),
-            image=image,
-            serverless=_serverless_options(memory_size_in_mb, max_concurrency, provisioned_concurrency),
-            deployment=deployment or DeploymentOptions(),
-            environment=dict(environment or {}),
-        )
         super().__init__(
             scope,
             construct_id,
-            request=request,
-            catalog=catalog,
-            kms_key=kms_key,
-            endpoint_name=endpoint_name,
-            path=path,
-            role=role,
+            kind=EndpointKind.SERVERLESS,
+            model=model,
+            serving=serving,
+            serverless=_serverless_options(memory_size_in_mb, max_concurrency, provisioned_concurrency),
+            **props,
         )
 
     def auto_scale_provisioned_concurrency(
@@ -388,7 +375,7 @@ class ServerlessEndpoint(InferenceEndpoint):
         return self._attach(scaling)
 
 
-class MultiModelEndpoint(_OnInstances):
+class MultiModelEndpoint(_KindEndpoint):
     """A multi-model SageMaker endpoint: many ``.tar.gz`` models under one S3 prefix, loaded on demand.
 
     Runs on CPU hosts with any classical serving stack, or on single-GPU hosts with Triton only.
@@ -420,80 +407,29 @@ class MultiModelEndpoint(_OnInstances):
         serving: Serving | str = Serving.XGBOOST,
         model: ModelSpec | None = None,
         cache: bool = True,
-        image: str | None = None,
-        accelerator: AcceleratorChoice | str = AcceleratorChoice.AUTO,
-        instance_type: str | None = None,
-        host_ami: str = "auto",
-        capacity: Capacity | CapacityLike | None = None,
-        kms_key: kms.IKey | None = None,
-        vpc: VpcOptions | ec2.IVpc | None = None,
-        vpc_subnets: ec2.SubnetSelection | None = None,
-        security_groups: Sequence[ec2.ISecurityGroup] | None = None,
-        role: iam.IRole | None = None,
-        network_isolation: bool | None = None,
-        data_capture: DataCaptureOptions | None = None,
-        deployment: DeploymentOptions | None = None,
-        environment: Mapping[str, str] | None = None,
-        endpoint_name: str | None = None,
-        host: HostDecision | None = None,
-        catalog: Catalog | None = None,
-        path: str = "",
+        **props: Unpack[_InstanceProps],
     ) -> None:
         super().__init__(
             scope,
             construct_id,
             kind=EndpointKind.MULTI_MODEL,
-            model=_model_spec(model, path),
+            model=ModelSpec() if model is None else model,
             serving=serving,
-            image=image,
-            accelerator=accelerator,
-            instance_type=instance_type,
-            host_ami=host_ami,
-            capacity=capacity,
-            kms_key=kms_key,
-            vpc=vpc,
-            vpc_subnets=vpc_subnets,
-            security_groups=security_groups,
-            role=role,
-            network_isolation=network_isolation,
-            data_capture=data_capture,
-            deployment=deployment,
-            environment=environment,
-            endpoint_name=endpoint_name,
-            host=host,
-            catalog=catalog,
-            path=path,
             multi_model=MultiModelOptions(model_data_prefix, cache),
+            **props,
         )
 
 
 def endpoint_from_request(
-    scope: Construct,
-    construct_id: str,
-    request: EndpointRequest,
-    *,
-    host: HostDecision | None = None,
-    catalog: Catalog | None = None,
-    kms_key: kms.IKey | None = None,
-    endpoint_name: str | None = None,
-    path: str = "",
-    plan: EndpointPlan | None = None,
+    scope: Construct, construct_id: str, request: EndpointRequest, **options: Unpack[_RequestOptions]
 ) -> InferenceEndpoint:
     """Build an endpoint of any kind from a request (the config layer's entry point).
 
-    ``request.kms_key_arn`` (a literal ARN from the config) is imported as a key when ``kms_key`` is not given.
-    ``plan``: the decisions already made for ``request`` (see :class:`InferenceEndpoint`); default: made here.
+    ``options`` (``host``, ``catalog``, ``kms_key``, ``endpoint_name``, ``path``, ``plan``) are those of
+    :class:`InferenceEndpoint`, with their defaults. ``request.kms_key_arn`` (a literal ARN from the config) is
+    imported as a key when ``kms_key`` is not given. ``plan``: the decisions already made for ``request``; default:
+    made here.
     """
-    if kms_key is None and request.kms_key_arn is not None:
-        kms_key = kms.Key.from_key_arn(scope, f"{construct_id}Key", request.kms_key_arn)
-    return InferenceEndpoint(
-        scope,
-        construct_id,
-        request=request,
-        host=host,
-        catalog=catalog,
-        kms_key=kms_key,
-        endpoint_name=endpoint_name,
-        path=path,
-        plan=plan,
-    )
+    if options.get("kms_key") is None and request.kms_key_arn is not None:
+        options["kms_key"] = kms.Key.from_key_arn(scope, f"{construct_id}Key", request.kms_key_arn)
+    return InferenceEndpoint(scope, construct_id, request=request, **options)

@@ -15,6 +15,7 @@ from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_sagemaker as sagemaker
 
 from inference_constructs.hosting.decisions import EndpointPlan, ModelDataKind
+from inference_constructs.hosting.deployment import DeploymentPlan
 from inference_constructs.scaling.inference_component import scale_to_zero_variant
 
 __all__ = ["component_deployment_config", "container", "deployment_config", "production_variant"]
@@ -95,56 +96,47 @@ def production_variant(plan: EndpointPlan, model_name: str) -> sagemaker.CfnEndp
 
 
 def deployment_config(
-    plan: EndpointPlan, rollback_alarms: Sequence[cloudwatch.CfnAlarm]
+    policy: DeploymentPlan, rollback_alarms: Sequence[cloudwatch.CfnAlarm]
 ) -> sagemaker.CfnEndpoint.DeploymentConfigProperty:
     """Blue/green update of the endpoint (all at once, canary or linear), rolled back on ``rollback_alarms``."""
-    u = plan.update_policy
     cfn = sagemaker.CfnEndpoint
     routing = cfn.TrafficRoutingConfigProperty(
-        type=u.traffic_routing,
-        canary_size=(
-            cfn.CapacitySizeProperty(type="CAPACITY_PERCENT", value=u.canary_size_percent)
-            if u.canary_size_percent is not None
-            else None
-        ),
-        linear_step_size=(
-            cfn.CapacitySizeProperty(type="CAPACITY_PERCENT", value=u.linear_step_percent)
-            if u.linear_step_percent is not None
-            else None
-        ),
-        wait_interval_in_seconds=u.wait_interval_seconds,
+        type=policy.traffic_routing,
+        canary_size=_capacity_percent(policy.canary_size_percent),
+        linear_step_size=_capacity_percent(policy.linear_step_percent),
+        wait_interval_in_seconds=policy.wait_interval_seconds,
     )
+    alarms = [cfn.AlarmProperty(alarm_name=a.ref) for a in rollback_alarms]
     return cfn.DeploymentConfigProperty(
         blue_green_update_policy=cfn.BlueGreenUpdatePolicyProperty(
             traffic_routing_configuration=routing,
-            termination_wait_in_seconds=u.termination_wait_seconds,
-            maximum_execution_timeout_in_seconds=u.maximum_execution_timeout_seconds,
+            termination_wait_in_seconds=policy.termination_wait_seconds,
+            maximum_execution_timeout_in_seconds=policy.maximum_execution_timeout_seconds,
         ),
-        auto_rollback_configuration=(
-            cfn.AutoRollbackConfigProperty(alarms=[cfn.AlarmProperty(alarm_name=a.ref) for a in rollback_alarms])
-            if rollback_alarms
-            else None
-        ),
+        auto_rollback_configuration=cfn.AutoRollbackConfigProperty(alarms=alarms) if alarms else None,
     )
 
 
+def _capacity_percent(percent: int | None) -> sagemaker.CfnEndpoint.CapacitySizeProperty | None:
+    """A traffic shift of ``percent`` of the fleet's capacity; None when the strategy shifts none in steps."""
+    if percent is None:
+        return None
+    return sagemaker.CfnEndpoint.CapacitySizeProperty(type="CAPACITY_PERCENT", value=percent)
+
+
 def component_deployment_config(
-    plan: EndpointPlan, rollback_alarms: Sequence[cloudwatch.CfnAlarm]
+    policy: DeploymentPlan, rollback_alarms: Sequence[cloudwatch.CfnAlarm]
 ) -> sagemaker.CfnInferenceComponent.InferenceComponentDeploymentConfigProperty:
     """Rolling update of the component's copies with alarm rollback (the endpoint's blue/green does not apply)."""
-    u = plan.update_policy
     cfn = sagemaker.CfnInferenceComponent
+    alarms = [cfn.AlarmProperty(alarm_name=a.ref) for a in rollback_alarms]
     return cfn.InferenceComponentDeploymentConfigProperty(
         rolling_update_policy=cfn.InferenceComponentRollingUpdatePolicyProperty(
             maximum_batch_size=cfn.InferenceComponentCapacitySizeProperty(
-                type="CAPACITY_PERCENT", value=u.rolling_batch_percent
+                type="CAPACITY_PERCENT", value=policy.rolling_batch_percent
             ),
-            wait_interval_in_seconds=u.wait_interval_seconds,
-            maximum_execution_timeout_in_seconds=u.rolling_maximum_execution_timeout_seconds,
+            wait_interval_in_seconds=policy.wait_interval_seconds,
+            maximum_execution_timeout_in_seconds=policy.rolling_maximum_execution_timeout_seconds,
         ),
-        auto_rollback_configuration=(
-            cfn.AutoRollbackConfigurationProperty(alarms=[cfn.AlarmProperty(alarm_name=a.ref) for a in rollback_alarms])
-            if rollback_alarms
-            else None
-        ),
+        auto_rollback_configuration=cfn.AutoRollbackConfigurationProperty(alarms=alarms) if alarms else None,
     )

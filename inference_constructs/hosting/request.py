@@ -37,6 +37,10 @@ __all__ = [
     "coerce_capacity",
 ]
 
+#: The request's value types (every public name but the capacity coercion): what an app passes to the endpoint
+#: constructs; the plan package re-exports them by this list.
+REQUEST_TYPES = tuple(name for name in __all__ if name not in ("CapacityLike", "coerce_capacity"))
+
 
 class DeploymentStrategy(StrEnum):
     """How an endpoint update shifts traffic from the old fleet (blue) to the new one (green).

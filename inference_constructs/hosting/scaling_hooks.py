@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypeVar
 
-import jsii
-from constructs import Construct, IValidation
+from constructs import Construct
 
+from inference_constructs._synth_checks import add_synth_check
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.scaling.autoscaling import EndpointAutoScaling, ServerlessProvisionedConcurrencyScaling
 from inference_constructs.scaling.decisions import ScalableDimension, ScalingPlan
@@ -28,23 +28,6 @@ if TYPE_CHECKING:
 __all__ = ["EndpointScalingHooks"]
 
 _C = TypeVar("_C", bound=Construct)
-
-
-@jsii.implements(IValidation)
-class _ComponentNeedsCopyScaling:
-    """Synth-time check: an inference-component endpoint (real-time min 0) needs copy scaling to reach zero."""
-
-    def __init__(self, owner: EndpointScalingHooks) -> None:
-        self._owner = owner
-
-    def validate(self) -> list[str]:
-        if self._owner.scaling is None:
-            key = self._owner._key("capacity.min")
-            return [
-                f"{key}: 0 on a realtime endpoint needs copy scaling to leave and return to zero; call "
-                "auto_scale_from_plan(plan) or auto_scale_copies().scale_on_concurrency(per_copy=...)"
-            ]
-        return []
 
 
 class EndpointScalingHooks:
@@ -81,8 +64,17 @@ class EndpointScalingHooks:
         return self
 
     def _require_copy_scaling(self) -> None:
-        """Refuse to synthesize an inference-component endpoint whose copies nothing scales."""
-        self.node.add_validation(_ComponentNeedsCopyScaling(self))
+        """Refuse to synthesize an inference-component endpoint whose copies nothing scales (real-time min 0 needs
+        copy scaling to reach zero)."""
+        add_synth_check(self._construct, self._copies_not_scaled)
+
+    def _copies_not_scaled(self) -> str | None:
+        if self.scaling is not None:
+            return None
+        return (
+            f"{self._key('capacity.min')}: 0 on a realtime endpoint needs copy scaling to leave and return to zero; "
+            "call auto_scale_from_plan(plan) or auto_scale_copies().scale_on_concurrency(per_copy=...)"
+        )
 
     def auto_scale(self, *, min_capacity: int | None = None, max_capacity: int | None = None) -> EndpointAutoScaling:
         """Scale this endpoint's instance count; add policies with ``scale_on_*`` on the returned object.
@@ -215,14 +207,19 @@ class EndpointScalingHooks:
 
     def _check_plan(self, plan: ScalingPlan, problems: ProblemCollector) -> None:
         """The plan must describe this endpoint: same kind, scaled dimension and capacity."""
-        fix = "plan the scaling from this endpoint's own config (same type, capacity and serverless keys)"
-        if plan.kind is not self.kind:
+        mismatch = self._plan_mismatch(plan)
+        if mismatch is not None:
+            key, problem = mismatch
             problems.add(
-                self._key("type"),
-                f"the scaling plan is for a {plan.kind.value} endpoint, this one is {self.kind.value}",
-                fix,
+                self._key(key),
+                problem,
+                "plan the scaling from this endpoint's own config (same type, capacity and serverless keys)",
             )
-            return
+
+    def _plan_mismatch(self, plan: ScalingPlan) -> tuple[str, str] | None:
+        """(key, what differs) of the first way ``plan`` does not describe this endpoint; None when it does."""
+        if plan.kind is not self.kind:
+            return "type", f"the scaling plan is for a {plan.kind.value} endpoint, this one is {self.kind.value}"
         if self.kind is EndpointKind.SERVERLESS:
             expected = ScalableDimension.PROVISIONED_CONCURRENCY
         elif self.plan.uses_inference_component:
@@ -230,12 +227,10 @@ class EndpointScalingHooks:
         else:
             expected = ScalableDimension.VARIANT_INSTANCES
         if plan.dimension is not expected:
-            problems.add(
-                self._key("capacity.min"),
+            return (
+                "capacity.min",
                 f"the scaling plan scales {plan.dimension.value}, but this endpoint scales {expected.value}",
-                fix,
             )
-            return
         if self.kind is EndpointKind.SERVERLESS:
             s = self.plan.serverless
             want = (s.provisioned_concurrency, s.max_concurrency) if s else (0, 0)
@@ -245,11 +240,11 @@ class EndpointScalingHooks:
             key, what = "capacity", "capacity"
         got = (plan.min_capacity, plan.max_capacity)
         if got != want:
-            problems.add(
-                self._key(key),
+            return (
+                key,
                 f"the scaling plan's range {got[0]}..{got[1]} differs from this endpoint's {what} {want[0]}..{want[1]}",
-                fix,
             )
+        return None
 
     def auto_scale_copies(
         self, *, min_copy_count: int | None = None, max_copy_count: int | None = None

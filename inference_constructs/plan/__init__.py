@@ -16,6 +16,7 @@ file are collected and raised as one :class:`~inference_constructs.errors.Infere
 from __future__ import annotations
 
 from inference_constructs._lazy import lazy_exports
+from inference_constructs.hosting.request import REQUEST_TYPES
 from inference_constructs.plan.bedrock import (
     bedrock_workload,
     guardrail_spec,
@@ -66,22 +67,7 @@ __getattr__, __dir__ = lazy_exports(
         ),
         "CostPlan": "inference_constructs.cost.scope",
         "InferenceConfigError": "inference_constructs.errors",
-        **dict.fromkeys(
-            (
-                "AsyncOptions",
-                "Capacity",
-                "DataCaptureOptions",
-                "DeploymentOptions",
-                "DeploymentStrategy",
-                "EndpointPlan",
-                "EndpointRequest",
-                "MultiModelOptions",
-                "ServerlessOptions",
-                "VpcOptions",
-                "plan_endpoint",
-            ),
-            "inference_constructs.hosting.decisions",
-        ),
+        **dict.fromkeys((*REQUEST_TYPES, "EndpointPlan", "plan_endpoint"), "inference_constructs.hosting.decisions"),
         **dict.fromkeys(
             ("EndpointFootprint", "MAX_RESOURCES_PER_STACK", "assign_stacks"), "inference_constructs.layout"
         ),

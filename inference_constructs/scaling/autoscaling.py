@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from typing import Unpack
 
-import jsii
 from aws_cdk import aws_applicationautoscaling as appscaling
-from constructs import Construct, IValidation
+from constructs import Construct
 
 from inference_constructs import _tokens
 from inference_constructs._coerce import enum_prop
+from inference_constructs._synth_checks import add_synth_check
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
 from inference_constructs.observability.metric_definitions import Dimension
@@ -40,22 +40,6 @@ from inference_constructs.scaling.decisions import (
 from inference_constructs.spec import EndpointKind, Serving
 
 DEFAULT_VARIANT_NAME = "AllTraffic"
-
-
-@jsii.implements(IValidation)
-class _AsyncZeroNeedsBacklog:
-    """Synth-time check: an async endpoint with minimum 0 must call ``scale_on_backlog``."""
-
-    def __init__(self, owner: EndpointAutoScaling) -> None:
-        self._owner = owner
-
-    def validate(self) -> list[str]:
-        if self._owner.wake_up_alarm is None:
-            return [
-                "capacity.min: 0 on an async endpoint needs scale_on_backlog(per_instance=...) to leave and return to "
-                "zero; call it, or use min_capacity 1"
-            ]
-        return []
 
 
 class EndpointAutoScaling(CapacityScaling):
@@ -156,7 +140,16 @@ class EndpointAutoScaling(CapacityScaling):
             kind=kind,
         )
         if kind is EndpointKind.ASYNC and min_capacity == 0:
-            self.node.add_validation(_AsyncZeroNeedsBacklog(self))
+            add_synth_check(self, self._backlog_not_scaled)
+
+    def _backlog_not_scaled(self) -> str | None:
+        """An async endpoint with minimum 0 must call ``scale_on_backlog`` (its wake-up from zero)."""
+        if self.wake_up_alarm is not None:
+            return None
+        return (
+            "capacity.min: 0 on an async endpoint needs scale_on_backlog(per_instance=...) to leave and return to "
+            "zero; call it, or use min_capacity 1"
+        )
 
     @classmethod
     def from_plan(
