@@ -107,7 +107,9 @@ class AlarmOptions(TypedDict):
 
     ``comparison_operator``, ``evaluation_periods``, ``datapoints_to_alarm`` and ``treat_missing_data`` are the
     alarm's; ``description`` its ``AlarmDescription``; ``actions`` / ``ok_actions`` the ARNs notified on ALARM / OK
-    (default: none).
+    (default: none). ``direct_child``: the ``CfnAlarm`` is itself the child ``construct_id`` of the scope, for an
+    alarm whose logical id predates :class:`RenderedAlarm` (:func:`alarm_of` does not know it). Default: the
+    ``Resource`` child of a :class:`RenderedAlarm` ``construct_id``.
     """
 
     comparison_operator: cloudwatch.ComparisonOperator
@@ -117,6 +119,7 @@ class AlarmOptions(TypedDict):
     description: str
     actions: NotRequired[Sequence[str]]
     ok_actions: NotRequired[Sequence[str]]
+    direct_child: NotRequired[bool]
 
 
 def add_alarm(
@@ -249,10 +252,15 @@ def alarm_of(alarm: cloudwatch.CfnAlarm) -> RenderedAlarm:
 
 
 def _emit(scope: Construct, construct_id: str, options: AlarmOptions, **metric_props: Any) -> cloudwatch.CfnAlarm:
-    """The ``CfnAlarm`` (id ``Resource`` under a construct ``construct_id``) of ``options`` and ``metric_props``."""
+    """The ``CfnAlarm`` (id ``Resource`` under a construct ``construct_id``, unless ``direct_child``) of
+    ``options`` and ``metric_props``."""
+    if options.get("direct_child", False):
+        owner, child_id = scope, construct_id
+    else:
+        owner, child_id = RenderedAlarm(scope, construct_id), "Resource"
     return cloudwatch.CfnAlarm(
-        RenderedAlarm(scope, construct_id),
-        "Resource",
+        owner,
+        child_id,
         alarm_description=options["description"],
         comparison_operator=COMPARISON_OPERATORS[options["comparison_operator"]],
         datapoints_to_alarm=options["datapoints_to_alarm"],
@@ -272,10 +280,11 @@ def add_planned_alarm(
     account_id: str | None = None,
     actions: Sequence[str] = (),
     ok_actions: Sequence[str] = (),
+    direct_child: bool = False,
 ) -> cloudwatch.CfnAlarm:
     """The ``CfnAlarm`` of a planned alarm, as the child ``decision.alarm`` of ``scope``: its dimensions bound to
     ``dimension_values`` (name -> value, e.g. the built endpoint's name), read from ``account_id`` when that is
-    not the alarm's own account."""
+    not the alarm's own account (``direct_child``: see :class:`AlarmOptions`)."""
 
     def metric(name: str, statistic: str) -> AlarmMetric:
         dims = tuple((d, dimension_values[d]) for d in decision.dimensions)
@@ -297,6 +306,7 @@ def add_planned_alarm(
         "description": decision.description,
         "actions": actions,
         "ok_actions": ok_actions,
+        "direct_child": direct_child,
     }
     if decision.kind == "anomaly":
         std_devs = decision.std_devs
