@@ -115,15 +115,21 @@ _ROWS: list[MetricDefinition] = []
 
 @dataclass(frozen=True)
 class _Rows:
-    """The rows that share a namespace, dimension names and source page: calling it adds one (name, default
-    statistic, unit) to the table; :meth:`also` copies another row's metric name into it."""
+    """The rows that share a namespace, dimension names and source page (and, for a group whose metrics all read
+    alike, the default statistic and unit): calling it adds one (name, default statistic, unit) to the table;
+    :meth:`also` copies another row's metric name into it."""
 
     namespace: str
     dimensions: tuple[str, ...]
     source: str
+    statistic: str | None = None
+    unit: str | None = None
 
-    def __call__(self, name: str, statistic: str, unit: str | None = None) -> MetricDefinition:
-        return self._add(MetricDefinition(self.namespace, name, self.dimensions, statistic, unit, self.source))
+    def __call__(self, name: str, statistic: str | None = None, unit: str | None = None) -> MetricDefinition:
+        default_statistic = statistic or self.statistic
+        assert default_statistic is not None, f"{name}: a row states its default statistic or its group's"
+        row = MetricDefinition(self.namespace, name, self.dimensions, default_statistic, unit or self.unit, self.source)
+        return self._add(row)
 
     def also(self, row: MetricDefinition) -> MetricDefinition:
         """``row``'s metric name (statistic and unit too) as published in this namespace."""
@@ -139,7 +145,7 @@ _variant = _Rows(SAGEMAKER_NAMESPACE, _VARIANT, _SAGEMAKER_DOC)
 _component = _Rows(SAGEMAKER_NAMESPACE, _COMPONENT, _COMPONENT_DOC)
 _queue = _Rows(SAGEMAKER_NAMESPACE, _ENDPOINT, _ASYNC_DOC)
 _multi_model = _Rows(SAGEMAKER_NAMESPACE, _VARIANT, _MULTI_MODEL_DOC)
-_instance = _Rows(ENDPOINT_INSTANCE_NAMESPACE, _VARIANT, _SAGEMAKER_DOC)
+_utilization = _Rows(ENDPOINT_INSTANCE_NAMESPACE, _VARIANT, _SAGEMAKER_DOC, "Average", "Percent")
 _instance_of_components = _Rows(ENDPOINT_INSTANCE_NAMESPACE, _VARIANT, _COMPONENT_DOC)
 _copy = _Rows(INFERENCE_COMPONENT_NAMESPACE, _COMPONENT, _COMPONENT_DOC)
 _bedrock = _Rows(BEDROCK_NAMESPACE, _MODEL, _BEDROCK_DOC)
@@ -183,14 +189,14 @@ HAS_BACKLOG_WITHOUT_CAPACITY = _queue("HasBacklogWithoutCapacity", "Average", "C
 
 # ---------------------------------------------------------------------- /aws/sagemaker/Endpoints: instances
 
-CPU_UTILIZATION = _instance("CPUUtilization", "Average", "Percent")
+CPU_UTILIZATION = _utilization("CPUUtilization")
 """Summed over vCPUs: 0..100 x vCPU count."""
-MEMORY_UTILIZATION = _instance("MemoryUtilization", "Average", "Percent")
+MEMORY_UTILIZATION = _utilization("MemoryUtilization")
 """Host RAM, not GPU memory."""
-DISK_UTILIZATION = _instance("DiskUtilization", "Average", "Percent")
-GPU_UTILIZATION = _instance("GPUUtilization", "Average", "Percent")
+DISK_UTILIZATION = _utilization("DiskUtilization")
+GPU_UTILIZATION = _utilization("GPUUtilization")
 """Summed over GPUs: 0..100 x GPU count."""
-GPU_MEMORY_UTILIZATION = _instance("GPUMemoryUtilization", "Average", "Percent")
+GPU_MEMORY_UTILIZATION = _utilization("GPUMemoryUtilization")
 """Summed over GPUs: 0..100 x GPU count."""
 
 # ------------------------------------------------------------- /aws/sagemaker/InferenceComponents: per copy
