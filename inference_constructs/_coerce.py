@@ -9,12 +9,16 @@ the boundary, so the decisions never see a bare string (``capacity=(0, 4)`` is c
 
 from __future__ import annotations
 
+from dataclasses import fields
 from enum import StrEnum
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 from inference_constructs.errors import InferenceConfigError, Problem
 
-__all__ = ["InferencePropTypeError", "enum_prop", "int_prop", "prop_type_error", "typed_prop"]
+__all__ = ["InferencePropTypeError", "enum_prop", "int_prop", "prop_type_error", "props_of", "typed_prop"]
 
 _T = TypeVar("_T")
 
@@ -65,3 +69,10 @@ def int_prop(prop: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise prop_type_error(prop, value, "an int")
     return value
+
+
+def props_of(value: DataclassInstance) -> dict[str, Any]:
+    """The fields of a plan value as the keyword props of the construct that builds it, which names its props
+    after them (``BudgetGuardrail(scope, "Budget", **props_of(budget))``). Each field's value as it is: unlike
+    ``dataclasses.asdict``, nested dataclasses and collections are neither copied nor turned into dicts."""
+    return {f.name: getattr(value, f.name) for f in fields(value)}

@@ -19,6 +19,7 @@ from inference_constructs._kms import log_group_key
 from inference_constructs.compliance import acknowledge
 from inference_constructs.cost.capacity_tags import validate_cost_tags
 from inference_constructs.errors import ProblemCollector
+from inference_constructs.observability.alarm_resources import add_planned_alarm
 from inference_constructs.observability.decisions import (
     PENDING_ALARM_AFTER_SECONDS,
     PENDING_KEYS_METRIC,
@@ -179,23 +180,9 @@ class CostAllocationTagActivation(Construct):
     def _pending_alarm(self, topic: sns.ITopic, alarm: AlarmDecision) -> cloudwatch.CfnAlarm:
         """The planned pending-keys alarm, on this function's metric (a direct child: its logical id predates
         the plan)."""
-        return cloudwatch.CfnAlarm(
-            self,
-            alarm.alarm,
-            alarm_description=alarm.description,
-            namespace=alarm.namespace,
-            metric_name=alarm.metric,
-            dimensions=[cloudwatch.CfnAlarm.DimensionProperty(name="FunctionName", value=self.function.function_name)],
-            statistic=alarm.statistic,
-            period=alarm.period_seconds,
-            evaluation_periods=alarm.evaluation_periods,
-            datapoints_to_alarm=alarm.datapoints_to_alarm,
-            threshold=alarm.threshold,
-            comparison_operator=alarm.comparison_operator,
-            treat_missing_data=alarm.treat_missing_data,
-            alarm_actions=[topic.topic_arn],
-            ok_actions=[topic.topic_arn],
-        )
+        arns = [topic.topic_arn]
+        values = {"FunctionName": self.function.function_name}
+        return add_planned_alarm(self, alarm, values, actions=arns, ok_actions=arns, direct_child=True)
 
     @property
     def active_keys(self) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired, TypedDict, Unpack
 
 from aws_cdk import aws_cloudwatch as cloudwatch
 from constructs import Construct
@@ -29,24 +29,19 @@ from inference_constructs.observability.decisions import AlarmDecision
 SIMPLE_STATISTICS = frozenset({"SampleCount", "Average", "Sum", "Minimum", "Maximum"})
 
 
-_C = cloudwatch.ComparisonOperator
-#: CloudFormation ``ComparisonOperator`` of each CDK enum member (jsii enum values are the member names).
+def _pascal_case(member_name: str) -> str:
+    """``GREATER_THAN_THRESHOLD`` -> ``GreaterThanThreshold``."""
+    return "".join(word.capitalize() for word in member_name.split("_"))
+
+
+#: CloudFormation ``ComparisonOperator`` of each CDK enum member: the member's name in PascalCase (jsii enum
+#: values are the member names), e.g. ``GreaterThanThreshold``.
 COMPARISON_OPERATORS: dict[cloudwatch.ComparisonOperator, str] = {
-    _C.GREATER_THAN_OR_EQUAL_TO_THRESHOLD: "GreaterThanOrEqualToThreshold",
-    _C.GREATER_THAN_THRESHOLD: "GreaterThanThreshold",
-    _C.LESS_THAN_THRESHOLD: "LessThanThreshold",
-    _C.LESS_THAN_OR_EQUAL_TO_THRESHOLD: "LessThanOrEqualToThreshold",
-    _C.LESS_THAN_LOWER_OR_GREATER_THAN_UPPER_THRESHOLD: "LessThanLowerOrGreaterThanUpperThreshold",
-    _C.GREATER_THAN_UPPER_THRESHOLD: "GreaterThanUpperThreshold",
-    _C.LESS_THAN_LOWER_THRESHOLD: "LessThanLowerThreshold",
+    member: _pascal_case(member.name) for member in cloudwatch.ComparisonOperator
 }
-_T = cloudwatch.TreatMissingData
-#: CloudFormation ``TreatMissingData`` of each CDK enum member.
+#: CloudFormation ``TreatMissingData`` of each CDK enum member: the member's name in camelCase, e.g. ``notBreaching``.
 TREAT_MISSING_DATA: dict[cloudwatch.TreatMissingData, str] = {
-    _T.BREACHING: "breaching",
-    _T.NOT_BREACHING: "notBreaching",
-    _T.IGNORE: "ignore",
-    _T.MISSING: "missing",
+    member: member.name[0].lower() + _pascal_case(member.name)[1:] for member in cloudwatch.TreatMissingData
 }
 #: The CDK enum member of each CloudFormation ``ComparisonOperator`` and ``TreatMissingData`` (plans state the
 #: CloudFormation values).
@@ -106,40 +101,46 @@ class AlarmMath:
     label: str | None = None
 
 
+class AlarmOptions(TypedDict):
+    """How an alarm of :func:`add_alarm` or :func:`add_anomaly_alarm` evaluates and whom it notifies, rendered the
+    same way by both.
+
+    ``comparison_operator``, ``evaluation_periods``, ``datapoints_to_alarm`` and ``treat_missing_data`` are the
+    alarm's; ``description`` its ``AlarmDescription``; ``actions`` / ``ok_actions`` the ARNs notified on ALARM / OK
+    (default: none). ``direct_child``: the ``CfnAlarm`` is itself the child ``construct_id`` of the scope, for an
+    alarm whose logical id predates :class:`RenderedAlarm` (:func:`alarm_of` does not know it). Default: the
+    ``Resource`` child of a :class:`RenderedAlarm` ``construct_id``.
+    """
+
+    comparison_operator: cloudwatch.ComparisonOperator
+    evaluation_periods: int
+    datapoints_to_alarm: int
+    treat_missing_data: cloudwatch.TreatMissingData
+    description: str
+    actions: NotRequired[Sequence[str]]
+    ok_actions: NotRequired[Sequence[str]]
+    direct_child: NotRequired[bool]
+
+
 def add_alarm(
     scope: Construct,
     construct_id: str,
     metric: AlarmMetric | AlarmMath,
     *,
     threshold: float,
-    comparison_operator: cloudwatch.ComparisonOperator,
-    evaluation_periods: int,
-    datapoints_to_alarm: int,
-    treat_missing_data: cloudwatch.TreatMissingData,
-    description: str,
-    actions: Sequence[str] = (),
-    ok_actions: Sequence[str] = (),
+    **options: Unpack[AlarmOptions],
 ) -> cloudwatch.CfnAlarm:
-    """A static-threshold alarm on ``metric``; ``actions``/``ok_actions`` are ARNs notified on ALARM/OK.
+    """A static-threshold alarm on ``metric``; ``options`` are the :class:`AlarmOptions`.
 
     A plain metric of this account renders as the classic ``MetricName/Namespace/Dimensions/Statistic`` form,
     metric math and cross-account metrics as ``Metrics`` (the expression is ``expr_1``), as the L2 alarm does.
     """
-    common = _Common(
-        comparison_operator,
-        evaluation_periods,
-        datapoints_to_alarm,
-        treat_missing_data,
-        description,
-        actions,
-        ok_actions,
-    )
     if isinstance(metric, AlarmMetric) and metric.account_id is None:
         simple = metric.statistic in SIMPLE_STATISTICS
         return _emit(
             scope,
             construct_id,
-            common,
+            options,
             threshold=threshold,
             namespace=metric.namespace,
             metric_name=metric.metric_name,
@@ -158,7 +159,7 @@ def add_alarm(
             ),
             *(m.stat_query(qid, return_data=False) for qid, m in metric.using),
         ]
-    return _emit(scope, construct_id, common, threshold=threshold, metrics=queries)
+    return _emit(scope, construct_id, options, threshold=threshold, metrics=queries)
 
 
 def add_anomaly_alarm(
@@ -167,29 +168,15 @@ def add_anomaly_alarm(
     metric: AlarmMetric,
     *,
     std_devs: float,
-    comparison_operator: cloudwatch.ComparisonOperator,
-    evaluation_periods: int,
-    datapoints_to_alarm: int,
-    treat_missing_data: cloudwatch.TreatMissingData,
-    description: str,
-    actions: Sequence[str] = (),
-    ok_actions: Sequence[str] = (),
+    **options: Unpack[AlarmOptions],
 ) -> cloudwatch.CfnAlarm:
     """An anomaly-detection alarm: ``metric`` (id ``m0``) against ``ANOMALY_DETECTION_BAND(m0, std_devs)``
-    (id ``expr_1``, the threshold metric), as ``cloudwatch.AnomalyDetectionAlarm`` renders it."""
-    common = _Common(
-        comparison_operator,
-        evaluation_periods,
-        datapoints_to_alarm,
-        treat_missing_data,
-        description,
-        actions,
-        ok_actions,
-    )
+    (id ``expr_1``, the threshold metric), as ``cloudwatch.AnomalyDetectionAlarm`` renders it; ``options`` are
+    the :class:`AlarmOptions`."""
     return _emit(
         scope,
         construct_id,
-        common,
+        options,
         threshold_metric_id="expr_1",
         metrics=[
             cloudwatch.CfnAlarm.MetricDataQueryProperty(
@@ -264,31 +251,23 @@ def alarm_of(alarm: cloudwatch.CfnAlarm) -> RenderedAlarm:
     return owner
 
 
-@dataclass(frozen=True)
-class _Common:
-    """The settings every alarm shape renders the same way."""
-
-    comparison_operator: cloudwatch.ComparisonOperator
-    evaluation_periods: int
-    datapoints_to_alarm: int
-    treat_missing_data: cloudwatch.TreatMissingData
-    description: str
-    actions: Sequence[str]
-    ok_actions: Sequence[str]
-
-
-def _emit(scope: Construct, construct_id: str, common: _Common, **metric_props: Any) -> cloudwatch.CfnAlarm:
-    """The ``CfnAlarm`` (id ``Resource`` under a construct ``construct_id``) of ``common`` and ``metric_props``."""
+def _emit(scope: Construct, construct_id: str, options: AlarmOptions, **metric_props: Any) -> cloudwatch.CfnAlarm:
+    """The ``CfnAlarm`` (id ``Resource`` under a construct ``construct_id``, unless ``direct_child``) of
+    ``options`` and ``metric_props``."""
+    if options.get("direct_child", False):
+        owner, child_id = scope, construct_id
+    else:
+        owner, child_id = RenderedAlarm(scope, construct_id), "Resource"
     return cloudwatch.CfnAlarm(
-        RenderedAlarm(scope, construct_id),
-        "Resource",
-        alarm_description=common.description,
-        comparison_operator=COMPARISON_OPERATORS[common.comparison_operator],
-        datapoints_to_alarm=common.datapoints_to_alarm,
-        evaluation_periods=common.evaluation_periods,
-        treat_missing_data=TREAT_MISSING_DATA[common.treat_missing_data],
-        alarm_actions=list(common.actions) or None,
-        ok_actions=list(common.ok_actions) or None,
+        owner,
+        child_id,
+        alarm_description=options["description"],
+        comparison_operator=COMPARISON_OPERATORS[options["comparison_operator"]],
+        datapoints_to_alarm=options["datapoints_to_alarm"],
+        evaluation_periods=options["evaluation_periods"],
+        treat_missing_data=TREAT_MISSING_DATA[options["treat_missing_data"]],
+        alarm_actions=list(options.get("actions", ())) or None,
+        ok_actions=list(options.get("ok_actions", ())) or None,
         **metric_props,
     )
 
@@ -301,10 +280,11 @@ def add_planned_alarm(
     account_id: str | None = None,
     actions: Sequence[str] = (),
     ok_actions: Sequence[str] = (),
+    direct_child: bool = False,
 ) -> cloudwatch.CfnAlarm:
     """The ``CfnAlarm`` of a planned alarm, as the child ``decision.alarm`` of ``scope``: its dimensions bound to
     ``dimension_values`` (name -> value, e.g. the built endpoint's name), read from ``account_id`` when that is
-    not the alarm's own account."""
+    not the alarm's own account (``direct_child``: see :class:`AlarmOptions`)."""
 
     def metric(name: str, statistic: str) -> AlarmMetric:
         dims = tuple((d, dimension_values[d]) for d in decision.dimensions)
@@ -318,7 +298,7 @@ def add_planned_alarm(
             account_id=account_id,
         )
 
-    common: dict[str, Any] = {
+    options: AlarmOptions = {
         "comparison_operator": COMPARISON_OPERATOR_MEMBERS[decision.comparison_operator],
         "evaluation_periods": decision.evaluation_periods,
         "datapoints_to_alarm": decision.datapoints_to_alarm,
@@ -326,12 +306,13 @@ def add_planned_alarm(
         "description": decision.description,
         "actions": actions,
         "ok_actions": ok_actions,
+        "direct_child": direct_child,
     }
     if decision.kind == "anomaly":
         std_devs = decision.std_devs
         assert std_devs is not None, "an anomaly alarm decision states its band width"
         return add_anomaly_alarm(
-            scope, decision.alarm, metric(decision.metric, decision.statistic), std_devs=std_devs, **common
+            scope, decision.alarm, metric(decision.metric, decision.statistic), std_devs=std_devs, **options
         )
     threshold = decision.threshold
     assert threshold is not None, "a static alarm decision states its threshold"
@@ -344,4 +325,4 @@ def add_planned_alarm(
         if decision.expression is not None
         else metric(decision.metric, decision.statistic)
     )
-    return add_alarm(scope, decision.alarm, watched, threshold=threshold, **common)
+    return add_alarm(scope, decision.alarm, watched, threshold=threshold, **options)

@@ -19,6 +19,7 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
 
+from inference_constructs._coerce import props_of
 from inference_constructs._kms import alarm_topic_key
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
@@ -120,14 +121,14 @@ class InferenceAlarms(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         endpoints, profiles = monitored_endpoints(endpoints), monitored_profiles(profiles)
-        problems = check_alarm_settings(
+        settings = AlarmSettings(
             anomaly_std_devs=anomaly_std_devs,
-            alarm_email=alarm_email,
             error_rate_percent=error_rate_percent,
             oldest_request_age_seconds=oldest_request_age_seconds,
             backlog_without_capacity_minutes=backlog_without_capacity_minutes,
             cold_start_seconds=cold_start_seconds,
         )
+        problems = check_alarm_settings(**props_of(settings), alarm_email=alarm_email)
         problems.extend(validate_endpoints(endpoints))
         problems.extend(validate_profiles(profiles))
         problems.raise_if_any()
@@ -178,13 +179,6 @@ class InferenceAlarms(Construct):
         self.alarms: dict[str, cloudwatch.CfnAlarm] = {}
         """Every alarm by construct id (``AWS::CloudWatch::Alarm`` resources). ``alarm_of(alarm)`` is the same alarm
         as a ``cloudwatch.IAlarm`` (``add_alarm_action``, composite alarm rules)."""
-        settings = AlarmSettings(
-            anomaly_std_devs=anomaly_std_devs,
-            error_rate_percent=error_rate_percent,
-            oldest_request_age_seconds=oldest_request_age_seconds,
-            backlog_without_capacity_minutes=backlog_without_capacity_minutes,
-            cold_start_seconds=cold_start_seconds,
-        )
         for index, endpoint in enumerate(endpoints):
             label = "endpoint" if is_unresolved(endpoint.name) else f"endpoint {endpoint.name}"
             decisions = endpoint_alarms(

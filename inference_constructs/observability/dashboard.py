@@ -46,6 +46,20 @@ BILLING_NOTE = (
 )
 
 
+#: The fleet's instance graphs, one row each: metric, title, y-axis label and y-axis maximum (None: automatic).
+_INSTANCE_GRAPHS: tuple[tuple[MetricDefinition, str, str, float | None], ...] = (
+    (metric_table.GPU_UTILIZATION, "GPUUtilization (%, summed over GPUs: 0–100 × GPU count)", "% × GPUs", None),
+    (
+        metric_table.GPU_MEMORY_UTILIZATION,
+        "GPUMemoryUtilization (%, summed over GPUs: 0–100 × GPU count)",
+        "% × GPUs",
+        None,
+    ),
+    (metric_table.CPU_UTILIZATION, "CPUUtilization (%, summed over vCPUs: 0–100 × vCPU count)", "% × vCPUs", None),
+    (metric_table.MEMORY_UTILIZATION, "MemoryUtilization (host RAM, %)", "%", 100),
+)
+
+
 def _axis(label: str, maximum: float | None = None) -> cloudwatch.YAxisProps:
     return cloudwatch.YAxisProps(min=0, max=maximum, label=label, show_units=False)
 
@@ -174,6 +188,13 @@ class InferenceDashboard(Construct):
     def _header(markdown: str) -> list[cloudwatch.IWidget]:
         return [cloudwatch.TextWidget(markdown=markdown, width=_FULL, height=2)]
 
+    @classmethod
+    def _section(cls, markdown: str, widgets: Sequence[cloudwatch.IWidget]) -> list[list[cloudwatch.IWidget]]:
+        """A header, then ``widgets`` four to a row; nothing when there are no widgets."""
+        if not widgets:
+            return []
+        return [cls._header(markdown), *[list(widgets[i : i + 4]) for i in range(0, len(widgets), 4)]]
+
     # ------------------------------------------------------------------------------------------------ sections
 
     def _sagemaker_rows(self) -> list[list[cloudwatch.IWidget]]:
@@ -212,30 +233,13 @@ class InferenceDashboard(Construct):
             ],
             [
                 self._graph(
-                    "GPUUtilization (%, summed over GPUs: 0–100 × GPU count)",
-                    [metrics.fleet_instance_metric(metric_table.GPU_UTILIZATION, account_ids=acc, period=p)],
-                    axis="% × GPUs",
+                    title,
+                    [metrics.fleet_instance_metric(row, account_ids=acc, period=p)],
+                    axis=axis,
                     width=_QUARTER,
-                ),
-                self._graph(
-                    "GPUMemoryUtilization (%, summed over GPUs: 0–100 × GPU count)",
-                    [metrics.fleet_instance_metric(metric_table.GPU_MEMORY_UTILIZATION, account_ids=acc, period=p)],
-                    axis="% × GPUs",
-                    width=_QUARTER,
-                ),
-                self._graph(
-                    "CPUUtilization (%, summed over vCPUs: 0–100 × vCPU count)",
-                    [metrics.fleet_instance_metric(metric_table.CPU_UTILIZATION, account_ids=acc, period=p)],
-                    axis="% × vCPUs",
-                    width=_QUARTER,
-                ),
-                self._graph(
-                    "MemoryUtilization (host RAM, %)",
-                    [metrics.fleet_instance_metric(metric_table.MEMORY_UTILIZATION, account_ids=acc, period=p)],
-                    axis="%",
-                    width=_QUARTER,
-                    maximum=100,
-                ),
+                    maximum=maximum,
+                )
+                for row, title, axis, maximum in _INSTANCE_GRAPHS
             ],
             [
                 self._graph(
@@ -265,26 +269,23 @@ class InferenceDashboard(Construct):
         ]
 
     def _endpoint_rows(self, endpoints: Sequence[MonitoredEndpoint]) -> list[list[cloudwatch.IWidget]]:
-        gpu_endpoints = [e for e in endpoints if e.gpu_count > 0 and e.kind is not EndpointKind.SERVERLESS]
-        if not gpu_endpoints:
-            return []
-        widgets: list[cloudwatch.IWidget] = []
-        for endpoint in gpu_endpoints:
-            host = f" on {endpoint.instance_type}" if endpoint.instance_type else ""
-            widgets.append(
-                self._graph(
-                    f"{endpoint.name}/{endpoint.variant_name}: GPU per device (%, ÷ {endpoint.gpu_count} GPUs{host})",
-                    [
-                        metrics.endpoint_gpu_utilization_per_gpu(endpoint, period=self._period),
-                        metrics.endpoint_gpu_memory_utilization_per_gpu(endpoint, period=self._period),
-                    ],
-                    axis="% per GPU",
-                    width=_QUARTER,
-                    maximum=100,
-                )
-            )
-        header = self._header("## Endpoints of this app: GPU utilization and memory per GPU (0–100 %)")
-        return [header, *[widgets[i : i + 4] for i in range(0, len(widgets), 4)]]
+        return self._section(
+            "## Endpoints of this app: GPU utilization and memory per GPU (0–100 %)",
+            [self._per_gpu_graph(e) for e in endpoints if e.gpu_count > 0 and e.kind is not EndpointKind.SERVERLESS],
+        )
+
+    def _per_gpu_graph(self, endpoint: MonitoredEndpoint) -> cloudwatch.GraphWidget:
+        host = f" on {endpoint.instance_type}" if endpoint.instance_type else ""
+        return self._graph(
+            f"{endpoint.name}/{endpoint.variant_name}: GPU per device (%, ÷ {endpoint.gpu_count} GPUs{host})",
+            [
+                metrics.endpoint_gpu_utilization_per_gpu(endpoint, period=self._period),
+                metrics.endpoint_gpu_memory_utilization_per_gpu(endpoint, period=self._period),
+            ],
+            axis="% per GPU",
+            width=_QUARTER,
+            maximum=100,
+        )
 
     def _bedrock_rows(self) -> list[list[cloudwatch.IWidget]]:
         acc, p = self._accounts, self._period
@@ -343,26 +344,23 @@ class InferenceDashboard(Construct):
         ]
 
     def _profile_rows(self, profiles: Sequence[MonitoredProfile]) -> list[list[cloudwatch.IWidget]]:
-        if not profiles:
-            return []
-        widgets: list[cloudwatch.IWidget] = []
-        for profile in profiles:
-            model = f" ({profile.model})" if profile.model else ""
-            widgets.append(
-                self._graph(
-                    f"{profile.name}{model}: tokens per invocation and cache-hit ratio",
-                    [
-                        metrics.profile_tokens_per_invocation(profile, "Input", period=self._period),
-                        metrics.profile_tokens_per_invocation(profile, "Output", period=self._period),
-                    ],
-                    axis="tokens",
-                    right=[metrics.profile_cache_hit_ratio_percent(profile, period=self._period)],
-                    right_axis="cache hit %",
-                    width=_QUARTER,
-                )
-            )
-        header = self._header("## Bedrock application inference profiles of this app")
-        return [header, *[widgets[i : i + 4] for i in range(0, len(widgets), 4)]]
+        return self._section(
+            "## Bedrock application inference profiles of this app", [self._profile_graph(p) for p in profiles]
+        )
+
+    def _profile_graph(self, profile: MonitoredProfile) -> cloudwatch.GraphWidget:
+        model = f" ({profile.model})" if profile.model else ""
+        return self._graph(
+            f"{profile.name}{model}: tokens per invocation and cache-hit ratio",
+            [
+                metrics.profile_tokens_per_invocation(profile, "Input", period=self._period),
+                metrics.profile_tokens_per_invocation(profile, "Output", period=self._period),
+            ],
+            axis="tokens",
+            right=[metrics.profile_cache_hit_ratio_percent(profile, period=self._period)],
+            right_axis="cache hit %",
+            width=_QUARTER,
+        )
 
     def _cost_rows(self) -> list[list[cloudwatch.IWidget]]:
         if self._accounts:

@@ -14,7 +14,7 @@ looks back at most one day for periods under an hour (PutMetricAlarm: ``Period *
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from inference_constructs._ids import construct_id
@@ -125,27 +125,34 @@ class AlarmDecision:
         return self.construct.rsplit("/", 1)[-1]
 
     def to_dict(self) -> dict[str, Any]:
-        """The alarm's plan entry."""
-        return {
-            "construct": self.construct,
-            "kind": self.kind,
-            "namespace": self.namespace,
-            "metric": self.metric,
-            "statistic": self.statistic,
-            "period_seconds": self.period_seconds,
-            "unit": self.unit,
-            "dimensions": list(self.dimensions),
-            "threshold": self.threshold,
-            "std_devs": self.std_devs,
-            "expression": self.expression,
-            "expression_label": self.expression_label,
-            "metrics": [{"id": m.id, "metric": m.metric, "statistic": m.statistic} for m in self.metrics],
-            "comparison_operator": self.comparison_operator,
-            "evaluation_periods": self.evaluation_periods,
-            "datapoints_to_alarm": self.datapoints_to_alarm,
-            "treat_missing_data": self.treat_missing_data,
-            "description": self.description,
-        }
+        """The alarm's plan entry: every field, in the order of ``_ALARM_PLAN_KEYS``, tuples as lists."""
+        entry = {name: getattr(self, name) for name in _ALARM_PLAN_KEYS}
+        entry["dimensions"] = list(self.dimensions)
+        entry["metrics"] = [asdict(m) for m in self.metrics]
+        return entry
+
+
+_ALARM_PLAN_KEYS = (
+    "construct",
+    "kind",
+    "namespace",
+    "metric",
+    "statistic",
+    "period_seconds",
+    "unit",
+    "dimensions",
+    "threshold",
+    "std_devs",
+    "expression",
+    "expression_label",
+    "metrics",
+    "comparison_operator",
+    "evaluation_periods",
+    "datapoints_to_alarm",
+    "treat_missing_data",
+    "description",
+)
+"""The keys of an alarm's plan entry, in plan order: what it watches, when it breaches, then why."""
 
 
 def endpoint_alarm_prefix(endpoint_name: str | None, variant_name: str | None = "AllTraffic", index: int = 0) -> str:
@@ -204,33 +211,30 @@ def endpoint_alarms(
             )
         )
         out.append(
-            AlarmDecision(
-                construct=f"{parent}/{prefix}5xxErrorRate",
-                kind="static",
-                namespace=ERROR_METRICS["5XX"].namespace,
-                metric=rate.errors_metric,
+            _alarm(
+                f"{parent}/{prefix}5xxErrorRate",
+                ERROR_METRICS["5XX"],
+                dims,
                 statistic="Sum",
-                period_seconds=PERIOD_SECONDS,
-                dimensions=dims,
-                expression=rate.expression,
-                expression_label=rate.label,
-                metrics=(
-                    MetricQuery(rate.errors_id, rate.errors_metric, "Sum"),
-                    _query("invocations", metric_table.INVOCATIONS),
-                ),
                 threshold=s.error_rate_percent,
-                comparison_operator="GreaterThanThreshold",
-                evaluation_periods=3,
-                datapoints_to_alarm=2,
-                treat_missing_data="notBreaching",
+                comparison="GreaterThanThreshold",
+                periods=(3, 2),
                 description=f"SageMaker {label}: more than {s.error_rate_percent:g} % of invocations returned 5XX "
                 "in two of three 5-minute periods",
+                math=(
+                    rate.expression,
+                    rate.label,
+                    (
+                        MetricQuery(rate.errors_id, rate.errors_metric, "Sum"),
+                        _query("invocations", metric_table.INVOCATIONS),
+                    ),
+                ),
             )
         )
     if kind is EndpointKind.ASYNC:
         minutes = s.backlog_without_capacity_minutes
         out.append(
-            _static(
+            _alarm(
                 f"{parent}/{prefix}BacklogWithoutCapacity",
                 metric_table.HAS_BACKLOG_WITHOUT_CAPACITY,
                 queue,
@@ -243,7 +247,7 @@ def endpoint_alarms(
             )
         )
         out.append(
-            _static(
+            _alarm(
                 f"{parent}/{prefix}OldestRequestAge",
                 metric_table.APPROXIMATE_AGE_OF_OLDEST_REQUEST,
                 queue,
@@ -256,7 +260,7 @@ def endpoint_alarms(
         )
     if kind is EndpointKind.SERVERLESS:
         out.append(
-            _static(
+            _alarm(
                 f"{parent}/{prefix}ColdStart",
                 metric_table.MODEL_SETUP_TIME,
                 dims,
@@ -293,7 +297,7 @@ def delivery_failure_alarm(destination: str, *, parent: str = "Governance") -> A
     """Any failed delivery of model invocation logs to ``destination`` in 5 minutes (sum >= 1)."""
     definition = DELIVERY_FAILURES[destination]
     metric = definition.name
-    return _static(
+    return _alarm(
         f"{parent}/DeliveryFailure{destination.title().replace('_', '')}",
         definition,
         definition.dimensions,
@@ -308,27 +312,20 @@ def intervention_alarm(index: int, profile: str, percent: float, *, parent: str 
     """More than ``percent`` of a guardrail's evaluations intervened (``100*InvocationsIntervened/Invocations``)
     in 3 consecutive 5-minute periods: a sign of abuse, or of a filter too strict for the traffic."""
     intervened = metric_table.GUARDRAIL_INVOCATIONS_INTERVENED
-    return AlarmDecision(
-        construct=f"{parent}/Interventions{index}",
-        kind="static",
-        namespace=intervened.namespace,
-        metric=intervened.name,
-        statistic=intervened.statistic,
-        period_seconds=PERIOD_SECONDS,
-        dimensions=intervened.dimensions,
-        expression="100*intervened/invocations",
-        expression_label="intervened %",
-        metrics=(
-            _query("intervened", intervened),
-            _query("invocations", metric_table.GUARDRAIL_INVOCATIONS),
-        ),
+    return _alarm(
+        f"{parent}/Interventions{index}",
+        intervened,
+        intervened.dimensions,
         threshold=percent,
-        comparison_operator="GreaterThanThreshold",
-        evaluation_periods=INTERVENTION_EVALUATION_PERIODS,
-        datapoints_to_alarm=INTERVENTION_EVALUATION_PERIODS,
-        treat_missing_data="notBreaching",
+        comparison="GreaterThanThreshold",
+        periods=(INTERVENTION_EVALUATION_PERIODS, INTERVENTION_EVALUATION_PERIODS),
         description=f"guardrail of bedrock profile {profile} intervened in more than {percent:g}% of requests for "
         "15 minutes",
+        math=(
+            "100*intervened/invocations",
+            "intervened %",
+            (_query("intervened", intervened), _query("invocations", metric_table.GUARDRAIL_INVOCATIONS)),
+        ),
     )
 
 
@@ -347,46 +344,50 @@ def _anomaly(  # noqa: PLR0917 - one positional per field of the alarm, in the o
 ) -> AlarmDecision:
     """An anomaly alarm of 5-minute periods, 3 of 3 breaching, on ``definition`` at its default statistic; no
     traffic never breaches."""
-    return AlarmDecision(
-        construct=construct,
-        kind="anomaly",
-        namespace=definition.namespace,
-        metric=definition.name,
-        statistic=definition.statistic,
-        period_seconds=PERIOD_SECONDS,
-        dimensions=dimensions,
-        std_devs=std_devs,
-        comparison_operator=comparison,
-        evaluation_periods=ANOMALY_EVALUATION_PERIODS,
-        datapoints_to_alarm=ANOMALY_EVALUATION_PERIODS,
-        treat_missing_data="notBreaching",
+    periods = (ANOMALY_EVALUATION_PERIODS, ANOMALY_EVALUATION_PERIODS)
+    return _alarm(
+        construct,
+        definition,
+        dimensions,
+        comparison=comparison,
+        periods=periods,
         description=description,
+        std_devs=std_devs,
     )
 
 
-def _static(
+def _alarm(
     construct: str,
     definition: MetricDefinition,
     dimensions: tuple[str, ...],
     *,
-    threshold: float,
     comparison: str,
     periods: tuple[int, int],
     description: str,
     period_seconds: int = PERIOD_SECONDS,
     statistic: Statistic | str | None = None,
+    threshold: float | None = None,
+    std_devs: float | None = None,
+    math: tuple[str, str, tuple[MetricQuery, ...]] | None = None,
 ) -> AlarmDecision:
-    """A static-threshold alarm on ``definition`` (at its default statistic unless ``statistic`` is given);
-    ``periods`` is (evaluation periods, datapoints to alarm); no data never breaches."""
+    """An alarm on ``definition`` (at its default statistic unless ``statistic`` is given): anomaly against its band
+    of ``std_devs`` when that is given, else static against ``threshold``, on the metric or on ``math``
+    (expression, its label and the queries it reads) over it. ``periods`` is (evaluation periods, datapoints to
+    alarm); no data never breaches."""
+    expression, label, queries = math or (None, None, ())
     return AlarmDecision(
         construct=construct,
-        kind="static",
+        kind="static" if std_devs is None else "anomaly",
         namespace=definition.namespace,
         metric=definition.name,
         statistic=statistic or definition.statistic,
         period_seconds=period_seconds,
         dimensions=dimensions,
         threshold=threshold,
+        std_devs=std_devs,
+        expression=expression,
+        expression_label=label,
+        metrics=queries,
         comparison_operator=comparison,
         evaluation_periods=periods[0],
         datapoints_to_alarm=periods[1],
@@ -452,11 +453,7 @@ class DashboardDecision:
 
     def to_dict(self) -> dict[str, Any]:
         """The dashboard's plan entry."""
-        return {
-            "gpu_endpoints": list(self.gpu_endpoints),
-            "profiles": list(self.profiles),
-            "source_account_ids": list(self.source_account_ids),
-        }
+        return {name: list(values) for name, values in asdict(self).items()}
 
 
 @dataclass(frozen=True)
@@ -497,15 +494,7 @@ class ObservabilityPlan:
             "alarm_email": self.alarm_email,
             "anomaly_std_devs": self.settings.anomaly_std_devs,
             "dashboard": None if self.dashboard is None else self.dashboard.to_dict(),
-            "xray_sampling": None
-            if x is None
-            else {
-                "service_name": x.service_name,
-                "url_path": x.url_path,
-                "fixed_rate": x.fixed_rate,
-                "priority": x.priority,
-                "reservoir_size": x.reservoir_size,
-            },
+            "xray_sampling": None if x is None else asdict(x),
             "alarms": [a.to_dict() for a in self.alarms],
             "governance_alarms": [a.to_dict() for a in self.governance_alarms],
             "governance_dashboard": self.governance_dashboard,

@@ -8,7 +8,7 @@ construct side (:func:`inference_constructs.observability.metrics.cloudwatch_uni
 
 A name AWS publishes in two namespaces (Bedrock's invocation metrics under ``AWS/Bedrock/Guardrails``, the
 normalized utilization under both ``/aws/sagemaker/Endpoints`` and ``/aws/sagemaker/InferenceComponents``) is one
-row copied into the other namespace (:func:`_also_in`), so the name stays written once.
+row copied into the other namespace (``_Rows.also``), so the name stays written once.
 """
 
 from __future__ import annotations
@@ -113,162 +113,137 @@ class MetricDefinition:
 _ROWS: list[MetricDefinition] = []
 
 
-def _define(  # noqa: PLR0917 - one positional per column of the table, in column order
-    namespace: str,
-    name: str,
-    dimensions: tuple[str, ...],
-    statistic: str,
-    unit: str | None,
-    source: str,
-) -> MetricDefinition:
-    row = MetricDefinition(namespace, name, dimensions, statistic, unit, source)
-    _ROWS.append(row)
-    return row
+@dataclass(frozen=True)
+class _Rows:
+    """The rows that share a namespace, dimension names and source page (and, for a group whose metrics all read
+    alike, the default statistic and unit): calling it adds one (name, default statistic, unit) to the table;
+    :meth:`also` copies another row's metric name into it."""
+
+    namespace: str
+    dimensions: tuple[str, ...]
+    source: str
+    statistic: str | None = None
+    unit: str | None = None
+
+    def __call__(self, name: str, statistic: str | None = None, unit: str | None = None) -> MetricDefinition:
+        default_statistic = statistic or self.statistic
+        assert default_statistic is not None, f"{name}: a row states its default statistic or its group's"
+        row = MetricDefinition(self.namespace, name, self.dimensions, default_statistic, unit or self.unit, self.source)
+        return self._add(row)
+
+    def also(self, row: MetricDefinition) -> MetricDefinition:
+        """``row``'s metric name (statistic and unit too) as published in this namespace."""
+        return self._add(replace(row, namespace=self.namespace, dimensions=self.dimensions, source=self.source))
+
+    @staticmethod
+    def _add(row: MetricDefinition) -> MetricDefinition:
+        _ROWS.append(row)
+        return row
 
 
-def _also_in(row: MetricDefinition, namespace: str, dimensions: tuple[str, ...], source: str) -> MetricDefinition:
-    """``row``'s metric name as published in another namespace."""
-    copy = replace(row, namespace=namespace, dimensions=dimensions, source=source)
-    _ROWS.append(copy)
-    return copy
-
+_variant = _Rows(SAGEMAKER_NAMESPACE, _VARIANT, _SAGEMAKER_DOC)
+_component = _Rows(SAGEMAKER_NAMESPACE, _COMPONENT, _COMPONENT_DOC)
+_queue = _Rows(SAGEMAKER_NAMESPACE, _ENDPOINT, _ASYNC_DOC)
+_multi_model = _Rows(SAGEMAKER_NAMESPACE, _VARIANT, _MULTI_MODEL_DOC)
+_utilization = _Rows(ENDPOINT_INSTANCE_NAMESPACE, _VARIANT, _SAGEMAKER_DOC, "Average", "Percent")
+_instance_of_components = _Rows(ENDPOINT_INSTANCE_NAMESPACE, _VARIANT, _COMPONENT_DOC)
+_copy = _Rows(INFERENCE_COMPONENT_NAMESPACE, _COMPONENT, _COMPONENT_DOC)
+_bedrock = _Rows(BEDROCK_NAMESPACE, _MODEL, _BEDROCK_DOC)
+_burndown = _Rows(BEDROCK_NAMESPACE, _MODEL, _BURNDOWN_DOC)
+_log_delivery = _Rows(BEDROCK_NAMESPACE, (), _BEDROCK_DOC)
+"""Model invocation logging delivery: emitted across all model ids, without dimensions."""
+_guardrail = _Rows(GUARDRAILS_NAMESPACE, _GUARDRAIL, _GUARDRAILS_DOC)
+_billing = _Rows(BILLING_NAMESPACE, (Dimension.CURRENCY.value,), _BILLING_DOC)
 
 # ------------------------------------------------------------------- AWS/SageMaker: invocations of a variant
 
-INVOCATIONS = _define(SAGEMAKER_NAMESPACE, "Invocations", _VARIANT, "Sum", None, _SAGEMAKER_DOC)
-INVOCATIONS_PER_INSTANCE = _define(SAGEMAKER_NAMESPACE, "InvocationsPerInstance", _VARIANT, "Sum", None, _SAGEMAKER_DOC)
-INVOCATION_4XX_ERRORS = _define(SAGEMAKER_NAMESPACE, "Invocation4XXErrors", _VARIANT, "Average", None, _SAGEMAKER_DOC)
+INVOCATIONS = _variant("Invocations", "Sum")
+INVOCATIONS_PER_INSTANCE = _variant("InvocationsPerInstance", "Sum")
+INVOCATION_4XX_ERRORS = _variant("Invocation4XXErrors", "Average")
 """1 or 0 per request: the Average is the 4XX error rate."""
-INVOCATION_5XX_ERRORS = _define(SAGEMAKER_NAMESPACE, "Invocation5XXErrors", _VARIANT, "Average", None, _SAGEMAKER_DOC)
+INVOCATION_5XX_ERRORS = _variant("Invocation5XXErrors", "Average")
 """1 or 0 per request: the Average is the 5XX error rate."""
-INVOCATION_MODEL_ERRORS = _define(SAGEMAKER_NAMESPACE, "InvocationModelErrors", _VARIANT, "Sum", None, _SAGEMAKER_DOC)
-MODEL_LATENCY = _define(SAGEMAKER_NAMESPACE, "ModelLatency", _VARIANT, "p99", "Microseconds", _SAGEMAKER_DOC)
-OVERHEAD_LATENCY = _define(SAGEMAKER_NAMESPACE, "OverheadLatency", _VARIANT, "Average", "Microseconds", _SAGEMAKER_DOC)
+INVOCATION_MODEL_ERRORS = _variant("InvocationModelErrors", "Sum")
+MODEL_LATENCY = _variant("ModelLatency", "p99", "Microseconds")
+OVERHEAD_LATENCY = _variant("OverheadLatency", "Average", "Microseconds")
 """Percentiles are not published."""
-MODEL_SETUP_TIME = _define(SAGEMAKER_NAMESPACE, "ModelSetupTime", _VARIANT, "Average", "Microseconds", _SAGEMAKER_DOC)
+MODEL_SETUP_TIME = _variant("ModelSetupTime", "Average", "Microseconds")
 """Serverless cold start; its SampleCount counts the cold starts."""
-CONCURRENT_REQUESTS_PER_MODEL = _define(
-    SAGEMAKER_NAMESPACE, "ConcurrentRequestsPerModel", _VARIANT, "Maximum", None, _SAGEMAKER_DOC
-)
+CONCURRENT_REQUESTS_PER_MODEL = _variant("ConcurrentRequestsPerModel", "Maximum")
 """High resolution (every 10 s)."""
 
 # ------------------------------------------------------------- AWS/SageMaker: invocations of an inference component
 
-INVOCATIONS_PER_COPY = _define(SAGEMAKER_NAMESPACE, "InvocationsPerCopy", _COMPONENT, "Sum", "Count", _COMPONENT_DOC)
-CONCURRENT_REQUESTS_PER_COPY = _define(
-    SAGEMAKER_NAMESPACE, "ConcurrentRequestsPerCopy", _COMPONENT, "Maximum", None, _COMPONENT_DOC
-)
-NO_CAPACITY_INVOCATION_FAILURES = _define(
-    SAGEMAKER_NAMESPACE, "NoCapacityInvocationFailures", _COMPONENT, "Sum", "Count", _COMPONENT_DOC
-)
+INVOCATIONS_PER_COPY = _component("InvocationsPerCopy", "Sum", "Count")
+CONCURRENT_REQUESTS_PER_COPY = _component("ConcurrentRequestsPerCopy", "Maximum")
+NO_CAPACITY_INVOCATION_FAILURES = _component("NoCapacityInvocationFailures", "Sum", "Count")
 """Requests that found no copy: non-zero after idle at zero copies; it wakes the component up."""
 
 # ------------------------------------------------------------------------ AWS/SageMaker: the async queue
 
-APPROXIMATE_BACKLOG_SIZE = _define(
-    SAGEMAKER_NAMESPACE, "ApproximateBacklogSize", _ENDPOINT, "Average", "Count", _ASYNC_DOC
-)
-APPROXIMATE_BACKLOG_SIZE_PER_INSTANCE = _define(
-    SAGEMAKER_NAMESPACE, "ApproximateBacklogSizePerInstance", _ENDPOINT, "Average", "Count", _ASYNC_DOC
-)
-APPROXIMATE_AGE_OF_OLDEST_REQUEST = _define(
-    SAGEMAKER_NAMESPACE, "ApproximateAgeOfOldestRequest", _ENDPOINT, "Maximum", "Seconds", _ASYNC_DOC
-)
-HAS_BACKLOG_WITHOUT_CAPACITY = _define(
-    SAGEMAKER_NAMESPACE, "HasBacklogWithoutCapacity", _ENDPOINT, "Average", "Count", _ASYNC_DOC
-)
+APPROXIMATE_BACKLOG_SIZE = _queue("ApproximateBacklogSize", "Average", "Count")
+APPROXIMATE_BACKLOG_SIZE_PER_INSTANCE = _queue("ApproximateBacklogSizePerInstance", "Average", "Count")
+APPROXIMATE_AGE_OF_OLDEST_REQUEST = _queue("ApproximateAgeOfOldestRequest", "Maximum", "Seconds")
+HAS_BACKLOG_WITHOUT_CAPACITY = _queue("HasBacklogWithoutCapacity", "Average", "Count")
 """1 when requests wait and no instance runs: it drives scale-out from zero."""
 
 # ---------------------------------------------------------------------- /aws/sagemaker/Endpoints: instances
 
-CPU_UTILIZATION = _define(ENDPOINT_INSTANCE_NAMESPACE, "CPUUtilization", _VARIANT, "Average", "Percent", _SAGEMAKER_DOC)
+CPU_UTILIZATION = _utilization("CPUUtilization")
 """Summed over vCPUs: 0..100 x vCPU count."""
-MEMORY_UTILIZATION = _define(
-    ENDPOINT_INSTANCE_NAMESPACE, "MemoryUtilization", _VARIANT, "Average", "Percent", _SAGEMAKER_DOC
-)
+MEMORY_UTILIZATION = _utilization("MemoryUtilization")
 """Host RAM, not GPU memory."""
-DISK_UTILIZATION = _define(
-    ENDPOINT_INSTANCE_NAMESPACE, "DiskUtilization", _VARIANT, "Average", "Percent", _SAGEMAKER_DOC
-)
-GPU_UTILIZATION = _define(ENDPOINT_INSTANCE_NAMESPACE, "GPUUtilization", _VARIANT, "Average", "Percent", _SAGEMAKER_DOC)
+DISK_UTILIZATION = _utilization("DiskUtilization")
+GPU_UTILIZATION = _utilization("GPUUtilization")
 """Summed over GPUs: 0..100 x GPU count."""
-GPU_MEMORY_UTILIZATION = _define(
-    ENDPOINT_INSTANCE_NAMESPACE, "GPUMemoryUtilization", _VARIANT, "Average", "Percent", _SAGEMAKER_DOC
-)
+GPU_MEMORY_UTILIZATION = _utilization("GPUMemoryUtilization")
 """Summed over GPUs: 0..100 x GPU count."""
 
 # ------------------------------------------------------------- /aws/sagemaker/InferenceComponents: per copy
 
-GPU_UTILIZATION_NORMALIZED = _define(
-    INFERENCE_COMPONENT_NAMESPACE, "GPUUtilizationNormalized", _COMPONENT, "Average", "Percent", _COMPONENT_DOC
-)
+GPU_UTILIZATION_NORMALIZED = _copy("GPUUtilizationNormalized", "Average", "Percent")
 """0..100 of the copy's reserved GPUs."""
-GPU_MEMORY_UTILIZATION_NORMALIZED = _define(
-    INFERENCE_COMPONENT_NAMESPACE, "GPUMemoryUtilizationNormalized", _COMPONENT, "Average", "Percent", _COMPONENT_DOC
-)
+GPU_MEMORY_UTILIZATION_NORMALIZED = _copy("GPUMemoryUtilizationNormalized", "Average", "Percent")
 """0..100 of the copy's reserved GPU memory."""
-_CPU_NORMALIZED = _define(
-    INFERENCE_COMPONENT_NAMESPACE, "CPUUtilizationNormalized", _COMPONENT, "Average", None, _COMPONENT_DOC
-)
+_CPU_NORMALIZED = _copy("CPUUtilizationNormalized", "Average")
 
 # ---------------------------------------------------------------------------------- AWS/Bedrock: runtime
 
-BEDROCK_INVOCATIONS = _also_in(INVOCATIONS, BEDROCK_NAMESPACE, _MODEL, _BEDROCK_DOC)
+BEDROCK_INVOCATIONS = _bedrock.also(INVOCATIONS)
 """Successful requests."""
-INVOCATION_LATENCY = _define(BEDROCK_NAMESPACE, "InvocationLatency", _MODEL, "Average", None, _BEDROCK_DOC)
+INVOCATION_LATENCY = _bedrock("InvocationLatency", "Average")
 """Milliseconds to the last token."""
-INVOCATION_CLIENT_ERRORS = _define(BEDROCK_NAMESPACE, "InvocationClientErrors", _MODEL, "Sum", None, _BEDROCK_DOC)
-INVOCATION_SERVER_ERRORS = _define(BEDROCK_NAMESPACE, "InvocationServerErrors", _MODEL, "Sum", None, _BEDROCK_DOC)
-INVOCATION_THROTTLES = _define(BEDROCK_NAMESPACE, "InvocationThrottles", _MODEL, "Sum", None, _BEDROCK_DOC)
+INVOCATION_CLIENT_ERRORS = _bedrock("InvocationClientErrors", "Sum")
+INVOCATION_SERVER_ERRORS = _bedrock("InvocationServerErrors", "Sum")
+INVOCATION_THROTTLES = _bedrock("InvocationThrottles", "Sum")
 """Throttled requests, counted neither as invocations nor as errors."""
-INPUT_TOKEN_COUNT = _define(BEDROCK_NAMESPACE, "InputTokenCount", _MODEL, "Sum", None, _BEDROCK_DOC)
+INPUT_TOKEN_COUNT = _bedrock("InputTokenCount", "Sum")
 """Prompt tokens not read from or written to the cache."""
-OUTPUT_TOKEN_COUNT = _define(BEDROCK_NAMESPACE, "OutputTokenCount", _MODEL, "Sum", None, _BEDROCK_DOC)
-TIME_TO_FIRST_TOKEN = _define(BEDROCK_NAMESPACE, "TimeToFirstToken", _MODEL, "Average", None, _BEDROCK_DOC)
+OUTPUT_TOKEN_COUNT = _bedrock("OutputTokenCount", "Sum")
+TIME_TO_FIRST_TOKEN = _bedrock("TimeToFirstToken", "Average")
 """Milliseconds, streaming APIs only."""
 # Prompt-cache metric names disagree across AWS pages: the runtime-metrics page and the token-burndown page.
-CACHE_READ_INPUT_TOKENS = _define(BEDROCK_NAMESPACE, "CacheReadInputTokens", _MODEL, "Sum", None, _BEDROCK_DOC)
-CACHE_WRITE_INPUT_TOKENS = _define(BEDROCK_NAMESPACE, "CacheWriteInputTokens", _MODEL, "Sum", None, _BEDROCK_DOC)
-CACHE_READ_INPUT_TOKEN_COUNT = _define(
-    BEDROCK_NAMESPACE, "CacheReadInputTokenCount", _MODEL, "Sum", None, _BURNDOWN_DOC
-)
-CACHE_WRITE_INPUT_TOKEN_COUNT = _define(
-    BEDROCK_NAMESPACE, "CacheWriteInputTokenCount", _MODEL, "Sum", None, _BURNDOWN_DOC
-)
-# Model invocation logging delivery: emitted across all model ids, without dimensions.
-LOGS_S3_DELIVERY_SUCCESS = _define(
-    BEDROCK_NAMESPACE, "ModelInvocationLogsS3DeliverySuccess", (), "Sum", None, _BEDROCK_DOC
-)
-LOGS_S3_DELIVERY_FAILURE = _define(
-    BEDROCK_NAMESPACE, "ModelInvocationLogsS3DeliveryFailure", (), "Sum", None, _BEDROCK_DOC
-)
-LOGS_CLOUDWATCH_DELIVERY_SUCCESS = _define(
-    BEDROCK_NAMESPACE, "ModelInvocationLogsCloudWatchDeliverySuccess", (), "Sum", None, _BEDROCK_DOC
-)
-LOGS_CLOUDWATCH_DELIVERY_FAILURE = _define(
-    BEDROCK_NAMESPACE, "ModelInvocationLogsCloudWatchDeliveryFailure", (), "Sum", None, _BEDROCK_DOC
-)
-LARGE_DATA_S3_DELIVERY_SUCCESS = _define(
-    BEDROCK_NAMESPACE, "ModelInvocationLargeDataS3DeliverySuccess", (), "Sum", None, _BEDROCK_DOC
-)
-LARGE_DATA_S3_DELIVERY_FAILURE = _define(
-    BEDROCK_NAMESPACE, "ModelInvocationLargeDataS3DeliveryFailure", (), "Sum", None, _BEDROCK_DOC
-)
+CACHE_READ_INPUT_TOKENS = _bedrock("CacheReadInputTokens", "Sum")
+CACHE_WRITE_INPUT_TOKENS = _bedrock("CacheWriteInputTokens", "Sum")
+CACHE_READ_INPUT_TOKEN_COUNT = _burndown("CacheReadInputTokenCount", "Sum")
+CACHE_WRITE_INPUT_TOKEN_COUNT = _burndown("CacheWriteInputTokenCount", "Sum")
+LOGS_S3_DELIVERY_SUCCESS = _log_delivery("ModelInvocationLogsS3DeliverySuccess", "Sum")
+LOGS_S3_DELIVERY_FAILURE = _log_delivery("ModelInvocationLogsS3DeliveryFailure", "Sum")
+LOGS_CLOUDWATCH_DELIVERY_SUCCESS = _log_delivery("ModelInvocationLogsCloudWatchDeliverySuccess", "Sum")
+LOGS_CLOUDWATCH_DELIVERY_FAILURE = _log_delivery("ModelInvocationLogsCloudWatchDeliveryFailure", "Sum")
+LARGE_DATA_S3_DELIVERY_SUCCESS = _log_delivery("ModelInvocationLargeDataS3DeliverySuccess", "Sum")
+LARGE_DATA_S3_DELIVERY_FAILURE = _log_delivery("ModelInvocationLargeDataS3DeliveryFailure", "Sum")
 
 # ------------------------------------------------------------------------------- AWS/Bedrock/Guardrails
 
-GUARDRAIL_INVOCATIONS = _also_in(BEDROCK_INVOCATIONS, GUARDRAILS_NAMESPACE, _GUARDRAIL, _GUARDRAILS_DOC)
+GUARDRAIL_INVOCATIONS = _guardrail.also(BEDROCK_INVOCATIONS)
 """Guardrail evaluations."""
-GUARDRAIL_INVOCATIONS_INTERVENED = _define(
-    GUARDRAILS_NAMESPACE, "InvocationsIntervened", _GUARDRAIL, "Sum", None, _GUARDRAILS_DOC
-)
+GUARDRAIL_INVOCATIONS_INTERVENED = _guardrail("InvocationsIntervened", "Sum")
 """Evaluations in which the guardrail intervened."""
 
 # ----------------------------------------------------------------------------------------------- AWS/Billing
 
-ESTIMATED_CHARGES = _define(
-    BILLING_NAMESPACE, "EstimatedCharges", (Dimension.CURRENCY.value,), "Maximum", None, _BILLING_DOC
-)
+ESTIMATED_CHARGES = _billing("EstimatedCharges", "Maximum")
 """Estimated charges to date this month (``Currency=USD``), us-east-1 only."""
 
 # ----------------------------------------------------- published too, read by no metric_* (the validator knows them)
@@ -280,7 +255,7 @@ for _name in (
     "FirstChunkOverheadLatency",
     "MidStreamErrors",
 ):
-    _define(SAGEMAKER_NAMESPACE, _name, _VARIANT, "Average", None, _SAGEMAKER_DOC)
+    _variant(_name, "Average")
 for _name in (
     "RequestDownloadFailures",
     "ResponseUploadFailures",
@@ -293,7 +268,7 @@ for _name in (
     "TimeInBacklog",
     "TotalProcessingTime",
 ):
-    _define(SAGEMAKER_NAMESPACE, _name, _ENDPOINT, "Sum", None, _ASYNC_DOC)
+    _queue(_name, "Sum")
 for _name in (
     "ModelLoadingWaitTime",
     "ModelUnloadingTime",
@@ -301,17 +276,17 @@ for _name in (
     "ModelLoadingTime",
     "ModelCacheHit",
 ):
-    _define(SAGEMAKER_NAMESPACE, _name, _VARIANT, "Average", None, _MULTI_MODEL_DOC)
+    _multi_model(_name, "Average")
 for _row in (GPU_UTILIZATION_NORMALIZED, GPU_MEMORY_UTILIZATION_NORMALIZED, _CPU_NORMALIZED):
-    _also_in(_row, ENDPOINT_INSTANCE_NAMESPACE, _VARIANT, _COMPONENT_DOC)
+    _instance_of_components.also(_row)
 for _name in ("CPUReservation", "GPUReservation", "MemoryReservation", "LoadedModelCount"):
-    _define(ENDPOINT_INSTANCE_NAMESPACE, _name, _VARIANT, "Average", None, _COMPONENT_DOC)
-_define(INFERENCE_COMPONENT_NAMESPACE, "MemoryUtilizationNormalized", _COMPONENT, "Average", None, _COMPONENT_DOC)
+    _instance_of_components(_name, "Average")
+_copy("MemoryUtilizationNormalized", "Average")
 for _name in ("LegacyModelInvocations", "OutputImageCount", "EstimatedTPMQuotaUsage"):
-    _define(BEDROCK_NAMESPACE, _name, _MODEL, "Sum", None, _BEDROCK_DOC)
+    _bedrock(_name, "Sum")
 for _row in (INVOCATION_LATENCY, INVOCATION_CLIENT_ERRORS, INVOCATION_SERVER_ERRORS, INVOCATION_THROTTLES):
-    _also_in(_row, GUARDRAILS_NAMESPACE, _GUARDRAIL, _GUARDRAILS_DOC)
-_define(GUARDRAILS_NAMESPACE, "TextUnitCount", _GUARDRAIL, "Sum", None, _GUARDRAILS_DOC)
+    _guardrail.also(_row)
+_guardrail("TextUnitCount", "Sum")
 
 del _name, _row
 

@@ -8,6 +8,7 @@ from typing import Any
 from aws_cdk import Stack, aws_sns
 from constructs import Construct
 
+from inference_constructs._coerce import props_of
 from inference_constructs.cost import BudgetGuardrail, CostAllocationTagActivation, CostAnomalyMonitor
 from inference_constructs.cost.scope import CostPlan
 from inference_constructs.region_rules import add_region_rules
@@ -40,25 +41,13 @@ class CostStack(Stack):
             )
         budget = decisions.budget
         if budget is not None:
-            BudgetGuardrail(
-                self,
-                "Budget",
-                monthly_limit_usd=budget.monthly_limit_usd,
-                notify_emails=budget.notify_emails,
-                notify_at_percent=budget.notify_at_percent,
-                deny_role_arns=budget.deny_role_arns,
-                deny_at_percent=budget.deny_at_percent,
-                filter_expression=decisions.budget_filter,
-                metrics=budget.metrics,
-            )
+            BudgetGuardrail(self, "Budget", **props_of(budget), filter_expression=decisions.budget_filter)
         subscription = decisions.subscription
         if subscription is not None:
             CostAnomalyMonitor(
                 self,
                 "AnomalyMonitor",
-                notify_email=subscription.notify_email,
-                threshold_usd=subscription.threshold_usd,
-                frequency=subscription.frequency,
+                **props_of(subscription),
                 monitor_specification=decisions.monitor_specification,
                 existing_monitor_arn=decisions.existing_monitor_arn,
             )

@@ -12,6 +12,7 @@ from typing import Any
 from aws_cdk import CfnOutput, Stack, aws_sns
 from constructs import Construct
 
+from inference_constructs._coerce import props_of
 from inference_constructs.cost import apply_cost_tags, capacity_tags
 from inference_constructs.hosting import InferenceEndpoint, endpoint_from_request
 from inference_constructs.observability import InferenceAlarms, MonitoredEndpoint
@@ -118,10 +119,6 @@ class HostingStack(Stack):
             self,
             "Alarms",
             endpoints=[monitored(platform, d, self.endpoints[d.name]) for d in endpoints],
-            anomaly_std_devs=alarm_settings.anomaly_std_devs,
-            error_rate_percent=alarm_settings.error_rate_percent,
-            oldest_request_age_seconds=alarm_settings.oldest_request_age_seconds,
-            backlog_without_capacity_minutes=alarm_settings.backlog_without_capacity_minutes,
-            cold_start_seconds=alarm_settings.cold_start_seconds,
+            **props_of(alarm_settings),
             topic=alarm_topic,
         )

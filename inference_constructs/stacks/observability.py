@@ -13,6 +13,7 @@ from typing import Any
 from aws_cdk import Stack
 from constructs import Construct
 
+from inference_constructs._coerce import props_of
 from inference_constructs.observability import (
     InferenceAlarms,
     InferenceDashboard,
@@ -43,16 +44,11 @@ class ObservabilityStack(Stack):
             replace(p, profile_id=local_value(self, p.profile_id, key=f"bedrock-profiles/{key_segment(p.name)}/id"))
             for p in profiles
         ]
-        settings = observability.settings
         self.alarms = InferenceAlarms(
             self,
             "Alarms",
             profiles=profiles,
-            anomaly_std_devs=settings.anomaly_std_devs,
-            error_rate_percent=settings.error_rate_percent,
-            oldest_request_age_seconds=settings.oldest_request_age_seconds,
-            backlog_without_capacity_minutes=settings.backlog_without_capacity_minutes,
-            cold_start_seconds=settings.cold_start_seconds,
+            **props_of(observability.settings),
             alarm_email=observability.alarm_email,
         )
         self.dashboard: InferenceDashboard | None = None
@@ -66,13 +62,4 @@ class ObservabilityStack(Stack):
             )
         self.sampling_rule: XRaySamplingRule | None = None
         if observability.xray_sampling is not None:
-            x = observability.xray_sampling
-            self.sampling_rule = XRaySamplingRule(
-                self,
-                "SamplingRule",
-                service_name=x.service_name,
-                url_path=x.url_path,
-                fixed_rate=x.fixed_rate,
-                priority=x.priority,
-                reservoir_size=x.reservoir_size,
-            )
+            self.sampling_rule = XRaySamplingRule(self, "SamplingRule", **props_of(observability.xray_sampling))
