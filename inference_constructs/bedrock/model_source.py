@@ -143,14 +143,7 @@ class ModelSource:
         if not model_id or not FOUNDATION_MODEL_ID_PATTERN.match(model_id):
             problems.add(path, f"{name!r} in {value!r} is not a <geography>.<model id> profile id", _MODEL_FIX)
             return None
-        return cls(
-            value=value,
-            kind=ProfileSourceKind.CROSS_REGION_PROFILE,
-            model_id=model_id,
-            profile_id=name,
-            geography=geography_for_prefix(prefix),
-            arn=value,
-        )
+        return cls._system_profile(value, name, model_id, geography_for_prefix(prefix), arn=value)
 
     @classmethod
     def _parse_id(cls, name: str, path: str, problems: ProblemCollector) -> ModelSource | None:
@@ -160,17 +153,18 @@ class ModelSource:
             if not FOUNDATION_MODEL_ID_PATTERN.match(rest):
                 problems.add(path, f"{rest!r} after {prefix!r}. is not a foundation model id", _MODEL_FIX)
                 return None
-            return cls(
-                value=name,
-                kind=ProfileSourceKind.CROSS_REGION_PROFILE,
-                model_id=rest,
-                profile_id=name,
-                geography=geography,
-            )
+            return cls._system_profile(name, name, rest, geography)
         if not FOUNDATION_MODEL_ID_PATTERN.match(name):
             problems.add(path, f"{name!r} is not a foundation model id or system profile id", _MODEL_FIX)
             return None
         return cls(value=name, kind=ProfileSourceKind.FOUNDATION_MODEL, model_id=name)
+
+    @classmethod
+    def _system_profile(
+        cls, value: str, profile_id: str, model_id: str, geography: Geography | None, *, arn: str | None = None
+    ) -> ModelSource:
+        """A system cross-Region profile ``<geography>.<model id>``, given as ``value`` (its id or ``arn``)."""
+        return cls(value, ProfileSourceKind.CROSS_REGION_PROFILE, model_id, profile_id, geography, arn)
 
     # ------------------------------------------------------------------ decisions
     @property
@@ -283,42 +277,54 @@ def check_model(value: object, *, path: str = "model") -> list[str]:
     return problems.problems
 
 
+@dataclass(frozen=True)
+class _Wording:
+    """How the problems of one free-text profile property name it and say what to change."""
+
+    what: str
+    empty_fix: str
+    pattern_fix: str
+    quote_when_long: bool = False
+    """Whether a value over the maximum length is quoted in its message (a 200-character description is not)."""
+
+
+_NAME_WORDING = _Wording(
+    what="profile name",
+    empty_fix="give the profile a name of 1-64 characters",
+    pattern_fix="use letters and digits, each optionally followed by one space, '_' or '-' (^([0-9a-zA-Z][ _-]?)+$)",
+    quote_when_long=True,
+)
+_DESCRIPTION_WORDING = _Wording(
+    what="description",
+    empty_fix="omit it or give 1-200 characters",
+    pattern_fix="use letters, digits, ':' and '.', each optionally followed by one space, '_' or '-'",
+)
+
+
+def _check_text(value: object, path: str, pattern: re.Pattern[str], max_length: int, wording: _Wording) -> list[str]:
+    """Problems with a free-text ``value``: empty (or not a string), longer than ``max_length``, or off ``pattern``."""
+    problems = ProblemCollector()
+    if not isinstance(value, str) or not value:
+        problems.add(path, f"{value!r} is empty", wording.empty_fix)
+        return problems.problems
+    if len(value) > max_length:
+        subject = f"{value!r} is" if wording.quote_when_long else "is"
+        problems.add(path, f"{subject} {len(value)} characters long", f"use at most {max_length} characters")
+    if not pattern.match(value):
+        problems.add(path, f"{value!r} is not a valid {wording.what}", wording.pattern_fix)
+    return problems.problems
+
+
 def check_name(name: object, *, path: str = "name") -> list[str]:
     """Problems with an ``InferenceProfileName`` (required; 1-64; ``^([0-9a-zA-Z][ _-]?)+$``)."""
-    problems = ProblemCollector()
-    if is_unresolved(name):
-        return []
-    if not isinstance(name, str) or not name:
-        problems.add(path, f"{name!r} is empty", "give the profile a name of 1-64 characters")
-        return problems.problems
-    if len(name) > NAME_MAX_LENGTH:
-        problems.add(path, f"{name!r} is {len(name)} characters long", f"use at most {NAME_MAX_LENGTH} characters")
-    if not NAME_PATTERN.match(name):
-        problems.add(
-            path,
-            f"{name!r} is not a valid profile name",
-            "use letters and digits, each optionally followed by one space, '_' or '-' (^([0-9a-zA-Z][ _-]?)+$)",
-        )
-    return problems.problems
+    return [] if is_unresolved(name) else _check_text(name, path, NAME_PATTERN, NAME_MAX_LENGTH, _NAME_WORDING)
 
 
 def check_description(description: object, *, path: str = "description") -> list[str]:
     """Problems with a ``Description`` (1-200; ``^([0-9a-zA-Z:.][ _-]?)+$``); None is fine."""
-    problems = ProblemCollector()
     if description is None or is_unresolved(description):
         return []
-    if not isinstance(description, str) or not description:
-        problems.add(path, f"{description!r} is empty", "omit it or give 1-200 characters")
-        return problems.problems
-    if len(description) > DESCRIPTION_MAX_LENGTH:
-        problems.add(path, f"is {len(description)} characters long", f"use at most {DESCRIPTION_MAX_LENGTH} characters")
-    if not DESCRIPTION_PATTERN.match(description):
-        problems.add(
-            path,
-            f"{description!r} is not a valid description",
-            "use letters, digits, ':' and '.', each optionally followed by one space, '_' or '-'",
-        )
-    return problems.problems
+    return _check_text(description, path, DESCRIPTION_PATTERN, DESCRIPTION_MAX_LENGTH, _DESCRIPTION_WORDING)
 
 
 def check_tags(tags: Mapping[str, str] | None, *, path: str = "tags") -> list[str]:

@@ -2,15 +2,32 @@
 per application inference profile, one :class:`RouterPlan` per prompt router, and the account's
 :class:`InvocationLoggingPlan`. Each renders its ``inference-plan.json`` entry with ``to_json``.
 
-The nested cost figures (``token_economics``, a router's ``cost_range``) and a guardrail's entry are the pricing
-and guardrail modules' own JSON-ready documents, carried as they are.
+An entry holds every field of its value, in declaration order, under the field's name: adding a field adds it to
+the plan document. The nested cost figures (``token_economics``, a router's ``cost_range``) and a guardrail's entry
+are the pricing and guardrail modules' own JSON-ready documents, carried as they are.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+
+def _json_entry(section: DataclassInstance) -> dict[str, Any]:
+    """Every field of ``section`` in declaration order: tuples as lists, mappings as dicts, None as it is."""
+    return {f.name: _json_value(getattr(section, f.name)) for f in fields(section)}
+
+
+def _json_value(value: object) -> object:
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, Mapping):
+        return dict(value)
+    return value
 
 
 @dataclass(frozen=True)
@@ -50,27 +67,7 @@ class ProfilePlan:
 
     def to_json(self) -> dict[str, Any]:
         """The ``bedrock[]`` entry of the plan document."""
-        return {
-            "name": self.name,
-            "profile_name": self.profile_name,
-            "replacement": self.replacement,
-            "model": self.model,
-            "source_kind": self.source_kind,
-            "model_id": self.model_id,
-            "geography": self.geography,
-            "destination_regions": None if self.destination_regions is None else list(self.destination_regions),
-            "leaves_region": self.leaves_region,
-            "residency": self.residency,
-            "max_output_tokens": self.max_output_tokens,
-            "output_burndown_rate": self.output_burndown_rate,
-            "cache_checkpoint_min_tokens": self.cache_checkpoint_min_tokens,
-            "regions_table_as_of": self.regions_table_as_of,
-            "guardrail": None if self.guardrail is None else dict(self.guardrail),
-            "guidance": list(self.guidance),
-            "warnings": list(self.warnings),
-            "tags": dict(self.tags),
-            "token_economics": None if self.token_economics is None else dict(self.token_economics),
-        }
+        return _json_entry(self)
 
 
 @dataclass(frozen=True)
@@ -91,18 +88,7 @@ class RouterPlan:
 
     def to_json(self) -> dict[str, Any]:
         """The ``bedrock_routers[]`` entry of the plan document."""
-        return {
-            "name": self.name,
-            "router_name": self.router_name,
-            "models": list(self.models),
-            "fallback_model": self.fallback_model,
-            "response_quality_difference": self.response_quality_difference,
-            "family": self.family,
-            "tags": dict(self.tags),
-            "replacement": self.replacement,
-            "invoke": self.invoke,
-            "cost_range": None if self.cost_range is None else dict(self.cost_range),
-        }
+        return _json_entry(self)
 
 
 @dataclass(frozen=True)
@@ -121,12 +107,4 @@ class InvocationLoggingPlan:
 
     def to_json(self) -> dict[str, Any]:
         """The ``bedrock_invocation_logging`` section of the plan document."""
-        return {
-            "destinations": list(self.destinations),
-            "bucket": self.bucket,
-            "retention_days": self.retention_days,
-            "data": dict(self.data),
-            "overwrite_existing": self.overwrite_existing,
-            "scope": self.scope,
-            "warnings": list(self.warnings),
-        }
+        return _json_entry(self)

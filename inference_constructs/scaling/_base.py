@@ -8,7 +8,7 @@ floors; this base holds what they do the same way, so each keeps only its own ru
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TypedDict
 
 from aws_cdk import Duration
@@ -20,16 +20,17 @@ from inference_constructs.errors import ProblemCollector
 from inference_constructs.observability.metric_definitions import Dimension
 from inference_constructs.scaling import _render
 from inference_constructs.scaling.decisions import (
+    HostFacts,
     ScalableDimension,
+    ScalingIntent,
     ScalingPlan,
     ScheduledFloor,
     TargetTrackingPolicy,
     WakeUpPolicy,
-    concurrency_policy,
-    invocations_policy,
     schedule_floors,
 )
-from inference_constructs.spec import EndpointKind
+from inference_constructs.scaling.plan import CooldownSeconds, target_tracking_policies
+from inference_constructs.spec import EndpointKind, Serving
 
 
 def seconds(duration: Duration | None) -> int | None:
@@ -52,7 +53,7 @@ class Cooldowns(TypedDict, total=False):
     scale_in_cooldown: Duration | None
 
 
-def cooldown_seconds(cooldowns: Cooldowns) -> dict[str, int | None]:
+def cooldown_seconds(cooldowns: Cooldowns) -> CooldownSeconds:
     """``cooldowns`` as the decisions' ``scale_out_cooldown_seconds`` / ``scale_in_cooldown_seconds`` arguments.
 
     Raises
@@ -81,6 +82,8 @@ class CapacityScaling(Construct):
     _max_capacity: int
     _zero_allowed: bool
     _inference_component: bool
+    _host: HostFacts
+    _serving: Serving | None
     target: appscaling.ScalableTarget
     """The ``ScalableTarget`` L2 (construct id ``Target``)."""
     wake_up_policy: appscaling.StepScalingAction | None
@@ -98,12 +101,17 @@ class CapacityScaling(Construct):
         max_capacity: int,
         dimensions: Mapping[Dimension, str],
         kind: EndpointKind = EndpointKind.REALTIME,
+        host: HostFacts | None = None,
+        serving: Serving | None = None,
     ) -> None:
-        """Create :attr:`target`; ``dimensions`` bind the CloudWatch metrics of the policies added later. An
-        inference component's copies and an async endpoint's instances may scale to (and floor at) zero."""
+        """Create :attr:`target`; ``dimensions`` bind the CloudWatch metrics of the policies added later, ``host``
+        and ``serving`` decide them (default: a CPU host, an unknown serving stack). An inference component's
+        copies and an async endpoint's instances may scale to (and floor at) zero."""
         self._dimensions = dict(dimensions)
         self._schedules = []
         self._kind = kind
+        self._host = host or HostFacts()
+        self._serving = serving
         self._max_capacity = max_capacity
         self._inference_component = dimension is ScalableDimension.INFERENCE_COMPONENT_COPIES
         self._zero_allowed = self._inference_component or kind is EndpointKind.ASYNC
@@ -122,33 +130,24 @@ class CapacityScaling(Construct):
         for floor in plan.schedules:
             self._add_floor(floor)
 
-    def _track(
-        self, decide: Callable[..., TargetTrackingPolicy | None], cooldowns: Cooldowns, **intent: object
-    ) -> appscaling.TargetTrackingScalingPolicy:
-        """Decide a policy with ``decide`` (a ``decisions`` policy function) for this target's kind, raise its
+    def _track(self, intent: ScalingIntent, cooldowns: Cooldowns) -> appscaling.TargetTrackingScalingPolicy:
+        """Decide the policy of ``intent`` (one ``scaling:`` key) for this target as the plan does, raise its
         problems, and create it."""
+        waits = cooldown_seconds(cooldowns)
         problems = ProblemCollector()
-        policy = decide(problems, self._path, kind=self._kind, **cooldown_seconds(cooldowns), **intent)
+        policies = target_tracking_policies(
+            problems,
+            self._path,
+            kind=self._kind,
+            intent=intent,
+            host=self._host,
+            via_component=self._inference_component,
+            serving=self._serving,
+            **waits,
+        )
         problems.raise_if_any()
-        assert policy is not None  # no problems means a policy was decided
+        (policy,) = policies  # no problems means the one key was decided
         return self._add_policy(policy)
-
-    def _track_concurrency(self, per_unit: float, cooldowns: Cooldowns) -> appscaling.TargetTrackingScalingPolicy:
-        """In-flight requests per instance or per copy (the high-resolution predefined metric)."""
-        return self._track(
-            concurrency_policy, cooldowns, per_instance=per_unit, inference_component=self._inference_component
-        )
-
-    def _track_invocations(
-        self, per_unit_per_minute: float, cooldowns: Cooldowns
-    ) -> appscaling.TargetTrackingScalingPolicy:
-        """Invocations per instance or per copy per minute (the predefined metric)."""
-        return self._track(
-            invocations_policy,
-            cooldowns,
-            per_instance_per_minute=per_unit_per_minute,
-            inference_component=self._inference_component,
-        )
 
     def scale_on_schedule(self, *, cron: str, min_capacity: int, max_capacity: int | None = None) -> None:
         """Set the minimum (and optionally maximum) capacity on a schedule: a capacity floor.

@@ -28,13 +28,13 @@ from inference_constructs.scaling import _render
 from inference_constructs.scaling._base import CapacityScaling, Cooldowns, cooldown_seconds
 from inference_constructs.scaling.decisions import (
     DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION,
+    HostFacts,
     ScalableDimension,
+    ScalingIntent,
     ScalingPlan,
     async_wake_up_policy,
-    backlog_policy,
     check_capacity,
     check_provisioned_concurrency_bounds,
-    gpu_memory_policy,
     provisioned_concurrency_policy,
 )
 from inference_constructs.spec import EndpointKind, Serving
@@ -138,6 +138,8 @@ class EndpointAutoScaling(CapacityScaling):
             max_capacity=max_capacity,
             dimensions={Dimension.ENDPOINT_NAME: endpoint_name, Dimension.VARIANT_NAME: variant_name},
             kind=kind,
+            host=HostFacts(gpu_count=gpu_count, instance_type=instance_type),
+            serving=serving,
         )
         if kind is EndpointKind.ASYNC and min_capacity == 0:
             add_synth_check(self, self._backlog_not_scaled)
@@ -197,7 +199,7 @@ class EndpointAutoScaling(CapacityScaling):
         ``cooldowns``: 60 s after a scale-out, 600 s after a scale-in by default (a removed LLM instance takes
         5–10 minutes to come back).
         """
-        return self._track_concurrency(per_instance, cooldowns)
+        return self._track(ScalingIntent(concurrency_per_instance=per_instance), cooldowns)
 
     def scale_on_invocations(
         self, *, per_instance_per_minute: float, **cooldowns: Unpack[Cooldowns]
@@ -208,7 +210,7 @@ class EndpointAutoScaling(CapacityScaling):
         (classical models), for LLMs prefer concurrency. ``cooldowns``: 120 s after a scale-out (two one-minute data
         points), 600 s after a scale-in by default.
         """
-        return self._track_invocations(per_instance_per_minute, cooldowns)
+        return self._track(ScalingIntent(invocations_per_instance_per_minute=per_instance_per_minute), cooldowns)
 
     def scale_on_gpu_memory(
         self, *, percent_per_gpu: float, **cooldowns: Unpack[Cooldowns]
@@ -220,14 +222,7 @@ class EndpointAutoScaling(CapacityScaling):
         ``percent_per_gpu × gpu_count`` (80% on a 4-GPU host is 320). ``cooldowns``: 120 s after a scale-out,
         600 s after a scale-in by default.
         """
-        return self._track(
-            gpu_memory_policy,
-            cooldowns,
-            percent_per_gpu=percent_per_gpu,
-            gpu_count=self.gpu_count,
-            instance_type=self.instance_type,
-            serving=self.serving,
-        )
+        return self._track(ScalingIntent(gpu_memory_percent=percent_per_gpu), cooldowns)
 
     def scale_on_backlog(
         self, *, per_instance: float, **cooldowns: Unpack[Cooldowns]
@@ -239,7 +234,7 @@ class EndpointAutoScaling(CapacityScaling):
         (+1 instance) and its alarm on ``HasBacklogWithoutCapacity >= 1``. ``cooldowns``: 120 s after a
         scale-out, 600 s after a scale-in by default.
         """
-        result = self._track(backlog_policy, cooldowns, per_instance=per_instance)
+        result = self._track(ScalingIntent(backlog_per_instance=per_instance), cooldowns)
         if self.min_capacity == 0:
             self._add_wake_up(async_wake_up_policy())
         return result

@@ -44,6 +44,7 @@ from inference_constructs.scaling.autoscaling import DEFAULT_VARIANT_NAME
 from inference_constructs.scaling.decisions import (
     MAX_CAPACITY,
     ScalableDimension,
+    ScalingIntent,
     ScalingPlan,
     inference_component_wake_up_policy,
 )
@@ -364,7 +365,7 @@ class InferenceComponentScaling(CapacityScaling):
 
         ``cooldowns``: 60 s after a scale-out, 600 s after a scale-in by default.
         """
-        return self._track_concurrency(per_copy, cooldowns)
+        return self._track(ScalingIntent(concurrency_per_instance=per_copy), cooldowns)
 
     def scale_on_invocations(
         self, *, per_copy_per_minute: float, **cooldowns: Unpack[Cooldowns]
@@ -372,4 +373,4 @@ class InferenceComponentScaling(CapacityScaling):
         """Keep ``InvocationsPerCopy`` near ``per_copy_per_minute`` (> 0), the predefined metric
         ``SageMakerInferenceComponentInvocationsPerCopy``; ``cooldowns``: 120 s after a scale-out, 600 s after a
         scale-in by default."""
-        return self._track_invocations(per_copy_per_minute, cooldowns)
+        return self._track(ScalingIntent(invocations_per_instance_per_minute=per_copy_per_minute), cooldowns)

@@ -4,6 +4,8 @@ no ``scaling:`` keys (:func:`bottleneck_intent`).
 
 from __future__ import annotations
 
+from typing import TypedDict, Unpack
+
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.scaling.checks import (
     _fmt,
@@ -45,6 +47,21 @@ from inference_constructs.scaling.types import (
     WakeUpPolicy,
 )
 from inference_constructs.spec import EndpointKind, ModelSpec, Serving
+
+
+class CooldownSeconds(TypedDict, total=False):
+    """A policy's cooldowns in seconds, as the policy functions take them; one left out (or None) keeps the
+    policy's default."""
+
+    scale_out_cooldown_seconds: int | None
+    scale_in_cooldown_seconds: int | None
+
+
+class _PerUnit(CooldownSeconds):
+    """What a per-instance (or per-copy) policy function is told besides its target."""
+
+    kind: EndpointKind
+    inference_component: bool
 
 
 def uses_inference_component(kind: EndpointKind, min_capacity: int) -> bool:
@@ -128,7 +145,7 @@ def plan_scaling(
         instance_type=host.instance_type,
         scales=scales,
     )
-    tracking = _target_tracking(
+    tracking = target_tracking_policies(
         problems, path, kind=kind, intent=intent, host=host, via_component=via_component, serving=serving
     )
     zero_allowed = kind is EndpointKind.ASYNC or via_component
@@ -171,7 +188,7 @@ def plan_scaling(
     )
 
 
-def _target_tracking(
+def target_tracking_policies(
     problems: ProblemCollector,
     path: str,
     *,
@@ -180,28 +197,22 @@ def _target_tracking(
     host: HostFacts,
     via_component: bool,
     serving: Serving | None,
+    **cooldowns: Unpack[CooldownSeconds],
 ) -> tuple[TargetTrackingPolicy, ...]:
     """One target-tracking policy per ``scaling:`` key that is set, in the keys' order (refused ones are left out
-    and reported)."""
+    and reported to ``problems``).
+
+    The one mapping from intent to policies: :func:`plan_scaling` passes an endpoint's keys, the constructs'
+    ``scale_on_*`` methods one key and their ``cooldowns`` (default: each policy's own).
+    """
+    per_unit = _PerUnit(kind=kind, inference_component=via_component, **cooldowns)
     policies: list[TargetTrackingPolicy | None] = []
     if intent.concurrency_per_instance is not None:
-        policies.append(
-            concurrency_policy(
-                problems,
-                path,
-                kind=kind,
-                per_instance=intent.concurrency_per_instance,
-                inference_component=via_component,
-            )
-        )
+        policies.append(concurrency_policy(problems, path, per_instance=intent.concurrency_per_instance, **per_unit))
     if intent.invocations_per_instance_per_minute is not None:
         policies.append(
             invocations_policy(
-                problems,
-                path,
-                kind=kind,
-                per_instance_per_minute=intent.invocations_per_instance_per_minute,
-                inference_component=via_component,
+                problems, path, per_instance_per_minute=intent.invocations_per_instance_per_minute, **per_unit
             )
         )
     if intent.gpu_memory_percent is not None:
@@ -209,16 +220,17 @@ def _target_tracking(
             gpu_memory_policy(
                 problems,
                 path,
-                kind=kind,
                 percent_per_gpu=intent.gpu_memory_percent,
                 gpu_count=host.gpu_count,
                 instance_type=host.instance_type,
-                inference_component=via_component,
                 serving=serving,
+                **per_unit,
             )
         )
     if intent.backlog_per_instance is not None:
-        policies.append(backlog_policy(problems, path, kind=kind, per_instance=intent.backlog_per_instance))
+        policies.append(
+            backlog_policy(problems, path, kind=kind, per_instance=intent.backlog_per_instance, **cooldowns)
+        )
     return tuple(p for p in policies if p is not None)
 
 
