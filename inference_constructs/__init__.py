@@ -57,9 +57,9 @@ if TYPE_CHECKING:
         alarm_of,
     )
     from inference_constructs.scaling import (
-        EndpointAutoScaling,
+        EndpointScaling,
         InferenceComponentScaling,
-        ServerlessProvisionedConcurrencyScaling,
+        ServerlessScaling,
     )
     from inference_constructs.spec import (
         AcceleratorChoice,
@@ -108,7 +108,14 @@ _EXPORTS: dict[str, str] = {
         "inference_constructs.bedrock",
     ),
     **dict.fromkeys(
-        ("EndpointAutoScaling", "InferenceComponentScaling", "ServerlessProvisionedConcurrencyScaling"),
+        (
+            "EndpointScaling",
+            "InferenceComponentScaling",
+            "ServerlessScaling",
+            # the old names (deprecated, removed in the next release): they warn on use
+            "EndpointAutoScaling",
+            "ServerlessProvisionedConcurrencyScaling",
+        ),
         "inference_constructs.scaling",
     ),
     **dict.fromkeys(
@@ -132,8 +139,8 @@ __all__ = [
     "DataCaptureOptions",
     "DeploymentOptions",
     "DeploymentStrategy",
-    "EndpointAutoScaling",
     "EndpointKind",
+    "EndpointScaling",
     "Guardrail",
     "HfTokenSecret",
     "IInferenceEndpoint",
@@ -159,7 +166,7 @@ __all__ = [
     "RenderedAlarm",
     "Residency",
     "ServerlessEndpoint",
-    "ServerlessProvisionedConcurrencyScaling",
+    "ServerlessScaling",
     "Serving",
     "Statistic",
     "VpcOptions",

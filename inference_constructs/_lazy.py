@@ -39,3 +39,48 @@ def lazy_exports(
         return sorted(set(exports) | set(vars(sys.modules[package])))
 
     return __getattr__, __dir__
+
+
+def moved_module(package: str, new: str) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """``__getattr__`` and ``__dir__`` for ``package``, the old path of module ``new`` kept for one release.
+
+    Every name of ``new`` still resolves from ``package``, to the same object, with a ``DeprecationWarning``
+    naming ``new``; ``package`` imports nothing until a name is read.
+    """
+
+    def __getattr__(name: str) -> Any:  # noqa: N807 - module-level __getattr__ (PEP 562)
+        if name.startswith("__"):
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(new), name)
+        warnings.warn(
+            f"{package} is deprecated and removed in the next release; import {name} from {new}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return value
+
+    def __dir__() -> list[str]:  # noqa: N807 - module-level __dir__ (PEP 562)
+        return sorted(set(getattr(importlib.import_module(new), "__all__", ())) | set(vars(sys.modules[package])))
+
+    return __getattr__, __dir__
+
+
+def renamed(package: str, names: Mapping[str, str]) -> Callable[[str], Any]:
+    """``__getattr__`` for ``package`` resolving each old name in ``names`` (old -> new) to the object of its new name.
+
+    For public names renamed in place, kept for one release: each access warns (``DeprecationWarning``) with the new
+    name.
+    """
+
+    def __getattr__(name: str) -> Any:  # noqa: N807 - module-level __getattr__ (PEP 562)
+        new = names.get(name)
+        if new is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        warnings.warn(
+            f"{package}.{name} is deprecated and removed in the next release; it is {package}.{new} now",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(sys.modules[package], new)
+
+    return __getattr__

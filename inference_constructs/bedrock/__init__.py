@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from inference_constructs._lazy import lazy_exports
-from inference_constructs.bedrock.guardrails import (
+from inference_constructs.bedrock.guardrail_plan import (
     ContentFilter,
     DeniedTopic,
     GuardrailSpec,
@@ -23,18 +23,18 @@ from inference_constructs.bedrock.guidance import (
     output_burndown_rate,
     token_guidance,
 )
-from inference_constructs.bedrock.logging_spec import InvocationLoggingSpec
+from inference_constructs.bedrock.inference_profile_plan import (
+    ProfileSpec,
+)
+from inference_constructs.bedrock.invocation_logging_plan import InvocationLoggingSpec
 from inference_constructs.bedrock.model_source import (
     ModelSource,
     ProfileSourceKind,
     Residency,
 )
 from inference_constructs.bedrock.pricing import Latency, Workload, token_economics
-from inference_constructs.bedrock.profiles import (
-    ProfileSpec,
-)
 from inference_constructs.bedrock.regions import GEOGRAPHIES, Geography
-from inference_constructs.bedrock.routing import RouterSpec
+from inference_constructs.bedrock.router_plan import RouterSpec
 
 if TYPE_CHECKING:
     from inference_constructs.bedrock.guardrail import Guardrail, GuardrailReference

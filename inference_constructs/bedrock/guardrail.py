@@ -13,7 +13,7 @@ from aws_cdk import Aws, Fn
 from aws_cdk import aws_bedrock as bedrock
 from constructs import Construct
 
-from inference_constructs.bedrock.guardrails import GuardrailSpec, check_guardrail
+from inference_constructs.bedrock.guardrail_plan import GuardrailSpec, check_guardrail
 from inference_constructs.bedrock.model_source import raise_if_problems
 
 

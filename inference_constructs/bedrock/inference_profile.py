@@ -23,7 +23,7 @@ from inference_constructs._grants import add_statement_managed, grant_managed
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.aws_limits import ARNS
 from inference_constructs.bedrock.guardrail import GuardrailReference
-from inference_constructs.bedrock.guardrails import guarded_invoke_statements
+from inference_constructs.bedrock.guardrail_plan import guarded_invoke_statements
 from inference_constructs.bedrock.metrics import DEFAULT_PERIOD, DIMENSION, NAMESPACE, cache_tokens_total
 from inference_constructs.bedrock.model_source import (
     ModelSource,

@@ -19,7 +19,7 @@ from constructs import Construct
 from inference_constructs._buckets import retained_bucket
 from inference_constructs._handler import handler_function
 from inference_constructs._kms import deny_grants_statement
-from inference_constructs.bedrock.logging_spec import (
+from inference_constructs.bedrock.invocation_logging_plan import (
     LARGE_DATA_PREFIX,
     LOG_STREAM,
     S3_LOG_PREFIX,

@@ -17,7 +17,7 @@ from inference_constructs._grants import grant_managed
 from inference_constructs.aws_limits import ARNS
 from inference_constructs.bedrock.inference_profile import INVOKE_ACTIONS, OWN_TAG_PRIORITY, managed_invoke_policy
 from inference_constructs.bedrock.model_source import raise_if_problems, source_region_requirement
-from inference_constructs.bedrock.routing import RouterSpec, check_router
+from inference_constructs.bedrock.router_plan import RouterSpec, check_router
 from inference_constructs.region_rules import RegionRules
 from inference_constructs.regions import account_requirement
 

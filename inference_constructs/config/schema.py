@@ -18,14 +18,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from inference_constructs.bedrock.guardrails import LIMITS as GUARDRAIL_LIMITS
-from inference_constructs.bedrock.guardrails import ContentFilter, GuardrailSpec, PiiEntity
-from inference_constructs.bedrock.logging_spec import InvocationLoggingSpec
+from inference_constructs.bedrock.guardrail_plan import LIMITS as GUARDRAIL_LIMITS
+from inference_constructs.bedrock.guardrail_plan import ContentFilter, GuardrailSpec, PiiEntity
+from inference_constructs.bedrock.inference_profile_plan import ProfileSpec
+from inference_constructs.bedrock.invocation_logging_plan import InvocationLoggingSpec
 from inference_constructs.bedrock.pricing import Workload
-from inference_constructs.bedrock.profiles import ProfileSpec
 from inference_constructs.containers.model_access import HfTokenSecret
 from inference_constructs.cost.commitment import recommend_commitment
-from inference_constructs.cost.scope import AnomalySubscriptionPlan, BudgetPlan
+from inference_constructs.cost.decisions import AnomalySubscriptionPlan, BudgetPlan
 from inference_constructs.hosting.checks import (
     MAX_ASYNC_CONCURRENT_INVOCATIONS,
     MAX_SECURITY_GROUPS,

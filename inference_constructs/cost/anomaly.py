@@ -13,7 +13,7 @@ from aws_cdk import aws_ce as ce
 from constructs import Construct
 
 from inference_constructs._tokens import is_unresolved
-from inference_constructs.cost.scope import ANOMALY_FREQUENCY, AnomalySubscriptionPlan
+from inference_constructs.cost.decisions import ANOMALY_FREQUENCY, AnomalySubscriptionPlan
 from inference_constructs.errors import ProblemCollector
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -43,7 +43,7 @@ class CostAnomalyMonitor(Construct):
         ``DAILY`` or ``WEEKLY``. Default: ``DAILY``.
     monitor_specification:
         Cost Explorer ``Expression`` the CUSTOM monitor watches, e.g.
-        :func:`inference_constructs.cost.scope.monitor_expression` (spend tagged ``inference:platform``).
+        :func:`inference_constructs.cost.decisions.monitor_expression` (spend tagged ``inference:platform``).
         Required unless ``existing_monitor_arn`` is given. A DIMENSIONAL ``SERVICE`` monitor is never
         created: an account may hold only one, and many already have it.
     existing_monitor_arn:

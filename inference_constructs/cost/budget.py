@@ -20,7 +20,7 @@ from constructs import Construct
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.aws_limits import ARNS
 from inference_constructs.compliance import acknowledge
-from inference_constructs.cost.scope import BUDGET_METRIC, BUDGET_NOTIFY_AT_PERCENT, BudgetPlan, account_of
+from inference_constructs.cost.decisions import BUDGET_METRIC, BUDGET_NOTIFY_AT_PERCENT, BudgetPlan, account_of
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.region_rules import RegionRules
 from inference_constructs.regions import account_requirement
@@ -85,7 +85,7 @@ class BudgetGuardrail(Construct):
         ``cost.budget.deny_new_endpoints_at_percent``). Default: 100.
     filter_expression:
         The spend the budget counts, as a Budgets ``FilterExpression`` (e.g.
-        :func:`inference_constructs.cost.scope.platform_expression`: spend tagged with the platform's name).
+        :func:`inference_constructs.cost.decisions.platform_expression`: spend tagged with the platform's name).
         Default: the whole account's spend, which lets other teams' spend trigger the deny action.
     metrics:
         How the budget aggregates (Budgets ``Metrics``), sent with ``filter_expression`` only (CreateBudget takes

@@ -44,7 +44,8 @@ WARNING_CODES: dict[str, tuple[str, str]] = {
     ),
     "leaves_region": (
         r"requests can leave the deploy Region",
-        "a Bedrock profile may serve requests outside the deploy Region (inference_constructs.bedrock.profiles)",
+        "a Bedrock profile may serve requests outside the deploy Region"
+        " (inference_constructs.bedrock.inference_profile_plan)",
     ),
     "quota_exceeded": (
         r"quota tokens per minute .* exceed the default",
@@ -61,20 +62,20 @@ WARNING_CODES: dict[str, tuple[str, str]] = {
     "logging_bucket_unmanaged": (
         r"bedrock invocation logging: bucket .* is not managed here",
         "an invocation-logging bucket whose policy the platform does not manage "
-        "(inference_constructs.bedrock.logging_spec)",
+        "(inference_constructs.bedrock.invocation_logging_plan)",
     ),
     "logging_overwrite": (
         r"bedrock invocation logging: overwrite_existing is true",
         "the platform replaces an invocation-logging configuration it did not create "
-        "(inference_constructs.bedrock.logging_spec)",
+        "(inference_constructs.bedrock.invocation_logging_plan)",
     ),
     "cost_tag_scope": (
         r"count only spend tagged",
-        "the budget or anomaly monitor counts only spend with the platform tag (inference_constructs.cost.scope)",
+        "the budget or anomaly monitor counts only spend with the platform tag (inference_constructs.cost.decisions)",
     ),
     "deny_role_account": (
         r"cost\.budget\.deny_role_arns: the roles are in account",
-        "the budget's deny roles fix the cost stack's account (inference_constructs.cost.scope)",
+        "the budget's deny roles fix the cost stack's account (inference_constructs.cost.decisions)",
     ),
     "schedule_floor_reset_on_update": (
         r"an update of the scalable target .* registers it again with capacity\.min",

@@ -32,7 +32,7 @@ from inference_constructs.hosting.decisions import (
 )
 from inference_constructs.hosting.endpoint import InferenceEndpoint
 from inference_constructs.hosting.request import CapacityLike, coerce_capacity
-from inference_constructs.scaling.autoscaling import ServerlessProvisionedConcurrencyScaling
+from inference_constructs.scaling.autoscaling import ServerlessScaling
 from inference_constructs.scaling.decisions import DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION
 from inference_constructs.sizing import HostDecision
 from inference_constructs.spec import AcceleratorChoice, EndpointKind, ModelSpec, Serving
@@ -322,7 +322,7 @@ class ServerlessEndpoint(_KindEndpoint):
         target_utilization: float = DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION,
         scale_out_cooldown: Duration | None = None,
         scale_in_cooldown: Duration | None = None,
-    ) -> ServerlessProvisionedConcurrencyScaling:
+    ) -> ServerlessScaling:
         """Scale the provisioned (warm) concurrency on its utilization (id ``Scaling``, created after the endpoint).
 
         Target tracking on ``SageMakerVariantProvisionedConcurrencyUtilization``
@@ -357,7 +357,7 @@ class ServerlessEndpoint(_KindEndpoint):
             )
         self._check_not_scaled(problems)
         problems.raise_if_any()
-        scaling = ServerlessProvisionedConcurrencyScaling(
+        scaling = ServerlessScaling(
             self,
             "Scaling",
             endpoint_name=self.endpoint_name,

@@ -14,7 +14,7 @@ from constructs import Construct
 
 from inference_constructs._synth_checks import add_synth_check
 from inference_constructs.errors import ProblemCollector
-from inference_constructs.scaling.autoscaling import EndpointAutoScaling, ServerlessProvisionedConcurrencyScaling
+from inference_constructs.scaling.autoscaling import EndpointScaling, ServerlessScaling
 from inference_constructs.scaling.decisions import ScalableDimension, ScalingPlan
 from inference_constructs.scaling.inference_component import InferenceComponentScaling, ModelInferenceComponent
 from inference_constructs.spec import EndpointKind
@@ -76,14 +76,14 @@ class EndpointScalingHooks:
             "call auto_scale_from_plan(plan) or auto_scale_copies().scale_on_concurrency(per_copy=...)"
         )
 
-    def auto_scale(self, *, min_capacity: int | None = None, max_capacity: int | None = None) -> EndpointAutoScaling:
+    def auto_scale(self, *, min_capacity: int | None = None, max_capacity: int | None = None) -> EndpointScaling:
         """Scale this endpoint's instance count; add policies with ``scale_on_*`` on the returned object.
 
         ::
 
             endpoint.auto_scale(min_capacity=1, max_capacity=8).scale_on_concurrency(per_instance=8)
 
-        Creates an :class:`~inference_constructs.scaling.EndpointAutoScaling` (id ``Scaling``) on
+        Creates an :class:`~inference_constructs.scaling.EndpointScaling` (id ``Scaling``) on
         ``endpoint/<name>/variant/<variant>``, created after the endpoint. GPU-memory targets are
         multiplied by this host's GPU count; burstable (``ml.t*``) hosts are refused.
 
@@ -117,7 +117,7 @@ class EndpointScalingHooks:
         self._check_not_scaled(problems)
         problems.raise_if_any()
         host = self.plan.host
-        scaling = EndpointAutoScaling(
+        scaling = EndpointScaling(
             self._construct,
             "Scaling",
             endpoint_name=self.endpoint_name,
@@ -137,8 +137,8 @@ class EndpointScalingHooks:
         """Create the auto scaling a :class:`~inference_constructs.scaling.ScalingPlan` describes (id ``Scaling``).
 
         The plan comes from ``plan_scaling(...)`` or ``plan_from_config(...)`` for this same endpoint.
-        Whatever it scales is built: variant instances (``EndpointAutoScaling``), serverless provisioned
-        concurrency (``ServerlessProvisionedConcurrencyScaling``), or the inference component's copies
+        Whatever it scales is built: variant instances (``EndpointScaling``), serverless provisioned
+        concurrency (``ServerlessScaling``), or the inference component's copies
         with the ``NoCapacityInvocationFailures`` wake-up (real-time ``capacity.min: 0``).
 
         Parameters
@@ -170,7 +170,7 @@ class EndpointScalingHooks:
             return self.scaling
         if plan.dimension is ScalableDimension.PROVISIONED_CONCURRENCY:
             return self._attach(
-                ServerlessProvisionedConcurrencyScaling.from_plan(
+                ServerlessScaling.from_plan(
                     self._construct,
                     "Scaling",
                     endpoint_name=self.endpoint_name,
@@ -181,7 +181,7 @@ class EndpointScalingHooks:
         if plan.owns_variant_instance_count:
             self._retain_variant_properties()
         return self._attach(
-            EndpointAutoScaling.from_plan(
+            EndpointScaling.from_plan(
                 self._construct, "Scaling", endpoint_name=self.endpoint_name, plan=plan, variant_name=self.variant_name
             )
         )

@@ -40,7 +40,8 @@ __getattr__, __dir__ = lazy_exports(
     {
         "ARNS": "inference_constructs.aws_limits",
         **dict.fromkeys(
-            ("InvocationLoggingSpec", "check_invocation_logging"), "inference_constructs.bedrock.logging_spec"
+            ("InvocationLoggingSpec", "check_invocation_logging"),
+            "inference_constructs.bedrock.invocation_logging_plan",
         ),
         **dict.fromkeys(
             ("ModelSource", "Residency", "source_region_requirement"), "inference_constructs.bedrock.model_source"
@@ -53,9 +54,11 @@ __getattr__, __dir__ = lazy_exports(
         ),
         **dict.fromkeys(
             ("ProfileSpec", "check_profile_specs", "check_router_roles", "plan_entries"),
-            "inference_constructs.bedrock.profiles",
+            "inference_constructs.bedrock.inference_profile_plan",
         ),
-        **dict.fromkeys(("RouterSpec", "check_router_specs", "router_plan"), "inference_constructs.bedrock.routing"),
+        **dict.fromkeys(
+            ("RouterSpec", "check_router_specs", "router_plan"), "inference_constructs.bedrock.router_plan"
+        ),
         **dict.fromkeys(("Catalog", "load_catalog"), "inference_constructs.catalog"),
         "dashboard_problems": "inference_constructs.config.constraints",
         **dict.fromkeys(("BedrockWorkload", "Endpoint", "PlatformConfig"), "inference_constructs.config.schema"),
@@ -65,7 +68,7 @@ __getattr__, __dir__ = lazy_exports(
             ("CapacitySchedule", "CommitmentRecommendation", "recommend_commitment"),
             "inference_constructs.cost.commitment",
         ),
-        "CostPlan": "inference_constructs.cost.scope",
+        "CostPlan": "inference_constructs.cost.decisions",
         "InferenceConfigError": "inference_constructs.errors",
         **dict.fromkeys((*REQUEST_TYPES, "EndpointPlan", "plan_endpoint"), "inference_constructs.hosting.decisions"),
         **dict.fromkeys(

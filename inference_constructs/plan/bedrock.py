@@ -5,7 +5,7 @@ workload), and the account's :class:`InvocationLoggingSpec`.
 
 from __future__ import annotations
 
-from inference_constructs.bedrock.guardrails import (
+from inference_constructs.bedrock.guardrail_plan import (
     DEFAULT_BLOCKED_MESSAGE,
     ContentFilter,
     DeniedTopic,
@@ -13,11 +13,11 @@ from inference_constructs.bedrock.guardrails import (
     PiiEntity,
     default_guardrail_name,
 )
-from inference_constructs.bedrock.logging_spec import InvocationLoggingSpec
+from inference_constructs.bedrock.inference_profile_plan import ProfileSpec
+from inference_constructs.bedrock.invocation_logging_plan import InvocationLoggingSpec
 from inference_constructs.bedrock.model_source import Residency
 from inference_constructs.bedrock.pricing import Workload, workload_from_counts
-from inference_constructs.bedrock.profiles import ProfileSpec
-from inference_constructs.bedrock.routing import RouterSpec, check_router_specs
+from inference_constructs.bedrock.router_plan import RouterSpec, check_router_specs
 from inference_constructs.config.schema import BedrockGuardrail, BedrockWorkload, InvocationLogging, PlatformConfig
 
 __all__ = ["bedrock_workload", "guardrail_spec", "invocation_logging_spec", "profile_specs", "router_specs"]

@@ -1,5 +1,5 @@
 """From the config file's ``cost:`` block to the :class:`CostPlan`: what the cost controls watch, so they share an
-account safely (the rules are in :mod:`inference_constructs.cost.scope`).
+account safely (the rules are in :mod:`inference_constructs.cost.decisions`).
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 from inference_constructs.config.schema import PlatformConfig
 from inference_constructs.cost.capacity_tags import CAPACITY_TAG, CAPACITY_TAG_KEYS, PLATFORM_TAG
-from inference_constructs.cost.scope import (
+from inference_constructs.cost.decisions import (
     BUDGET_METRIC,
     AnomalySubscriptionPlan,
     BudgetPlan,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from inference_constructs.bedrock.logging_spec import InvocationLoggingSpec
-from inference_constructs.bedrock.profiles import ProfileSpec
+from inference_constructs.bedrock.inference_profile_plan import ProfileSpec
+from inference_constructs.bedrock.invocation_logging_plan import InvocationLoggingSpec
 from inference_constructs.config.schema import PlatformConfig
 from inference_constructs.observability.decisions import (
     AlarmSettings,

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from inference_constructs.bedrock.logging_spec import check_invocation_logging
-from inference_constructs.bedrock.logging_spec import plan_entry as logging_plan_entry
+from inference_constructs.bedrock.inference_profile_plan import check_profile_specs, check_router_roles, plan_entries
+from inference_constructs.bedrock.invocation_logging_plan import check_invocation_logging
+from inference_constructs.bedrock.invocation_logging_plan import plan_entry as logging_plan_entry
 from inference_constructs.bedrock.model_source import ModelSource, Residency
 from inference_constructs.bedrock.pricing import token_economics
-from inference_constructs.bedrock.profiles import check_profile_specs, check_router_roles, plan_entries
-from inference_constructs.bedrock.routing import router_plan
+from inference_constructs.bedrock.router_plan import router_plan
 from inference_constructs.catalog import Catalog, load_catalog
 from inference_constructs.config.constraints import dashboard_problems
 from inference_constructs.config.schema import PlatformConfig

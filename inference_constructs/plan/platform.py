@@ -8,14 +8,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from inference_constructs.bedrock.logging_spec import InvocationLoggingSpec
+from inference_constructs.bedrock.inference_profile_plan import ProfileSpec
+from inference_constructs.bedrock.invocation_logging_plan import InvocationLoggingSpec
 from inference_constructs.bedrock.plan_sections import InvocationLoggingPlan, ProfilePlan, RouterPlan
-from inference_constructs.bedrock.profiles import ProfileSpec
-from inference_constructs.bedrock.routing import RouterSpec
+from inference_constructs.bedrock.router_plan import RouterSpec
 from inference_constructs.catalog import Catalog
 from inference_constructs.config.schema import PlatformConfig
 from inference_constructs.cost.commitment import CommitmentRecommendation
-from inference_constructs.cost.scope import CostPlan
+from inference_constructs.cost.decisions import CostPlan
 from inference_constructs.observability.decisions import ObservabilityPlan
 from inference_constructs.plan.endpoint import EndpointDecisions
 from inference_constructs.plan.table import plan_table

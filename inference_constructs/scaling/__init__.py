@@ -23,7 +23,7 @@ from inference_constructs.scaling.decisions import (
 
 if TYPE_CHECKING:
     from inference_constructs.plan.scaling import intent_from_config, plan_from_config
-    from inference_constructs.scaling.autoscaling import EndpointAutoScaling, ServerlessProvisionedConcurrencyScaling
+    from inference_constructs.scaling.autoscaling import EndpointScaling, ServerlessScaling
     from inference_constructs.scaling.inference_component import (
         InferenceComponentScaling,
         ModelInferenceComponent,
@@ -36,6 +36,9 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         **dict.fromkeys(("intent_from_config", "plan_from_config"), "inference_constructs.plan.scaling"),
+        "EndpointScaling": "inference_constructs.scaling.autoscaling",
+        "ServerlessScaling": "inference_constructs.scaling.autoscaling",
+        # the old names (deprecated, removed in the next release): they warn on use
         "EndpointAutoScaling": "inference_constructs.scaling.autoscaling",
         "ServerlessProvisionedConcurrencyScaling": "inference_constructs.scaling.autoscaling",
         "InferenceComponentScaling": "inference_constructs.scaling.inference_component",
@@ -44,7 +47,7 @@ __getattr__, __dir__ = lazy_exports(
 )
 
 __all__ = [
-    "EndpointAutoScaling",
+    "EndpointScaling",
     "HostFacts",
     "InferenceComponentScaling",
     "ModelInferenceComponent",
@@ -53,7 +56,7 @@ __all__ = [
     "ScalingPlan",
     "ScheduledFloor",
     "ServerlessFacts",
-    "ServerlessProvisionedConcurrencyScaling",
+    "ServerlessScaling",
     "TargetTrackingPolicy",
     "WakeUpPolicy",
     "intent_from_config",

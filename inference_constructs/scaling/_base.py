@@ -1,6 +1,6 @@
 """Machinery shared by the capacity-scaling constructs (private).
 
-:class:`~inference_constructs.scaling.EndpointAutoScaling` (variant instances) and
+:class:`~inference_constructs.scaling.EndpointScaling` (variant instances) and
 :class:`~inference_constructs.scaling.InferenceComponentScaling` (component copies) are both one
 scalable target with target-tracking policies, an optional wake-up step policy and scheduled
 floors; this base holds what they do the same way, so each keeps only its own rules.

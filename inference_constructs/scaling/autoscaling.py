@@ -2,12 +2,12 @@
 
 ::
 
-    scaling = EndpointAutoScaling(self, "Scaling", endpoint_name=name, min_capacity=1, max_capacity=8, gpu_count=4)
+    scaling = EndpointScaling(self, "Scaling", endpoint_name=name, min_capacity=1, max_capacity=8, gpu_count=4)
     scaling.scale_on_concurrency(per_instance=8)
     scaling.scale_on_gpu_memory(percent_per_gpu=80)  # target 320 on a 4-GPU host
     scaling.scale_on_schedule(cron="cron(0 7 ? * MON-FRI *)", min_capacity=2)
 
-Serverless provisioned concurrency is scaled by :class:`ServerlessProvisionedConcurrencyScaling`;
+Serverless provisioned concurrency is scaled by :class:`ServerlessScaling`;
 real-time scale to zero by :mod:`inference_constructs.scaling.inference_component`.
 """
 
@@ -20,6 +20,7 @@ from constructs import Construct
 
 from inference_constructs import _tokens
 from inference_constructs._coerce import enum_prop
+from inference_constructs._lazy import renamed
 from inference_constructs._synth_checks import add_synth_check
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
@@ -42,7 +43,7 @@ from inference_constructs.spec import EndpointKind, Serving
 DEFAULT_VARIANT_NAME = "AllTraffic"
 
 
-class EndpointAutoScaling(CapacityScaling):
+class EndpointScaling(CapacityScaling):
     """Application Auto Scaling of a SageMaker variant's instance count, with intent-level policies.
 
     Creates one ``AWS::ApplicationAutoScaling::ScalableTarget`` (id ``Target``) on
@@ -111,7 +112,7 @@ class EndpointAutoScaling(CapacityScaling):
             problems.add(
                 f"{self._path}.kind",
                 "a serverless endpoint has no instances to scale",
-                "use ServerlessProvisionedConcurrencyScaling",
+                "use ServerlessScaling",
             )
         if not (is_unresolved(min_capacity) or is_unresolved(max_capacity)):
             check_capacity(
@@ -162,7 +163,7 @@ class EndpointAutoScaling(CapacityScaling):
         endpoint_name: str,
         plan: ScalingPlan,
         variant_name: str = DEFAULT_VARIANT_NAME,
-    ) -> EndpointAutoScaling:
+    ) -> EndpointScaling:
         """Create the scaling a :class:`ScalingPlan` (from ``plan_scaling``) describes for instance scaling.
 
         Raises
@@ -173,7 +174,7 @@ class EndpointAutoScaling(CapacityScaling):
         if plan.dimension is not ScalableDimension.VARIANT_INSTANCES:
             raise InferenceConfigError(
                 f"{construct_id}: the plan scales {plan.dimension.value}, not variant instances; use "
-                "ServerlessProvisionedConcurrencyScaling or InferenceComponentScaling"
+                "ServerlessScaling or InferenceComponentScaling"
             )
         scaling = cls(
             scope,
@@ -240,7 +241,7 @@ class EndpointAutoScaling(CapacityScaling):
         return result
 
 
-class ServerlessProvisionedConcurrencyScaling(Construct):
+class ServerlessScaling(Construct):
     """Scale a serverless endpoint's provisioned concurrency on its utilization.
 
     Creates a scalable target (id ``Target``) on ``sagemaker:variant:DesiredProvisionedConcurrency``
@@ -325,7 +326,7 @@ class ServerlessProvisionedConcurrencyScaling(Construct):
         endpoint_name: str,
         plan: ScalingPlan,
         variant_name: str = DEFAULT_VARIANT_NAME,
-    ) -> ServerlessProvisionedConcurrencyScaling:
+    ) -> ServerlessScaling:
         """Create the provisioned-concurrency scaling a serverless :class:`ScalingPlan` describes."""
         if plan.dimension is not ScalableDimension.PROVISIONED_CONCURRENCY or not plan.target_tracking:
             raise InferenceConfigError(
@@ -344,3 +345,10 @@ class ServerlessProvisionedConcurrencyScaling(Construct):
             scale_out_cooldown=_tokens.seconds(policy.scale_out_cooldown_seconds),
             scale_in_cooldown=_tokens.seconds(policy.scale_in_cooldown_seconds),
         )
+
+
+#: The classes' old names, kept for one release: the scaling constructs are named ``<what is scaled>Scaling``.
+__getattr__ = renamed(
+    __name__,
+    {"EndpointAutoScaling": "EndpointScaling", "ServerlessProvisionedConcurrencyScaling": "ServerlessScaling"},
+)

@@ -67,7 +67,7 @@ def check_capacity(
 
     ``scales`` is False when the endpoint has fixed capacity and no policies (then a burstable host
     is fine). ``inference_component_allowed`` is False when the caller scales variant instances
-    directly (``EndpointAutoScaling``), where real-time min 0 is impossible.
+    directly (``EndpointScaling``), where real-time min 0 is impossible.
     """
     min_key, max_key = _key(path, "capacity.min"), _key(path, "capacity.max")
     if min_capacity < 0:
@@ -117,7 +117,7 @@ def check_provisioned_concurrency_bounds(
     problems: ProblemCollector, path: str, *, min_capacity: int, max_capacity: int
 ) -> None:
     """Serverless provisioned concurrency: 0 <= min <= max, 1 <= max <= :data:`MAX_SERVERLESS_CONCURRENCY` (the one
-    home of these rules: the hosting checks and ``ServerlessProvisionedConcurrencyScaling`` call it)."""
+    home of these rules: the hosting checks and ``ServerlessScaling`` call it)."""
     most = MAX_SERVERLESS_CONCURRENCY
     if min_capacity < 0:
         problems.add(_key(path, "serverless.provisioned_concurrency"), f"{min_capacity} is negative", f"use 0..{most}")

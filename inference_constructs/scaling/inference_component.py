@@ -346,7 +346,7 @@ class InferenceComponentScaling(CapacityScaling):
         if not plan.uses_inference_component:
             raise InferenceConfigError(
                 f"{construct_id}: the plan scales {plan.dimension.value}, not inference-component copies; use "
-                "EndpointAutoScaling"
+                "EndpointScaling"
             )
         scaling = cls(
             scope,

@@ -22,7 +22,7 @@ from inference_constructs.bedrock import (
     ProfileSpec,
 )
 from inference_constructs.bedrock.router import IntelligentPromptRouter
-from inference_constructs.bedrock.routing import RouterSpec
+from inference_constructs.bedrock.router_plan import RouterSpec
 from inference_constructs.observability import InferenceAlarms
 from inference_constructs.observability.bedrock_governance import (
     BedrockGovernanceMonitoring,

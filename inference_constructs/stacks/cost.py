@@ -10,7 +10,7 @@ from constructs import Construct
 
 from inference_constructs._coerce import props_of
 from inference_constructs.cost import BudgetGuardrail, CostAllocationTagActivation, CostAnomalyMonitor
-from inference_constructs.cost.scope import CostPlan
+from inference_constructs.cost.decisions import CostPlan
 from inference_constructs.region_rules import add_region_rules
 from inference_constructs.regions import AccountRequirement, RegionRequirement
 from inference_constructs.stacks._handoff import local_topic

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from inference_constructs.bedrock.guardrails import (
+from inference_constructs.bedrock.guardrail_plan import (
     LIMITS,
     GuardedRole,
     check_role_guardrails,

@@ -19,7 +19,7 @@ from inference_constructs.bedrock import (
     InvocationLoggingSpec,
     ModelInvocationLogging,
 )
-from inference_constructs.bedrock.logging_spec import check_invocation_logging
+from inference_constructs.bedrock.invocation_logging_plan import check_invocation_logging
 from inference_constructs.errors import InferenceConfigError
 
 from ._helpers import new_stack, resources

@@ -9,7 +9,7 @@ from inference_constructs.bedrock import (
     ProfileSpec,
     Residency,
 )
-from inference_constructs.bedrock.profiles import (
+from inference_constructs.bedrock.inference_profile_plan import (
     check_profile_specs,
     plan_entries,
     profile_plan,
@@ -130,7 +130,7 @@ def test_plan_entries_keep_config_order() -> None:
 
 def test_profile_create_only_properties_are_those_of_the_resource_schema() -> None:
     # GIVEN the CloudFormation resource schema cfn-lint bundles THEN the library's list is the schema's
-    from inference_constructs.bedrock.profiles import PROFILE_CREATE_ONLY_PROPERTIES
+    from inference_constructs.bedrock.inference_profile_plan import PROFILE_CREATE_ONLY_PROPERTIES
     from tests.cfn_schemas import create_only
 
     assert sorted(PROFILE_CREATE_ONLY_PROPERTIES) == sorted(
@@ -152,7 +152,7 @@ def test_physical_name_changes_with_the_model_only() -> None:
 def test_physical_name_of_the_longest_allowed_name_fits_the_schema() -> None:
     import re
 
-    from inference_constructs.bedrock.profiles import MAX_BASE_NAME
+    from inference_constructs.bedrock.inference_profile_plan import MAX_BASE_NAME
     from tests.cfn_schemas import schema
 
     # GIVEN the name limits of the resource schema

@@ -10,7 +10,7 @@ from aws_cdk import aws_iam as iam
 
 from inference_constructs.bedrock.pricing import Workload
 from inference_constructs.bedrock.router import IntelligentPromptRouter
-from inference_constructs.bedrock.routing import RouterSpec, check_router_specs, router_plan
+from inference_constructs.bedrock.router_plan import RouterSpec, check_router_specs, router_plan
 from inference_constructs.errors import InferenceConfigError
 
 from ._helpers import new_stack, resources, statements

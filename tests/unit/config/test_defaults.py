@@ -19,13 +19,13 @@ from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
 import inference_constructs
-from inference_constructs.bedrock.guardrails import ContentFilter, GuardrailSpec, PiiEntity
-from inference_constructs.bedrock.logging_spec import InvocationLoggingSpec
+from inference_constructs.bedrock.guardrail_plan import ContentFilter, GuardrailSpec, PiiEntity
+from inference_constructs.bedrock.inference_profile_plan import ProfileSpec
+from inference_constructs.bedrock.invocation_logging_plan import InvocationLoggingSpec
 from inference_constructs.bedrock.pricing import Workload
-from inference_constructs.bedrock.profiles import ProfileSpec
 from inference_constructs.config import schema
 from inference_constructs.cost.commitment import recommend_commitment
-from inference_constructs.cost.scope import AnomalySubscriptionPlan, BudgetPlan
+from inference_constructs.cost.decisions import AnomalySubscriptionPlan, BudgetPlan
 from inference_constructs.hosting.request import (
     Capacity,
     DataCaptureOptions,

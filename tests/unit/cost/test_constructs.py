@@ -28,7 +28,7 @@ from inference_constructs.cost import (
     tag_activation,
 )
 from inference_constructs.cost.budget import DENIED_ACTIONS
-from inference_constructs.cost.scope import monitor_expression, platform_expression
+from inference_constructs.cost.decisions import monitor_expression, platform_expression
 from inference_constructs.errors import InferenceConfigError
 
 TEAM_TAGS = {"team": "ml-platform", "cost-center": "4711"}

@@ -8,7 +8,7 @@ import pytest
 
 from inference_constructs.config import validate_config
 from inference_constructs.cost.capacity_tags import CAPACITY_TAG, PLATFORM_TAG
-from inference_constructs.cost.scope import platform_expression
+from inference_constructs.cost.decisions import platform_expression
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.plan import plan_platform
 from inference_constructs.plan.cost import decide_cost

@@ -16,7 +16,7 @@ from inference_constructs._coerce import InferencePropTypeError
 from inference_constructs.bedrock.inference_profile import ApplicationInferenceProfile
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting import Capacity, MultiModelEndpoint, RealtimeEndpoint, ServerlessEndpoint
-from inference_constructs.scaling.autoscaling import EndpointAutoScaling
+from inference_constructs.scaling.autoscaling import EndpointScaling
 from inference_constructs.spec import AcceleratorChoice, DType, ModelSourceKind, ModelSpec, Serving
 
 LLM = ModelSpec(id="Qwen/Qwen2.5-7B-Instruct", parameters_billion=7)
@@ -119,7 +119,7 @@ def test_string_and_tuple_props_build_the_same_template_as_typed_ones(typed: Any
             "ModelSpec",
         ),
         (
-            lambda s: EndpointAutoScaling(s, "A", endpoint_name="e", max_capacity=2, kind="stream"),
+            lambda s: EndpointScaling(s, "A", endpoint_name="e", max_capacity=2, kind="stream"),
             InferenceConfigError,
             "S/A.kind",
             "'async'",
@@ -168,7 +168,7 @@ def test_string_kind_on_scaling_keeps_its_rules() -> None:
     # WHEN it is built
     # THEN the serverless rule applies (a bare string used to pass the ``is EndpointKind.SERVERLESS`` check)
     with pytest.raises(InferenceConfigError, match=r"\.kind"):
-        EndpointAutoScaling(Stack(App(), "S"), "A", endpoint_name="e", max_capacity=2, kind="serverless")
+        EndpointScaling(Stack(App(), "S"), "A", endpoint_name="e", max_capacity=2, kind="serverless")
 
 
 def test_string_residency_is_enforced() -> None:

@@ -10,7 +10,7 @@ from aws_cdk.assertions import Match
 
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting import AsyncOptions, Capacity, InferenceEndpoint, RealtimeEndpoint, ServerlessEndpoint
-from inference_constructs.scaling.autoscaling import EndpointAutoScaling, ServerlessProvisionedConcurrencyScaling
+from inference_constructs.scaling.autoscaling import EndpointScaling, ServerlessScaling
 from inference_constructs.scaling.decisions import HostFacts, ScalingIntent, ServerlessFacts, plan_scaling
 from inference_constructs.spec import AcceleratorChoice, EndpointKind, ModelSourceKind, ModelSpec
 from tests.unit.hosting._synth import logical_ids, synth_checked
@@ -131,7 +131,7 @@ def _realtime_plan(lo: int, hi: int, **intent: Any) -> Any:
             lambda s: _gpu_llm(s, Capacity(1, 4)).auto_scale_from_plan(
                 _realtime_plan(1, 4, concurrency_per_instance=12)
             ),
-            EndpointAutoScaling,
+            EndpointScaling,
             "sagemaker:variant:DesiredInstanceCount",
         ),
         (
@@ -145,7 +145,7 @@ def _realtime_plan(lo: int, hi: int, **intent: Any) -> Any:
                     serverless=ServerlessFacts(max_concurrency=20, provisioned_concurrency=2),
                 )
             ),
-            ServerlessProvisionedConcurrencyScaling,
+            ServerlessScaling,
             "sagemaker:variant:DesiredProvisionedConcurrency",
         ),
     ],
@@ -243,4 +243,4 @@ def test_endpoint_from_request_accepts_the_lead_stack_call() -> None:
     endpoint: InferenceEndpoint = _gpu_llm(stack, Capacity(1, 3))
     # WHEN applied THEN the result is the instance scaling, reachable as endpoint.scaling
     scaling = endpoint.auto_scale_from_plan(_realtime_plan(1, 3, concurrency_per_instance=12))
-    assert scaling is endpoint.scaling and isinstance(scaling, EndpointAutoScaling)
+    assert scaling is endpoint.scaling and isinstance(scaling, EndpointScaling)

@@ -43,7 +43,7 @@ def test_every_front_door_name_resolves_and_is_listed() -> None:
     [
         ("RealtimeEndpoint", "hosting"),
         ("ApplicationInferenceProfile", "bedrock"),
-        ("EndpointAutoScaling", "scaling"),
+        ("EndpointScaling", "scaling"),
         ("MonitoredEndpoint", "observability"),
         ("BudgetGuardrail", "cost"),
         ("add_compliance_gates", "compliance"),

@@ -21,6 +21,15 @@ MOVED = [
     ("inference_constructs.bedrock.governance_config", "invocation_logging_spec", "inference_constructs.plan.bedrock"),
     ("inference_constructs.stacks.platform", "platform_plan", "inference_constructs.plan.load"),
     ("inference_constructs.plan", "decide_cost", "inference_constructs.plan.cost"),
+    ("inference_constructs.bedrock.guardrails", "GuardrailSpec", "inference_constructs.bedrock.guardrail_plan"),
+    ("inference_constructs.bedrock.profiles", "ProfileSpec", "inference_constructs.bedrock.inference_profile_plan"),
+    ("inference_constructs.bedrock.routing", "RouterSpec", "inference_constructs.bedrock.router_plan"),
+    (
+        "inference_constructs.bedrock.logging_spec",
+        "InvocationLoggingSpec",
+        "inference_constructs.bedrock.invocation_logging_plan",
+    ),
+    ("inference_constructs.cost.scope", "CostPlan", "inference_constructs.cost.decisions"),
 ]
 
 #: What ``inference_constructs.plan`` offered when it was one module: its own names and the decision types and
@@ -139,3 +148,35 @@ def test_every_name_of_the_former_plan_module_imports_from_the_plan_package(name
     # THEN it resolves and is listed
     assert getattr(plan, name) is not None
     assert name in dir(plan)
+
+
+#: ``(module, old name, new name)`` for each public name renamed in place.
+RENAMED = [
+    ("inference_constructs", "EndpointAutoScaling", "EndpointScaling"),
+    ("inference_constructs", "ServerlessProvisionedConcurrencyScaling", "ServerlessScaling"),
+    ("inference_constructs.scaling", "EndpointAutoScaling", "EndpointScaling"),
+    ("inference_constructs.scaling.autoscaling", "ServerlessProvisionedConcurrencyScaling", "ServerlessScaling"),
+]
+
+
+@pytest.mark.parametrize(("module", "old", "new"), RENAMED)
+def test_a_renamed_name_is_the_new_object_and_warns(module: str, old: str, new: str) -> None:
+    # GIVEN a public name renamed in place
+    package = importlib.import_module(module)
+    # WHEN the old name is read
+    with pytest.warns(DeprecationWarning, match=new):
+        value = getattr(package, old)
+    # THEN it is the object of the new name
+    assert value is getattr(package, new)
+
+
+def test_a_moved_module_warns_with_its_new_path() -> None:
+    # GIVEN a module that moved (its old path kept one release)
+    old = importlib.import_module("inference_constructs.bedrock.profiles")
+    # WHEN a name is read from the old path
+    with pytest.warns(DeprecationWarning, match="inference_constructs.bedrock.inference_profile_plan"):
+        value = old.ProfileSpec
+    # THEN it is the new module's object, and an unknown name is still an AttributeError
+    assert value is importlib.import_module("inference_constructs.bedrock.inference_profile_plan").ProfileSpec
+    with pytest.raises(AttributeError):
+        _ = old.NoSuchName

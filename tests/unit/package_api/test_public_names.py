@@ -68,9 +68,9 @@ def test_the_front_door_lists_each_public_construct_of_the_subpackages() -> None
         "InferenceAlarms",
         "InferenceDashboard",
         "RenderedAlarm",
-        "EndpointAutoScaling",
+        "EndpointScaling",
         "InferenceComponentScaling",
-        "ServerlessProvisionedConcurrencyScaling",
+        "ServerlessScaling",
         "BudgetGuardrail",
         "CostAnomalyMonitor",
     }

@@ -1,4 +1,4 @@
-"""Template assertions for EndpointAutoScaling and ServerlessProvisionedConcurrencyScaling."""
+"""Template assertions for EndpointScaling and ServerlessScaling."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from aws_cdk.assertions import Match, Template
 
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.scaling import (
-    EndpointAutoScaling,
+    EndpointScaling,
     ScheduledFloor,
     ServerlessFacts,
-    ServerlessProvisionedConcurrencyScaling,
+    ServerlessScaling,
 )
 from inference_constructs.spec import EndpointKind, Serving
 from tests.unit.scaling._plans import GPU4, scaling_plan
@@ -24,14 +24,14 @@ SERVICE_LINKED_ROLE_SUFFIX = (
 )
 
 
-def _realtime(stack: Stack, *, gpu_count: int = 4, min_capacity: int = 1) -> EndpointAutoScaling:
-    return EndpointAutoScaling(
+def _realtime(stack: Stack, *, gpu_count: int = 4, min_capacity: int = 1) -> EndpointScaling:
+    return EndpointScaling(
         stack, "Scaling", endpoint_name="chat", min_capacity=min_capacity, max_capacity=8, gpu_count=gpu_count
     )
 
 
-def _async(stack: Stack, *, min_capacity: int = 0) -> EndpointAutoScaling:
-    return EndpointAutoScaling(
+def _async(stack: Stack, *, min_capacity: int = 0) -> EndpointScaling:
+    return EndpointScaling(
         stack, "Scaling", endpoint_name="jobs", kind=EndpointKind.ASYNC, min_capacity=min_capacity, max_capacity=4
     )
 
@@ -189,7 +189,7 @@ def test_endpoint_name_token_orders_the_target_after_the_endpoint() -> None:
     # GIVEN a minimal endpoint resource whose name attribute is passed as a token
     def build(stack: Stack) -> None:
         endpoint = sagemaker.CfnEndpoint(stack, "Endpoint", endpoint_config_name="config")
-        EndpointAutoScaling(
+        EndpointScaling(
             stack, "Scaling", endpoint_name=endpoint.attr_endpoint_name, max_capacity=2
         ).scale_on_concurrency(per_instance=4)
 
@@ -338,7 +338,7 @@ def test_schedules_raise_and_lower_min_capacity() -> None:
         ({"min_capacity": 1, "max_capacity": 0}, r"capacity\.max: 0 is out of range"),
         (
             {"min_capacity": 1, "max_capacity": 2, "kind": EndpointKind.SERVERLESS},
-            r"use ServerlessProvisionedConcurrencyScaling",
+            r"use ServerlessScaling",
         ),
     ],
 )
@@ -347,7 +347,7 @@ def test_fails_invalid_capacity(kwargs: dict[str, object], match: str) -> None:
     # WHEN the construct is created
     # THEN one InferenceConfigError names the problem
     with pytest.raises(InferenceConfigError, match=match):
-        EndpointAutoScaling(Stack(), "Scaling", endpoint_name="chat", **kwargs)  # type: ignore[arg-type]
+        EndpointScaling(Stack(), "Scaling", endpoint_name="chat", **kwargs)  # type: ignore[arg-type]
 
 
 def test_fails_gpu_memory_scaling_on_a_host_without_gpus() -> None:
@@ -361,7 +361,7 @@ def test_fails_gpu_memory_scaling_on_a_host_without_gpus() -> None:
 
 def test_fails_gpu_memory_scaling_for_a_server_that_reserves_gpu_memory() -> None:
     # GIVEN a 4-GPU host serving vLLM, which reserves 90% of each GPU at start-up
-    scaling = EndpointAutoScaling(
+    scaling = EndpointScaling(
         Stack(), "Scaling", endpoint_name="chat", max_capacity=4, gpu_count=4, serving=Serving.VLLM
     )
     # WHEN GPU-memory scaling is asked for THEN it is refused with the reason (the construct applies the plan's rule)
@@ -432,7 +432,7 @@ def test_from_plan_creates_every_planned_policy_and_schedule() -> None:
         host=GPU4,
     )
     # WHEN the construct is built from it
-    template = synth_checked(lambda s: EndpointAutoScaling.from_plan(s, "Scaling", endpoint_name="chat", plan=plan))
+    template = synth_checked(lambda s: EndpointScaling.from_plan(s, "Scaling", endpoint_name="chat", plan=plan))
     # THEN both policies and both schedules exist
     template.has_resource_properties(
         "AWS::ApplicationAutoScaling::ScalingPolicy",
@@ -452,7 +452,7 @@ def test_from_plan_async_zero_has_the_wake_up_alarm() -> None:
     # GIVEN an async plan with minimum 0 and a backlog target
     plan = scaling_plan(EndpointKind.ASYNC, path="endpoints[1]", min_capacity=0, max_capacity=2, backlog_per_instance=5)
     # WHEN the construct is built from it
-    template = synth_checked(lambda s: EndpointAutoScaling.from_plan(s, "Scaling", endpoint_name="jobs", plan=plan))
+    template = synth_checked(lambda s: EndpointScaling.from_plan(s, "Scaling", endpoint_name="jobs", plan=plan))
     # THEN the HasBacklogWithoutCapacity alarm is there
     template.has_resource_properties("AWS::CloudWatch::Alarm", {"MetricName": "HasBacklogWithoutCapacity"})
 
@@ -464,7 +464,7 @@ def test_serverless_provisioned_concurrency_tracks_its_utilization() -> None:
     # GIVEN a serverless endpoint with provisioned concurrency
     # WHEN its provisioned concurrency is scaled between 2 and 10
     template = synth_checked(
-        lambda s: ServerlessProvisionedConcurrencyScaling(
+        lambda s: ServerlessScaling(
             s, "Scaling", endpoint_name="small", min_provisioned_concurrency=2, max_provisioned_concurrency=10
         )
     )
@@ -504,9 +504,7 @@ def test_serverless_from_plan_scales_from_provisioned_to_max_concurrency() -> No
         serverless=ServerlessFacts(max_concurrency=20, provisioned_concurrency=2),
     )
     # WHEN the construct is built from it
-    template = synth_checked(
-        lambda s: ServerlessProvisionedConcurrencyScaling.from_plan(s, "Scaling", endpoint_name="small", plan=plan)
-    )
+    template = synth_checked(lambda s: ServerlessScaling.from_plan(s, "Scaling", endpoint_name="small", plan=plan))
     # THEN the bounds are the provisioned and the maximum concurrency
     template.has_resource_properties(
         "AWS::ApplicationAutoScaling::ScalableTarget", {"MinCapacity": 2, "MaxCapacity": 20}
@@ -526,4 +524,4 @@ def test_fails_invalid_serverless_provisioned_concurrency(kwargs: dict[str, obje
     # WHEN the construct is created
     # THEN it is refused
     with pytest.raises(InferenceConfigError, match=match):
-        ServerlessProvisionedConcurrencyScaling(Stack(), "Scaling", endpoint_name="small", **kwargs)  # type: ignore[arg-type]
+        ServerlessScaling(Stack(), "Scaling", endpoint_name="small", **kwargs)  # type: ignore[arg-type]

@@ -282,7 +282,7 @@ def test_fails_instance_scaling_from_a_copy_plan() -> None:
     plan = scaling_plan(EndpointKind.REALTIME, min_capacity=1, max_capacity=2, concurrency_per_instance=4)
     # WHEN copy scaling is built from it
     # THEN it is refused with the construct to use
-    with pytest.raises(InferenceConfigError, match="use EndpointAutoScaling"):
+    with pytest.raises(InferenceConfigError, match="use EndpointScaling"):
         InferenceComponentScaling.from_plan(Stack(), "Scaling", inference_component_name="chat-ic", plan=plan)
 
 
