@@ -9,25 +9,25 @@ from __future__ import annotations
 import importlib
 import sys
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 
 def lazy_exports(
-    package: str, exports: Mapping[str, str], *, deprecated: bool = False
+    package: str, exports: Mapping[str, str], *, deprecated: Collection[str] = ()
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``__getattr__`` and ``__dir__`` for ``package`` resolving ``name -> submodule`` on first access.
 
     ``exports`` maps each public name to the module (relative to ``package``, e.g. ``".sizing"``)
-    that defines it. ``deprecated``: ``package`` is an old path kept for one release; each access warns
-    (``DeprecationWarning``) with the name's new module. Default: no warning.
+    that defines it. ``deprecated``: the names ``package`` keeps offering for one release only (their home is
+    elsewhere now); each access to one warns (``DeprecationWarning``) with its module. Default: none.
     """
 
     def __getattr__(name: str) -> Any:  # noqa: N807 - module-level __getattr__ (PEP 562)
         module = exports.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        if deprecated:
+        if name in deprecated:
             warnings.warn(
                 f"{package}.{name} is deprecated and removed in the next release; import it from {module}",
                 DeprecationWarning,

@@ -22,7 +22,6 @@ from inference_constructs.scaling.decisions import (
 )
 
 if TYPE_CHECKING:
-    from inference_constructs.plan.scaling import intent_from_config, plan_from_config
     from inference_constructs.scaling.autoscaling import EndpointScaling, ServerlessScaling
     from inference_constructs.scaling.inference_component import (
         InferenceComponentScaling,
@@ -30,8 +29,8 @@ if TYPE_CHECKING:
     )
 
 # The constructs load aws_cdk on first use, so the pure decisions import without it (the plan needs that). The
-# config adapters live in the plan package, above the decisions: resolved on first use, so that importing a scaling
-# decision never loads the plan.
+# config adapters' home is the plan package, above the decisions: their old names here are deprecated, resolved on
+# first use (so that importing a scaling decision never loads the plan) and warn.
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
@@ -44,6 +43,7 @@ __getattr__, __dir__ = lazy_exports(
         "InferenceComponentScaling": "inference_constructs.scaling.inference_component",
         "ModelInferenceComponent": "inference_constructs.scaling.inference_component",
     },
+    deprecated=("intent_from_config", "plan_from_config"),
 )
 
 __all__ = [
@@ -59,7 +59,5 @@ __all__ = [
     "ServerlessScaling",
     "TargetTrackingPolicy",
     "WakeUpPolicy",
-    "intent_from_config",
-    "plan_from_config",
     "plan_scaling",
 ]

@@ -429,6 +429,7 @@ def test_observability_names_no_bedrock_module() -> None:
 DEPRECATED_ALIASES = [
     ("inference_constructs.scaling.from_config", "plan_from_config", "inference_constructs.plan.scaling"),
     ("inference_constructs.bedrock.governance_config", "guardrail_spec", "inference_constructs.plan.bedrock"),
+    ("inference_constructs.scaling", "plan_from_config", "inference_constructs.plan.scaling"),
 ]
 
 
@@ -451,4 +452,4 @@ def test_a_deprecated_alias_module_loads_nothing_above_it_until_a_name_is_used(
     # THEN importing it loaded no plan module, and the name warned with its new path
     before, messages = result.stdout.strip().split("] ", 1)
     assert before == "["
-    assert f"import it from {home}" in messages
+    assert f"from {home}" in messages
