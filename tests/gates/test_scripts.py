@@ -165,3 +165,73 @@ def test_bootstrap_needs_the_sdk_floor_botocore_and_finds_it_once_installed(tmp_
     present = _bash(script, copy)
     assert present.returncode == 0, present.stderr
     assert present.stdout.strip() == "bootstrapped"
+
+
+#: An environment in which the AWS SDK's credential chain finds nothing, and asks no metadata endpoint.
+NO_CREDENTIALS = {
+    "AWS_CONFIG_FILE": "/nonexistent/config",
+    "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/credentials",
+    "AWS_EC2_METADATA_DISABLED": "true",
+}
+
+
+def _without_aws_keys(env: dict[str, str]) -> dict[str, str]:
+    return {
+        k: v for k, v in env.items() if not k.startswith(("AWS_ACCESS_KEY", "AWS_SECRET", "AWS_SESSION", "AWS_PROFILE"))
+    }
+
+
+def test_deploy_help_is_its_own_and_runs_nothing(tmp_path: Path) -> None:
+    # GIVEN a user's folder WHEN they ask deploy.sh for help
+    result = _bash([str(ROOT / "scripts" / "deploy.sh"), "--help"], tmp_path)
+    # THEN it prints its own usage (config, profile, where cdk's options and the docs are), not cdk's, and runs nothing
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("Usage: bash scripts/deploy.sh")
+    assert "-c config=PATH" in result.stdout and "docs/deploy.md" in result.stdout
+    assert "cdk deploy --help" in result.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("profile", [[], ["--profile", "nope"], ["--profile=nope"]])
+def test_deploy_without_credentials_stops_before_the_synth(tmp_path: Path, profile: list[str]) -> None:
+    # GIVEN no AWS credentials anywhere the SDK looks (and, for some, a profile that does not exist)
+    env = {**_without_aws_keys(_env()), **NO_CREDENTIALS}
+    # WHEN deploy.sh runs
+    result = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "deploy.sh"), "--all", *profile],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    # THEN it stops with exit 2 and a pointer to the credentials section, no traceback, and synthesized nothing
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "docs/deploy.md, section 1 'Credentials'" in result.stderr
+    assert ("nope" in result.stderr) is bool(profile)
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "cdk.out").exists()
+
+
+def test_the_credentials_check_names_where_found_credentials_come_from(tmp_path: Path) -> None:
+    # GIVEN credentials in the environment only
+    env = {
+        **_without_aws_keys(_env()),
+        **NO_CREDENTIALS,
+        "AWS_ACCESS_KEY_ID": "AKIAEXAMPLE",
+        "AWS_SECRET_ACCESS_KEY": "x",
+    }
+    # WHEN the check deploy.sh runs first is run
+    result = subprocess.run(
+        [str(ROOT / ".venv" / "bin" / "python"), str(ROOT / "scripts" / "check_credentials.py")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    # THEN it passes and says the environment is the source
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "deploy.sh: AWS credentials from env"
