@@ -15,10 +15,17 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="session")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``inference_constructs-*.whl`` built from this checkout (no dependencies, no build isolation: offline)."""
+    """``inference_constructs-*.whl`` built from a copy of this checkout's tracked files (no dependencies, no build
+    isolation: offline), so no build folder or egg-info lands in the checkout, and none left there is read."""
     out = tmp_path_factory.mktemp("wheel")
+    source = out / "source"
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, check=True, capture_output=True).stdout
+    for name in tracked.decode().split("\0"):
+        if name and (ROOT / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
+        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
         check=True,
         capture_output=True,
         cwd=out,
