@@ -65,16 +65,9 @@ class PipelineStack(Stack):
                 f"cd {HERE}",
                 # the compliance gates (cdk-nag packs, Control Tower controls) run inside this synth
                 "../../node_modules/.bin/cdk synth --no-notices",
-                # the diff gate: the plan of what is deployed against the plan just synthesized
-                " ".join(
-                    [
-                        "python -m inference_constructs diff",
-                        shlex.quote(f"../../{context['baselinePlan']}"),
-                        shlex.quote(plan),
-                        "--fail-over-usd",
-                        shlex.quote(context["maxMonthlyIncreaseUsd"]),
-                    ]
-                ),
+                # the diff gate: the plan of what is deployed against the plan just synthesized; before the first
+                # deployment nothing is deployed, so there is nothing to compare against (README, "The deployed plan")
+                self.diff_gate(context, plan),
             ],
             primary_output_directory=f"{HERE}/cdk.out",
         )
@@ -88,6 +81,27 @@ class PipelineStack(Stack):
         )
         self.pipeline.add_stage(stage)
         self.stage = stage
+
+    @staticmethod
+    def diff_gate(context: dict[str, str], plan: str) -> str:
+        """The diff gate's shell command: ``diff`` of the deployed plan against ``plan`` with the cost threshold, or,
+        while the repository holds no deployed plan (the first deployment), a note saying how to create it."""
+        baseline = shlex.quote(f"../../{context['baselinePlan']}")
+        create = f"python -m inference_constructs plan {context['config']} --json > {context['baselinePlan']}"
+        diff = " ".join(
+            [
+                "python -m inference_constructs diff",
+                baseline,
+                shlex.quote(plan),
+                "--fail-over-usd",
+                shlex.quote(context["maxMonthlyIncreaseUsd"]),
+            ]
+        )
+        note = shlex.quote(
+            f"diff gate: no deployed plan at {context['baselinePlan']} yet, so nothing is deployed to compare against"
+            f" (the first deployment); after it deploys, commit the baseline from the repository root: {create}"
+        )
+        return f"if [ -f {baseline} ]; then {diff}; else echo {note}; fi"
 
     def artifact_bucket(self) -> s3.Bucket:
         """The pipeline's artifact bucket: KMS-encrypted with a rotated key, TLS only, versioned, and expiring what

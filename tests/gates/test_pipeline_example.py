@@ -74,7 +74,7 @@ def test_synth_step_installs_the_project_and_runs_the_diff_gate_on_the_stages_pl
     assert "pip install -r requirements.txt" in synth["phases"]["install"]["commands"]
     assert "pip install --no-deps ." in synth["phases"]["install"]["commands"]
     commands = synth["phases"]["build"]["commands"]
-    (gate,) = [c for c in commands if c.startswith("python -m inference_constructs diff")]
+    (gate,) = [c for c in commands if "python -m inference_constructs diff" in c]
     assert f"cdk.out/{STAGE_ASSEMBLY}/inference-plan.json" in gate
     assert "--fail-over-usd 500" in gate
     assert synth["artifacts"]["base-directory"] == "examples/pipeline/cdk.out"
@@ -86,8 +86,16 @@ def test_synth_step_installs_the_project_and_runs_the_diff_gate_on_the_stages_pl
         text=True,
         check=True,
     ).stdout
-    flags = [word for word in gate.split() if word.startswith("--")]
+    flags = [word for word in gate.split("; else")[0].split() if word.startswith("--")]
     assert flags and [f for f in flags if f not in usage] == []
+    # AND before the first deployment (no deployed plan in the repository yet) the gate passes with a note that
+    # says how to create the baseline, instead of failing on a missing file
+    first_run = subprocess.run(["bash", "-c", gate], cwd=cli_synth, capture_output=True, text=True, check=False)
+    assert first_run.returncode == 0, first_run.stderr
+    assert "no deployed plan at examples/pipeline/deployed-plan.json yet" in first_run.stdout
+    assert "python -m inference_constructs plan config/default.yaml --json > examples/pipeline/deployed-plan.json" in (
+        first_run.stdout
+    )
 
 
 def test_stage_deploys_the_platform_under_the_apps_stack_names_with_its_plan(cli_synth: Path) -> None:
