@@ -17,26 +17,23 @@ from inference_constructs.hosting.request import (
     ServerlessOptions,
     VpcOptions,
 )
-from inference_constructs.spec import AcceleratorChoice, ModelArchitecture, ModelSourceKind, ModelSpec
+from inference_constructs.spec import AcceleratorChoice, ModelArchitecture, ModelSpec
 
 __all__ = ["endpoint_request", "model_spec"]
 
 
 def model_spec(endpoint: Endpoint) -> ModelSpec:
-    """The typed :class:`ModelSpec` of a config endpoint."""
+    """The typed :class:`ModelSpec` of a config endpoint.
+
+    The config's ``model`` block names its keys after :class:`ModelSpec`'s fields, so each value is passed as
+    it is; the nested ``architecture`` becomes a :class:`ModelArchitecture`, and ``hf_token`` goes on the
+    :class:`EndpointRequest` (:func:`endpoint_request`) instead.
+    """
     m = endpoint.model
     arch = m.architecture
     return ModelSpec(
-        source=ModelSourceKind(m.source),
-        id=m.id,
-        s3_uri=m.s3_uri,
-        parameters_billion=m.parameters_billion,
-        dtype=m.dtype,
-        max_context_tokens=m.max_context_tokens,
-        max_concurrent_sequences=m.max_concurrent_sequences,
+        **m.model_dump(exclude={"architecture", "hf_token"}),
         architecture=ModelArchitecture(**arch.model_dump()) if arch else None,
-        neuron_compiled=m.neuron_compiled,
-        revision=m.revision,
     )
 
 
