@@ -29,12 +29,28 @@ LOADTEST_COMMANDS = {
 }
 
 
+#: What ``--help`` says first: plain text (the module docstring is for the API docs).
+DESCRIPTION = """\
+Plan, compare and load-test an inference platform described in one YAML config.
+
+  plan CONFIG [--json]    the decisions (hosts, images, scaling, cost) without synthesizing or AWS access
+  diff OLD NEW            what a config change does: changes, replacements, cost and commitment deltas
+  loadtest ...            measure a deployed endpoint or profile (needs the loadtest extra)"""
+
+#: Where ``--help`` ends: exit codes and where to read on.
+EPILOG = """\
+An invalid config exits 2 with every problem on stderr (with --json: a JSON error document on stdout).
+Each command has its own --help. Docs: docs/config.md (the config), docs/diff.md, docs/loadtest.md."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] in LOADTEST_COMMANDS:
         return _loadtest(args_list)
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog=PROG, description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     plan_cmd = sub.add_parser("plan", help="print the decisions for a platform config without synthesizing")
     plan_cmd.add_argument("config", help="path to the platform YAML file")

@@ -114,3 +114,35 @@ def test_plan_command_does_not_import_aws_cdk() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert result.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_the_cli_runs_from_another_folder_and_its_help_is_plain_text(tmp_path: Path) -> None:
+    # GIVEN a folder outside the repository and the project's venv as the README sets it up (the library installed
+    # in it, no PYTHONPATH)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "INFERENCE_CONFIG")}
+    python = str(ROOT / ".venv" / "bin" / "python")
+    # WHEN the top-level help and the plan of the default config are asked for from there
+    usage = subprocess.run(
+        [python, "-m", "inference_constructs", "--help"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    plan = subprocess.run(
+        [python, "-m", "inference_constructs", "plan", str(ROOT / "config" / "default.yaml"), "--json"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    # THEN both work: the help names the commands in plain text (no Sphinx roles or double backquotes) and the plan
+    # is the default platform's
+    assert usage.returncode == 0, usage.stderr
+    assert "plan CONFIG [--json]" in usage.stdout and "docs/config.md" in usage.stdout
+    assert not [marker for marker in (":mod:", ":class:", "``") if marker in usage.stdout]
+    assert plan.returncode == 0, plan.stderr
+    assert json.loads(plan.stdout)["name"] == "acme-genai"
