@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.gates.synth import ROOT, Assembly
+from tests.outside import PYTHON, run_from
 
 BAD = "name: X\nendpoints:\n  - {name: chat, servng: lmi, model: {id: org/m, parameters_billion: 3}}\n"
 
@@ -117,27 +118,11 @@ def test_plan_command_does_not_import_aws_cdk() -> None:
 
 
 def test_the_cli_runs_from_another_folder_and_its_help_is_plain_text(tmp_path: Path) -> None:
-    # GIVEN a folder outside the repository and the project's venv as the README sets it up (the library installed
-    # in it, no PYTHONPATH)
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "INFERENCE_CONFIG")}
-    python = str(ROOT / ".venv" / "bin" / "python")
+    # GIVEN a folder outside the repository and the project's venv as the README sets it up
     # WHEN the top-level help and the plan of the default config are asked for from there
-    usage = subprocess.run(
-        [python, "-m", "inference_constructs", "--help"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    plan = subprocess.run(
-        [python, "-m", "inference_constructs", "plan", str(ROOT / "config" / "default.yaml"), "--json"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
+    usage = run_from(tmp_path, [PYTHON, "-m", "inference_constructs", "--help"])
+    plan = run_from(
+        tmp_path, [PYTHON, "-m", "inference_constructs", "plan", str(ROOT / "config" / "default.yaml"), "--json"]
     )
     # THEN both work: the help names the commands in plain text (no Sphinx roles or double backquotes) and the plan
     # is the default platform's

@@ -13,6 +13,7 @@ import pytest
 
 from tests.gates.synth import ROOT
 from tests.handlers._models import floor_version
+from tests.outside import PYTHON, run_from
 
 SYNTH = ROOT / "scripts" / "synth.sh"
 PROFILE = "bedrock:\n  profiles:\n    - {name: chat, model: anthropic.claude-3-haiku-20240307-v1:0}\n"
@@ -172,13 +173,11 @@ NO_CREDENTIALS = {
     "AWS_CONFIG_FILE": "/nonexistent/config",
     "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/credentials",
     "AWS_EC2_METADATA_DISABLED": "true",
+    "CI": "true",
+    "INFERENCE_NO_INSTALL": "1",
 }
-
-
-def _without_aws_keys(env: dict[str, str]) -> dict[str, str]:
-    return {
-        k: v for k, v in env.items() if not k.startswith(("AWS_ACCESS_KEY", "AWS_SECRET", "AWS_SESSION", "AWS_PROFILE"))
-    }
+#: The variables that carry credentials or a profile: none is left for these tests.
+AWS_KEYS = ("AWS_ACCESS_KEY", "AWS_SECRET", "AWS_SESSION", "AWS_PROFILE")
 
 
 def test_deploy_help_is_its_own_and_runs_nothing(tmp_path: Path) -> None:
@@ -195,16 +194,9 @@ def test_deploy_help_is_its_own_and_runs_nothing(tmp_path: Path) -> None:
 @pytest.mark.parametrize("profile", [[], ["--profile", "nope"], ["--profile=nope"]])
 def test_deploy_without_credentials_stops_before_the_synth(tmp_path: Path, profile: list[str]) -> None:
     # GIVEN no AWS credentials anywhere the SDK looks (and, for some, a profile that does not exist)
-    env = {**_without_aws_keys(_env()), **NO_CREDENTIALS}
     # WHEN deploy.sh runs
-    result = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "deploy.sh"), "--all", *profile],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
+    result = run_from(
+        tmp_path, ["bash", str(ROOT / "scripts" / "deploy.sh"), "--all", *profile], drop=AWS_KEYS, **NO_CREDENTIALS
     )
     # THEN it stops with exit 2 and a pointer to the credentials section, no traceback, and synthesized nothing
     assert result.returncode == 2, result.stdout + result.stderr
@@ -216,22 +208,10 @@ def test_deploy_without_credentials_stops_before_the_synth(tmp_path: Path, profi
 
 def test_the_credentials_check_names_where_found_credentials_come_from(tmp_path: Path) -> None:
     # GIVEN credentials in the environment only
-    env = {
-        **_without_aws_keys(_env()),
-        **NO_CREDENTIALS,
-        "AWS_ACCESS_KEY_ID": "AKIAEXAMPLE",
-        "AWS_SECRET_ACCESS_KEY": "x",
-    }
+    keys = {"AWS_ACCESS_KEY_ID": "AKIAEXAMPLE", "AWS_SECRET_ACCESS_KEY": "x"}
     # WHEN the check deploy.sh runs first is run
-    result = subprocess.run(
-        [str(ROOT / ".venv" / "bin" / "python"), str(ROOT / "scripts" / "check_credentials.py")],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    check = [PYTHON, str(ROOT / "scripts" / "check_credentials.py")]
+    result = run_from(tmp_path, check, drop=AWS_KEYS, **NO_CREDENTIALS, **keys)
     # THEN it passes and says the environment is the source
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "deploy.sh: AWS credentials from env"
