@@ -12,6 +12,13 @@ from inference_constructs.scaling.defaults import MAX_CAPACITY, MAX_SERVERLESS_C
 from inference_constructs.scaling.types import ScheduledFloor
 from inference_constructs.spec import EndpointKind
 
+__all__ = [
+    "check_capacity",
+    "check_provisioned_concurrency_bounds",
+    "cron_problem",
+    "schedule_floors",
+]
+
 
 def _key(path: str, sub: str) -> str:
     return f"{path}.{sub}" if path else sub

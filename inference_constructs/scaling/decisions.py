@@ -27,92 +27,12 @@ floors), :mod:`.policies` (one policy each), :mod:`.explain` (the signal sentenc
 
 from __future__ import annotations
 
-from inference_constructs.scaling.checks import (
-    check_capacity,
-    check_provisioned_concurrency_bounds,
-    cron_problem,
-    schedule_floors,
-)
-from inference_constructs.scaling.defaults import (
-    ASYNC_WAKE_UP_COOLDOWN_SECONDS,
-    COOLDOWNS,
-    DEFAULT_BACKLOG_PER_INSTANCE,
-    DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION,
-    INFERENCE_COMPONENT_WAKE_UP_COOLDOWN_SECONDS,
-    MAX_BACKLOG_TARGET,
-    MAX_CAPACITY,
-    MAX_CONCURRENCY_TARGET,
-    MAX_INVOCATIONS_TARGET,
-    MAX_SERVERLESS_CONCURRENCY,
-    Cooldowns,
-)
-from inference_constructs.scaling.explain import (
-    ASYNC_ZERO_WARNING,
-    SCALE_TO_ZERO_WARNING,
-    floor_reset_warning,
-    scaling_signal,
-)
-from inference_constructs.scaling.plan import bottleneck_intent, plan_scaling, uses_inference_component
-from inference_constructs.scaling.policies import (
-    async_wake_up_policy,
-    backlog_policy,
-    concurrency_policy,
-    gpu_memory_policy,
-    inference_component_wake_up_policy,
-    invocations_policy,
-    provisioned_concurrency_policy,
-)
-from inference_constructs.scaling.types import (
-    GREATER_THAN_OR_EQUAL,
-    HostFacts,
-    MetricRef,
-    ScalableDimension,
-    ScalingIntent,
-    ScalingPlan,
-    ScheduledFloor,
-    ServerlessFacts,
-    TargetTrackingPolicy,
-    WakeUpPolicy,
-)
+from inference_constructs.scaling import checks, defaults, explain, plan, policies, types
+from inference_constructs.scaling.checks import *  # noqa: F403 - each module's __all__ is its public names
+from inference_constructs.scaling.defaults import *  # noqa: F403
+from inference_constructs.scaling.explain import *  # noqa: F403
+from inference_constructs.scaling.plan import *  # noqa: F403
+from inference_constructs.scaling.policies import *  # noqa: F403
+from inference_constructs.scaling.types import *  # noqa: F403
 
-__all__ = [
-    "ASYNC_WAKE_UP_COOLDOWN_SECONDS",
-    "ASYNC_ZERO_WARNING",
-    "COOLDOWNS",
-    "DEFAULT_BACKLOG_PER_INSTANCE",
-    "DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION",
-    "GREATER_THAN_OR_EQUAL",
-    "INFERENCE_COMPONENT_WAKE_UP_COOLDOWN_SECONDS",
-    "MAX_BACKLOG_TARGET",
-    "MAX_CAPACITY",
-    "MAX_CONCURRENCY_TARGET",
-    "MAX_INVOCATIONS_TARGET",
-    "MAX_SERVERLESS_CONCURRENCY",
-    "SCALE_TO_ZERO_WARNING",
-    "Cooldowns",
-    "HostFacts",
-    "MetricRef",
-    "ScalableDimension",
-    "ScalingIntent",
-    "ScalingPlan",
-    "ScheduledFloor",
-    "ServerlessFacts",
-    "TargetTrackingPolicy",
-    "WakeUpPolicy",
-    "async_wake_up_policy",
-    "backlog_policy",
-    "bottleneck_intent",
-    "check_capacity",
-    "check_provisioned_concurrency_bounds",
-    "concurrency_policy",
-    "cron_problem",
-    "floor_reset_warning",
-    "gpu_memory_policy",
-    "inference_component_wake_up_policy",
-    "invocations_policy",
-    "plan_scaling",
-    "provisioned_concurrency_policy",
-    "scaling_signal",
-    "schedule_floors",
-    "uses_inference_component",
-]
+__all__ = checks.__all__ + defaults.__all__ + explain.__all__ + plan.__all__ + policies.__all__ + types.__all__

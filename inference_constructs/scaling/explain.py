@@ -9,6 +9,13 @@ from inference_constructs.observability import metric_table
 from inference_constructs.scaling.types import ScalingIntent, ScheduledFloor, TargetTrackingPolicy, WakeUpPolicy
 from inference_constructs.spec import Serving
 
+__all__ = [
+    "ASYNC_ZERO_WARNING",
+    "SCALE_TO_ZERO_WARNING",
+    "floor_reset_warning",
+    "scaling_signal",
+]
+
 SCALE_TO_ZERO_WARNING = (
     "scales to zero instances through an inference component: after idle, the first requests fail "
     "(NoCapacityInvocationFailures) while an instance starts, which takes several minutes"

@@ -48,6 +48,12 @@ from inference_constructs.scaling.types import (
 )
 from inference_constructs.spec import EndpointKind, ModelSpec, Serving
 
+__all__ = [
+    "bottleneck_intent",
+    "plan_scaling",
+    "uses_inference_component",
+]
+
 
 class CooldownSeconds(TypedDict, total=False):
     """A policy's cooldowns in seconds, as the policy functions take them; one left out (or None) keeps the

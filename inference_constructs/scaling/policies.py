@@ -28,6 +28,16 @@ from inference_constructs.scaling.defaults import (
 from inference_constructs.scaling.types import MetricRef, TargetTrackingPolicy, WakeUpPolicy
 from inference_constructs.spec import EndpointKind, Serving
 
+__all__ = [
+    "async_wake_up_policy",
+    "backlog_policy",
+    "concurrency_policy",
+    "gpu_memory_policy",
+    "inference_component_wake_up_policy",
+    "invocations_policy",
+    "provisioned_concurrency_policy",
+]
+
 
 def _cooldowns(name: str, scale_out: int | None, scale_in: int | None) -> tuple[int, int]:
     default = COOLDOWNS[name]

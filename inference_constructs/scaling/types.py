@@ -15,6 +15,19 @@ from inference_constructs.scaling.defaults import DEFAULT_PROVISIONED_CONCURRENC
 from inference_constructs.spec import EndpointKind
 from inference_constructs.stats import Statistic
 
+__all__ = [
+    "GREATER_THAN_OR_EQUAL",
+    "HostFacts",
+    "MetricRef",
+    "ScalableDimension",
+    "ScalingIntent",
+    "ScalingPlan",
+    "ScheduledFloor",
+    "ServerlessFacts",
+    "TargetTrackingPolicy",
+    "WakeUpPolicy",
+]
+
 GREATER_THAN_OR_EQUAL = "GreaterThanOrEqualToThreshold"
 
 
