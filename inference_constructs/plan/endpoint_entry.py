@@ -50,6 +50,8 @@ def host_entry(
         "monthly_usd_at_max": monthly_usd_at_max,
         "reason": host.reason,
         "rejected": [{"instance_type": r.instance_type, "reason": r.reason} for r in host.rejected],
+        # Every cheaper host passed over, per reason ("rejected" lists a few of each).
+        "passed_over": {kind.value: n for kind, n in host.passed_over},
         "weights_gb": round(host.weights_gb, 2),
         "kv_cache_gb": round(host.kv_cache_gb, 2),
         "price_is_estimate": host.instance.price_is_estimate,

@@ -1,10 +1,15 @@
 """The plan as a short table for people (what ``python -m inference_constructs plan`` prints): one row per endpoint,
-then a footer of reasons, gated-model access, cost, Savings Plan, Bedrock and warnings.
+then a footer of reasons, cheaper-dtype hints, gated-model access, cost, Savings Plan, Bedrock and warnings.
+A plan without SageMaker endpoints prints no endpoint table and no hourly baseline; estimated figures are marked
+as estimates and rounded to the precision they have.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Sequence
+from typing import Any
 
 from inference_constructs.bedrock.plan_sections import ProfilePlan, RouterPlan
 from inference_constructs.catalog import Catalog
@@ -25,8 +30,25 @@ def plan_table(
     routers: Sequence[RouterPlan],
     warnings: Sequence[str],
 ) -> str:
-    """A short human-readable table of the endpoint decisions, then why each host, how each gated model is reached,
-    the baseline cost, the Savings Plan, the Bedrock lines and every warning (``PlatformPlan.table``)."""
+    """A short human-readable table of the endpoint decisions, then why each host, the cheaper dtype each could use,
+    how each gated model is reached, the baseline cost, the Savings Plan, the Bedrock lines and every warning
+    (``PlatformPlan.table``). Without endpoints, only the Bedrock lines and the warnings."""
+    lines = _endpoint_lines(endpoints, catalog=catalog, baseline_usd_per_hour=baseline_usd_per_hour)
+    sp = savings_plan.to_dict() if savings_plan is not None else None
+    if sp is not None and sp["commitment_usd_per_hour"] is not None:
+        lines.append(_savings_plan_line(sp, catalog))
+    lines.extend(_guardrail_lines(bedrock))
+    lines.extend(_bedrock_lines(bedrock, routers))
+    lines.extend(f"warning: {_named(w, endpoints)}" for w in warnings)
+    return "\n".join(lines) + "\n"
+
+
+def _endpoint_lines(
+    endpoints: Sequence[EndpointDecisions], *, catalog: Catalog, baseline_usd_per_hour: float
+) -> list[str]:
+    """The endpoint table and its footer: reasons, hints, host AMIs, model access and the baseline."""
+    if not endpoints:
+        return []
     head = (
         "endpoint",
         "type",
@@ -51,7 +73,7 @@ def plan_table(
                 j["accelerator"],
                 str(j["devices"]),
                 str(j["tensor_parallel_degree"]),
-                _num(j["memory_required_gb"]),
+                _num(e.host.memory_required_gb if e.host else None),
                 _num(j["memory_available_gb"]),
                 _num(j["price_per_hour_usd"], 3),
                 _num(j["monthly_usd_at_min"], 0),
@@ -65,21 +87,59 @@ def plan_table(
     reasons.extend(
         f"host AMI {e.name}: {e.hosting.host_ami.reason}" for e in endpoints if e.hosting.inference_ami_version
     )
+    hints = [_hint_line(e) for e in endpoints if e.host is not None and e.host.quantization_hint is not None]
     access = [_access_line(e.name, e.hosting.model_access) for e in endpoints if e.hosting.model_access]
-    footer = [
-        *reasons,
-        *access,
-        f"baseline on-demand: ${baseline_usd_per_hour:.3f}/h; prices {catalog.region} as of {catalog.prices_as_of}",
-    ]
-    sp = savings_plan.to_dict() if savings_plan is not None else None
-    if sp is not None and sp["commitment_usd_per_hour"] is not None:
-        footer.append(
-            f"savings plan: commit ${sp['commitment_usd_per_hour']}/h, saves ${sp['monthly_saving_usd']}/month"
-        )
-    footer.extend(_guardrail_lines(bedrock))
-    footer.extend(_bedrock_lines(bedrock, routers))
-    footer.extend(f"warning: {w}" for w in warnings)
-    return "\n".join(lines + footer) + "\n"
+    prices = f"prices {catalog.region} as of {catalog.prices_as_of}"
+    if any(e.host is not None for e in endpoints):
+        baseline = f"baseline on-demand: ${baseline_usd_per_hour:.3f}/h; {prices}"
+    else:
+        baseline = "baseline on-demand: none, every endpoint is serverless (billed per request)"
+    return [*lines, *reasons, *hints, *access, baseline]
+
+
+def _hint_line(e: EndpointDecisions) -> str:
+    """One line of the footer: the cheaper host another dtype would fit (a hint, never applied)."""
+    assert e.host is not None and e.host.quantization_hint is not None
+    hint = e.host.quantization_hint
+    return (
+        f"hint {e.name}: {hint.dtype.value} would fit {hint.instance_type} at ${hint.price_per_hour_usd:.3f}/h, "
+        f"{hint.saving_percent}% cheaper than {e.host.instance_type}; {hint.caveat}"
+    )
+
+
+def _savings_plan_line(sp: dict[str, Any], catalog: Catalog) -> str:
+    """The Savings Plan line: the commitment, and the saving marked as the estimate it is."""
+    basis = str(sp["discount_basis"])
+    why = []
+    if basis.startswith("estimate"):
+        why.append(f"{sp['discount']:.0%} discount assumed, {basis.removeprefix('estimate: ')}")
+    if "not verified" in catalog.price_source.lower():
+        why.append("prices are third-party list prices, not verified against the AWS Price List API")
+    saving = (
+        f"~${_about(sp['monthly_saving_usd'])}/month (estimate: {'; '.join(why)})"
+        if why
+        else f"${sp['monthly_saving_usd']:,.2f}/month"
+    )
+    return f"savings plan: commit ${sp['commitment_usd_per_hour']}/h, saves {saving}"
+
+
+def _about(usd: float) -> str:
+    """An estimated dollar figure to two significant figures, e.g. 925.64 -> ``930``, 4.56 -> ``4.6``."""
+    if usd == 0:
+        return "0"
+    digits = 1 - math.floor(math.log10(abs(usd)))
+    value = round(usd, digits)
+    return f"{value:,.0f}" if digits <= 0 else f"{value:,.{digits}f}"
+
+
+def _named(warning: str, endpoints: Sequence[EndpointDecisions]) -> str:
+    """A warning that starts with an endpoint's key path (``endpoints[2]``) with the endpoint's name beside it."""
+    match = re.match(r"endpoints\[(\d+)\]", warning)
+    if match is None:
+        return warning
+    names = {e.index: e.name for e in endpoints}
+    name = names.get(int(match.group(1)))
+    return warning if name is None else f"{match.group(0)} ({name}){warning[match.end() :]}"
 
 
 def _access_line(name: str, access: ModelAccess) -> str:
@@ -104,11 +164,15 @@ def _guardrail_lines(profiles: Sequence[ProfilePlan]) -> list[str]:
 
 
 def _bedrock_lines(bedrock: Sequence[ProfilePlan], routers: Sequence[RouterPlan]) -> list[str]:
-    """One line per priced Bedrock profile and per prompt router."""
+    """One line per Bedrock profile (its cost, or why it has none) and per prompt router."""
     lines = []
     for entry in bedrock:
         econ = entry.token_economics
         if not econ:
+            where = entry.source_kind + (f", {entry.geography} geography" if entry.geography else "")
+            lines.append(
+                f"bedrock {entry.name}: unpriced, no workload given (billed per token); model {entry.model} ({where})"
+            )
             continue
         options = ", ".join(f"{o['option']} ${o['monthly_usd']:,.2f}" for o in econ["options"])
         usd = econ["monthly_usd"]

@@ -124,16 +124,17 @@ def choose_host(
     decision = _cheapest(model, est, cat, rules, serving=serving, llm=llm)
     if decision is None:
         raise InferenceConfigError(_no_fit_message(model, est, cat, rules, serving=serving, path=path, llm=llm))
-    fit, rejected = decision
+    fit, rejected, passed_over = decision
     hint = _dtype_hint(model, llm=llm, cat=cat, rules=rules, serving=serving, chosen=fit) if quantization_hint else None
-    return _decision(est, fit, rejected, hint, explicit=False)
+    return _decision(est, fit, rejected, hint, explicit=False, passed_over=passed_over)
 
 
 def _cheapest(
     model: ModelSpec, est: MemoryEstimate, cat: Catalog, rules: _Rules, *, serving: Serving, llm: bool
-) -> tuple[Fit, tuple[Rejection, ...]] | None:
+) -> tuple[Fit, tuple[Rejection, ...], tuple[tuple[RejectionKind, int], ...]] | None:
     """Scan the candidates cheapest first and stop at the first host that fits. Rejections are the
-    cheaper hosts passed over, at most a few per reason."""
+    cheaper hosts passed over, at most a few per reason; the counts are every cheaper host passed over, per
+    reason (in :class:`RejectionKind` order)."""
     candidates, screened = _screened(cat, rules.screening_key, serving)
     counts: dict[RejectionKind, int] = {}
     passed_over: list[Rejection] = []
@@ -153,7 +154,11 @@ def _cheapest(
             price = inst.price_per_hour_usd
             early = _first_per_kind(r for r in screened if r.price_per_hour_usd <= price)
             rejected = sorted((*early, *passed_over), key=lambda r: r.price_per_hour_usd)
-            return fit, tuple(rejected)
+            for r in screened:
+                if r.price_per_hour_usd <= price:
+                    counts[r.kind] = counts.get(r.kind, 0) + 1
+            totals = tuple((kind, counts[kind]) for kind in RejectionKind if counts.get(kind))
+            return fit, tuple(rejected), totals
         assert fit.rejection is not None
         if keep(fit.rejection.kind):
             passed_over.append(fit.rejection)
@@ -191,7 +196,7 @@ def _no_fit_message(
     engines = f"; on other hosts: {'; '.join(engine_reasons)}" if engine_reasons else ""
     return (
         f"{path}.model: no {kinds} host in the catalog holds the model; needs at least "
-        f"{_fmt(est.required_gb(1))} GB, the largest allowed host has {_fmt(biggest)} GB usable{engines}; "
+        f"{_fmt(est.required_gb(1))} GiB, the largest allowed host has {_fmt(biggest)} GiB usable{engines}; "
         f"quantize (int8/int4), shorten max_context_tokens or max_concurrent_sequences, or allow another accelerator"
     )
 
@@ -310,6 +315,7 @@ def _decision(
     hint: QuantizationHint | None,
     *,
     explicit: bool,
+    passed_over: tuple[tuple[RejectionKind, int], ...] = (),
 ) -> HostDecision:
     inst = fit.instance
     copies = 1
@@ -327,8 +333,9 @@ def _decision(
         weights_gb=round(est.weights_gb, 3),
         kv_cache_gb=round(_kv_counted(est, fit), 3),
         price_per_hour_usd=inst.price_per_hour_usd,
-        reason=_reason(est, fit, rejected, explicit),
+        reason=_reason(est, fit, passed_over, explicit),
         rejected=rejected,
+        passed_over=passed_over,
         quantization_hint=hint,
         explicit=explicit,
         model_copies=copies,

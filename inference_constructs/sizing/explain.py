@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from inference_constructs.catalog import Catalog
-from inference_constructs.sizing.types import Fit, MemoryEstimate, Rejection, RejectionKind
+from inference_constructs.sizing.types import Fit, MemoryEstimate, RejectionKind
 from inference_constructs.spec import Accelerator
 
 
@@ -33,33 +33,57 @@ def _kv_counted(est: MemoryEstimate, fit: Fit) -> float:
     return est.kv_cache_gb
 
 
-def _reason(est: MemoryEstimate, fit: Fit, rejected: tuple[Rejection, ...], explicit: bool) -> str:
+_TOO_SMALL = (RejectionKind.DEVICE_MEMORY, RejectionKind.HOST_MEMORY)
+_NOT_ALLOWED = {
+    RejectionKind.ACCELERATOR: "another accelerator",
+    RejectionKind.DEVICES: "too many devices",
+    RejectionKind.BURSTABLE: "burstable",
+    RejectionKind.EXCLUDED: "excluded",
+}
+
+
+def _passed_over(counts: tuple[tuple[RejectionKind, int], ...]) -> str:
+    """The reason's tail: how many cheaper hosts were passed over, and what each number counts."""
+    by_kind = dict(counts)
+    total = sum(by_kind.values())
+    if not total:
+        return ""
+    parts = []
+    small = sum(by_kind.get(k, 0) for k in _TOO_SMALL)
+    if small:
+        parts.append(f"{small} too small")
+    if by_kind.get(RejectionKind.ENGINE):
+        parts.append(f"{by_kind[RejectionKind.ENGINE]} whose engine cannot run it")
+    parts.extend(f"{by_kind[k]} {label}" for k, label in _NOT_ALLOWED.items() if by_kind.get(k))
+    return f"; {_plural(total, 'cheaper host')} passed over: {', '.join(parts)}"
+
+
+def _reason(est: MemoryEstimate, fit: Fit, passed_over: tuple[tuple[RejectionKind, int], ...], explicit: bool) -> str:
     inst = fit.instance
     tp = fit.tensor_parallel_degree
+    # The figures the decision keeps (and the plan table prints), so both round the same number.
+    required, available = round(fit.memory_required_gb, 3), round(fit.memory_available_gb, 3)
     if inst.accelerator is Accelerator.CPU:
-        where = f"{_fmt(fit.memory_available_gb)} GB usable host memory"
+        where = f"{_fmt(available)} GiB usable host memory"
     elif inst.accelerator.is_neuron:
         cores, devices = _plural(tp, "NeuronCore"), _plural(fit.devices, "device")
-        where = f"{_fmt(fit.memory_available_gb)} GB usable on {cores} ({devices})"
+        where = f"{_fmt(available)} GiB usable on {cores} ({devices})"
     else:
-        where = f"{_fmt(fit.memory_available_gb)} GB usable on {_plural(tp, 'GPU')}"
+        where = f"{_fmt(available)} GiB usable on {_plural(tp, 'GPU')}"
     if est.footprint_default:
-        need = f"assumed {_fmt(fit.memory_required_gb)} GB classical-model footprint"
+        need = f"assumed {_fmt(required)} GiB classical-model footprint"
     else:
         kv = " (estimated)" if est.kv_estimated else ""
         pad = f", padding {_fmt(fit.padding_gb)}" if fit.padding_gb >= 0.05 else ""
         need = (
-            f"needs {_fmt(fit.memory_required_gb)} GB (weights {_fmt(est.weights_gb)}, "
+            f"needs {_fmt(required)} GiB (weights {_fmt(est.weights_gb)}, "
             f"KV cache {_fmt(_kv_counted(est, fit))}{kv}{pad}, overhead)"
         )
     head = "given explicitly" if explicit else f"cheapest {inst.accelerator.value} host that fits"
     shards = ""
     if fit.heads_per_shard:
         shards = f"; {fit.heads_per_shard} attention and {fit.kv_heads_per_shard} KV heads per shard"
-    skipped = sum(1 for r in rejected if r.kind in (RejectionKind.DEVICE_MEMORY, RejectionKind.HOST_MEMORY))
-    tail = f"; {skipped} cheaper host(s) too small" if skipped and not explicit else ""
-    engine = sum(1 for r in rejected if r.kind is RejectionKind.ENGINE)
-    tail += f"; {engine} cheaper host(s) cannot run it" if engine and not explicit else ""
+    tail = "" if explicit else _passed_over(passed_over)
     note = f"; {fit.dtype_note}" if fit.dtype_note else ""
     kv_note = f"; {fit.kv.summary()}" if fit.kv is not None and fit.kv.paged else ""
     return f"{inst.name} ${inst.price_per_hour_usd:.3f}/h, {head}: {need}; {where}{shards}{kv_note}{note}{tail}"

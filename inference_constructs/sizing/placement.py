@@ -128,7 +128,7 @@ def evaluate_host(
         need = est.required_gb(1)
         have = usable
         if need > have + 1e-9:
-            why = f"needs {_fmt(need)} GB of host memory, has {_fmt(have)} GB usable"
+            why = f"needs {_fmt(need)} GiB of host memory, has {_fmt(have)} GiB usable"
             return Fit(inst, False, 0, 0, need, have, 0.0, _reject(inst, RejectionKind.DEVICE_MEMORY, why))
         return Fit(inst, True, 0, 1, need, have, 0.0, None)
     neuron = inst.accelerator.is_neuron
@@ -150,7 +150,7 @@ def evaluate_host(
         shard = _shard_need(est, tp, neuron)
         last = (tp, shard)
         if shard.need > limit:
-            notes.append(f"TP {tp}: needs {_fmt(shard.need)} GB per {unit}, {_fmt(limit)} GB fits with the margin")
+            notes.append(f"TP {tp}: needs {_fmt(shard.need)} GiB per {unit}, {_fmt(limit)} GiB fits with the margin")
             continue
         kv = _kv_capacity(est, tp, neuron, limit, paged)
         return _placed(est, inst, tp, shard, usable=usable, host_ram_needed=host_ram_needed, notes=tuple(notes), kv=kv)
@@ -168,7 +168,7 @@ def evaluate_host(
     tp, shard = last
     larger = "".join(f"; {problem}" for d, problem in invalid if d > tp)
     why = (
-        f"needs {_fmt(shard.need * tp)} GB, has {_fmt(usable * tp)} GB usable on {_plural(tp, unit)} "
+        f"needs {_fmt(shard.need * tp)} GiB, has {_fmt(usable * tp)} GiB usable on {_plural(tp, unit)} "
         f"({_fmt(shard.need)} per {unit} above {_fmt(limit)} with the {MARGIN_FLOOR_FRACTION:.0%} margin){larger}"
     )
     return Fit(
@@ -233,8 +233,8 @@ def _placed(
     )
     if host_ram_needed > inst.memory_gib:
         why = (
-            f"host RAM {_fmt(inst.memory_gib)} GB cannot load {_fmt(est.weights_gb)} GB of weights; "
-            f"needs {_fmt(host_ram_needed)} GB"
+            f"host RAM {_fmt(inst.memory_gib)} GiB cannot load {_fmt(est.weights_gb)} GiB of weights; "
+            f"needs {_fmt(host_ram_needed)} GiB"
         )
         return replace(fit, fits=False, rejection=_reject(inst, RejectionKind.HOST_MEMORY, why))
     return fit

@@ -206,6 +206,9 @@ class HostDecision:
     dtype_note: str = ""
     kv: KvCapacity | None = None
     """What the KV cache holds on this host (``None`` for classical models and unchecked explicit hosts)."""
+    passed_over: tuple[tuple[RejectionKind, int], ...] = ()
+    """How many cheaper hosts were passed over, per reason, all of them (``rejected`` lists a few of each);
+    empty for an explicit host."""
 
     @property
     def instance_type(self) -> str:

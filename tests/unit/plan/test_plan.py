@@ -77,4 +77,4 @@ endpoints:
         plan_platform(parse_config(text))
     paths = {p.split(":")[0].split(".")[0] for p in info.value.problems}
     assert paths == {"endpoints[0]", "endpoints[1]"}
-    assert any("needs" in p and "GB" in p for p in info.value.problems)
+    assert any("needs" in p and "GiB" in p for p in info.value.problems)

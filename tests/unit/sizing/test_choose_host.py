@@ -48,7 +48,7 @@ def test_fails_13b_fp16_on_explicit_single_24gb_gpu_with_the_numbers(name):
     # WHEN checked / THEN the error names the key, the host, what it needs and what it has
     with pytest.raises(
         InferenceConfigError,
-        match=rf"endpoints\[0\]\.instance_type: {name} cannot hold the model; needs \d+\.\d GB, has 20\.2 GB usable",
+        match=rf"endpoints\[0\]\.instance_type: {name} cannot hold the model; needs \d+\.\d GiB, has 20\.2 GiB usable",
     ):
         choose_host(model, serving=Serving.TGI, instance_type=name, path="endpoints[0]")
 
@@ -184,7 +184,9 @@ def test_host_ram_shortfall_rejects_a_gpu_that_would_hold_the_weights():
 def test_fails_explicit_host_without_enough_host_ram():
     # GIVEN a 7B model on ml.g5.xlarge (16 GiB RAM)
     # WHEN checked / THEN the error is about loading, with both numbers
-    with pytest.raises(InferenceConfigError, match=r"ml\.g5\.xlarge cannot load the model; host RAM 16\.0 GB .* needs"):
+    with pytest.raises(
+        InferenceConfigError, match=r"ml\.g5\.xlarge cannot load the model; host RAM 16\.0 GiB .* needs"
+    ):
         choose_host(_model(7, **SEVEN_B_SHORT), serving=Serving.VLLM, instance_type="ml.g5.xlarge")
 
 
