@@ -79,6 +79,30 @@ CONFIG_ONLY: dict[str, str] = {
 }
 """Config keys deliberately without a Python prop -> why."""
 
+_SERVERLESS_ONLY = "only applies to type: serverless (refused elsewhere); its keys are ServerlessEndpoint's own"
+_MULTI_MODEL_ONLY = "only applies to type: multi-model (refused elsewhere); its keys are MultiModelEndpoint's own"
+_NO_INSTANCES = "serverless endpoints have no instances"
+NOT_ON_KIND: dict[EndpointKind, dict[str, str]] = {
+    EndpointKind.REALTIME: {"serverless": _SERVERLESS_ONLY, "multi_model": _MULTI_MODEL_ONLY},
+    EndpointKind.ASYNC: {"serverless": _SERVERLESS_ONLY, "multi_model": _MULTI_MODEL_ONLY},
+    EndpointKind.SERVERLESS: {
+        "accelerator": "serverless endpoints run on cpu only (any other accelerator is refused)",
+        "instance_type": _NO_INSTANCES + " to choose",
+        "host_ami": _NO_INSTANCES + ", so no host ami",
+        "capacity": _NO_INSTANCES + " to count: memory_size_in_mb and the concurrencies size them",
+        "async": "only applies to type: async (RealtimeEndpoint's async_inference)",
+        "multi_model": "serverless endpoints cannot host multiple models",
+        "vpc": "serverless endpoints do not support vpc configuration",
+        "network_isolation": "serverless endpoints run without network isolation (ServerlessEndpoint's docstring)",
+        "data_capture": "serverless endpoints offer no data capture (ServerlessEndpoint's docstring)",
+    },
+    EndpointKind.MULTI_MODEL: {
+        "serverless": _SERVERLESS_ONLY,
+        "async": "only applies to type: async; a multi-model endpoint is real-time",
+    },
+}
+"""Per endpoint type, the top-level config keys its construct class deliberately does not take -> why."""
+
 _OWNERS = {"EndpointScaling": EndpointScaling, "RealtimeEndpoint": RealtimeEndpoint}
 
 
@@ -220,3 +244,23 @@ def test_every_kind_that_downloads_from_the_hub_takes_hf_token_as_a_secret_name_
 def test_the_request_keeps_the_token_of_the_config_key() -> None:
     # THEN model.hf_token's python counterpart on the request is the same HfTokenSecret type
     assert "HfTokenSecret" in str(get_type_hints(EndpointRequest)["hf_token"])
+
+
+def _top_level_python_name(path: str, cls: type[Any]) -> bool:
+    """True when ``cls`` takes top-level config key ``path`` (by name, renamed, flattened or as a method)."""
+    if path in METHODS:
+        return callable(getattr(cls, METHODS[path][0], None))
+    if path in FLATTENED:
+        return FLATTENED[path][0] is cls
+    return RENAMED.get(path, (path, ""))[0] in _keywords(cls)
+
+
+@pytest.mark.parametrize("kind", list(EndpointKind), ids=str)
+def test_every_key_an_endpoint_type_reads_is_on_its_construct_class(kind: EndpointKind) -> None:
+    # GIVEN the construct class of one endpoint type and the top-level config keys that type reads
+    cls = KIND_CLASS[kind]
+    skipped = NOT_ON_KIND[kind].keys() | CONFIG_ONLY.keys() | {"type"}
+    keys = [path for path, _ in _config_keys(Endpoint) if path not in skipped]
+    # THEN the class takes each of them, and each key it deliberately leaves out is still left out (no stale row)
+    assert [k for k in keys if not _top_level_python_name(k, cls)] == []
+    assert [k for k in NOT_ON_KIND[kind] if _top_level_python_name(k, cls)] == []
