@@ -21,7 +21,7 @@ from inference_constructs.containers import (
     validate_user_environment,
 )
 from inference_constructs.containers.compatibility import endpoint_kinds, variant_hosts
-from inference_constructs.containers.model_access import TOKEN_VARIABLES, gated_prefix, is_commit_hash
+from inference_constructs.containers.model_access import TOKEN_VARIABLES, gated_prefix, is_commit_hash, looks_like_token
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.hosting.request import EndpointRequest, ServerlessOptions
 from inference_constructs.scaling.decisions import (
@@ -434,8 +434,16 @@ def check_model_access(req: EndpointRequest, p: ProblemCollector, path: str) -> 
     key = key_path(path, "model.hf_token")
     validate_user_environment(req.environment, req.serving, p, key_path(path, "environment"))
     if req.hf_token is not None:
-        for sub, what, fix in req.hf_token.problems():
-            p.add(f"{key}.{sub}", what, fix)
+        if looks_like_token(req.hf_token.secret):
+            # The value is never repeated: it is a credential that must not reach a log or a template.
+            p.add(
+                f"{key}.secret",
+                "looks like a hugging face token itself, not the name or arn of the secret that holds it",
+                "put the token in a secrets manager secret and give that secret's name or arn",
+            )
+        else:
+            for sub, what, fix in req.hf_token.problems():
+                p.add(f"{key}.{sub}", what, fix)
         if m.source is not ModelSourceKind.HUGGINGFACE or req.kind is EndpointKind.MULTI_MODEL:
             p.add(key, "is only used when the container downloads from the hugging face hub", "remove hf_token")
         elif req.serving not in TOKEN_VARIABLES:
@@ -461,8 +469,8 @@ def check_model_access(req: EndpointRequest, p: ProblemCollector, path: str) -> 
         p.add(
             key_path(path, "model.id"),
             f"{m.id} is gated on the hugging face hub ({prefix}*), so the container's download fails without a token",
-            "name a secrets manager secret holding a read token in model.hf_token.secret, or stage the weights in s3 "
-            "(model.source: s3, model.s3_uri: s3://bucket/prefix/)",
+            "name a secrets manager secret holding a read token in model.hf_token.secret (config) or hf_token= "
+            "(python), or stage the weights in s3 (model.source: s3, model.s3_uri: s3://bucket/prefix/)",
         )
 
 

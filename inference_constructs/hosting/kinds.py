@@ -80,12 +80,19 @@ class _RequestOptions(TypedDict, total=False):
     plan: EndpointPlan | None
 
 
+HfTokenLike = HfTokenSecret | secretsmanager.ISecret | str
+"""What the ``hf_token`` prop takes: an :class:`HfTokenSecret`, a ``secretsmanager.ISecret``, or the secret's name
+or ARN as a string (read as ``HfTokenSecret(name_or_arn)``)."""
+
+
 def _token_secret(
-    hf_token: HfTokenSecret | secretsmanager.ISecret | None,
+    hf_token: HfTokenLike | None,
 ) -> tuple[HfTokenSecret | None, secretsmanager.ISecret | None]:
     """(the plan's view of the token secret, the secret construct when one was given)."""
     if hf_token is None or isinstance(hf_token, HfTokenSecret):
         return hf_token, None
+    if isinstance(hf_token, str):
+        return HfTokenSecret(hf_token), None
     key = hf_token.encryption_key
     # A secret imported by name has only a partial ARN (name-??????), which CodeBuild cannot read: use its name.
     secret_id = hf_token.secret_full_arn or hf_token.secret_name
@@ -113,7 +120,7 @@ class _KindEndpoint(InferenceEndpoint):
         async_inference: AsyncOptions | None = None,
         multi_model: MultiModelOptions | None = None,
         quantization: str | None = None,
-        hf_token: HfTokenSecret | secretsmanager.ISecret | None = None,
+        hf_token: HfTokenLike | None = None,
         image: str | None = None,
         accelerator: AcceleratorChoice | str = AcceleratorChoice.AUTO,
         instance_type: str | None = None,
@@ -228,8 +235,9 @@ class RealtimeEndpoint(_KindEndpoint):
     environment:
         Extra container variables, applied last. Default: only the ones derived from the decisions.
     hf_token:
-        The token secret of a gated or private hub model: an ``HfTokenSecret`` (name or ARN) or a
-        ``secretsmanager.ISecret`` (its key, if any, may then be used to decrypt it). A deploy-time CodeBuild job
+        The token secret of a gated or private hub model (the Python form of the config's ``model.hf_token``): an
+        ``HfTokenSecret``, a ``secretsmanager.ISecret`` (its key, if any, may then be used to decrypt it), or the
+        secret's name or ARN as a string (never the token itself: that is refused). A deploy-time CodeBuild job
         reads it and stages ``model.id`` at ``model.revision`` (a pinned commit, required) into the stack's data
         bucket; the Model loads the staged prefix with network isolation and never holds the token
         (``HfTokenSecret(..., in_environment=True)`` opts in to the token in the container environment instead).
@@ -247,7 +255,7 @@ class RealtimeEndpoint(_KindEndpoint):
         serving: Serving | str = Serving.LMI,
         async_inference: AsyncOptions | None = None,
         quantization: str | None = None,
-        hf_token: HfTokenSecret | secretsmanager.ISecret | None = None,
+        hf_token: HfTokenLike | None = None,
         **props: Unpack[_InstanceProps],
     ) -> None:
         super().__init__(
@@ -285,6 +293,11 @@ class ServerlessEndpoint(_KindEndpoint):
         The :class:`ServerlessOptions` ``memory_mb``, ``max_concurrency`` and ``provisioned_concurrency`` (their
         ranges are there). Default: each one's default there (memory sized to the model, its concurrency limit,
         no provisioned concurrency).
+    hf_token:
+        The token secret of a private or gated hub model a ``custom`` container downloads, as for
+        :class:`RealtimeEndpoint`; serverless endpoints cannot stage weights into S3, so only
+        ``HfTokenSecret(..., in_environment=True)`` is accepted (the Model then holds a dynamic reference to the
+        secret, never its value). Default: ``model.hf_token``, else no token.
     image, kms_key, role, deployment, environment, endpoint_name, catalog, path:
         As for :class:`RealtimeEndpoint` (``kms_key`` encrypts nothing on the endpoint config: serverless
         has no ML storage volume).
@@ -302,6 +315,7 @@ class ServerlessEndpoint(_KindEndpoint):
         memory_size_in_mb: int | None = None,
         max_concurrency: int | None = None,
         provisioned_concurrency: int | None = None,
+        hf_token: HfTokenLike | None = None,
         **props: Unpack[_EndpointProps],
     ) -> None:
         super().__init__(
@@ -311,6 +325,7 @@ class ServerlessEndpoint(_KindEndpoint):
             model=model,
             serving=serving,
             serverless=_serverless_options(memory_size_in_mb, max_concurrency, provisioned_concurrency),
+            hf_token=hf_token,
             **props,
         )
 

@@ -12,7 +12,8 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_secretsmanager as secretsmanager
 from aws_cdk.assertions import Match, Template
 
-from inference_constructs import HfTokenSecret, ModelSpec, RealtimeEndpoint
+from inference_constructs import HfTokenSecret, ModelSpec, RealtimeEndpoint, ServerlessEndpoint
+from inference_constructs.containers.model_access import looks_like_token
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting.staging import BUILD_TIMEOUT, QUERY_INTERVAL, TOTAL_TIMEOUT
 from inference_constructs.layout import EndpointFootprint, estimated_resources
@@ -162,3 +163,59 @@ def test_the_stack_size_estimate_covers_the_staging_resources(staged: Any) -> No
     # THEN the planned estimate of a staged endpoint is not below it, and one without staging would be
     assert actual <= estimated_resources(EndpointFootprint(EndpointKind.REALTIME, staged=True))
     assert actual > estimated_resources(EndpointFootprint(EndpointKind.REALTIME))
+
+
+@pytest.mark.parametrize(
+    ("secret_id", "policy_resource"), [("acme/hf-token", "acme/hf-token-??????"), (SECRET_ARN, SECRET_ARN)]
+)
+def test_a_secret_name_or_arn_string_goes_through_the_same_staging_path(secret_id: str, policy_resource: str) -> None:
+    # GIVEN the token secret's name or arn as a plain string on the endpoint (no HfTokenSecret, no ISecret)
+    _, _, template = _endpoint(model=_model(), hf_token=secret_id)
+    # THEN the job reads that secret by the string given, and only the job's role may read it
+    project = _only(template, "AWS::CodeBuild::Project")["Properties"]
+    token = next(v for v in project["Environment"]["EnvironmentVariables"] if v["Name"] == "HF_TOKEN")
+    assert token == {"Name": "HF_TOKEN", "Type": "SECRETS_MANAGER", "Value": secret_id}
+    statements = _statements(template, "Hub model staging job")
+    reads = [s for s in statements if "secretsmanager:GetSecretValue" in json.dumps(s["Action"])]
+    assert len(reads) == 1 and policy_resource in json.dumps(reads[0]["Resource"])
+    assert "secretsmanager" not in json.dumps(_statements(template, "What the endpoint's container"))
+    # AND the Model holds neither the token nor a reference to it
+    model = _only(template, "AWS::SageMaker::Model")["Properties"]
+    assert "HF_TOKEN" not in model["PrimaryContainer"]["Environment"]
+    assert "resolve:secretsmanager" not in json.dumps(model)
+
+
+def test_fails_a_token_given_in_place_of_a_secret_name_without_echoing_it() -> None:
+    # GIVEN the token text itself passed as hf_token
+    token = "hf_" + "Ab1" * 12
+    assert looks_like_token(token)
+    # THEN it is refused before anything reaches a template, and the message does not repeat the token
+    with pytest.raises(
+        InferenceConfigError, match=r"model\.hf_token\.secret: looks like a hugging face token itself"
+    ) as raised:
+        _endpoint(model=_model(), hf_token=token)
+    assert token not in str(raised.value)
+
+
+def test_a_serverless_endpoint_takes_hf_token_and_the_container_gets_only_the_reference() -> None:
+    # GIVEN a serverless custom container that downloads a private hub model, the token opted into the environment
+    stack = Stack(new_app(), "Hosting")
+    ServerlessEndpoint(
+        stack,
+        "Classifier",
+        model=ModelSpec(id="acme/private-classifier"),
+        serving="custom",
+        image="111122223333.dkr.ecr.us-east-1.amazonaws.com/classifier:1",
+        hf_token=HfTokenSecret("acme/hf-token", in_environment=True),
+    )
+    template = Template.from_stack(stack)
+    # THEN the container's token variable is the secrets manager dynamic reference, never a value
+    model = _only(template, "AWS::SageMaker::Model")["Properties"]
+    assert model["PrimaryContainer"]["Environment"]["HF_TOKEN"] == "{{resolve:secretsmanager:acme/hf-token}}"
+    assert not looks_like_token(json.dumps(template.to_json()))
+
+
+def test_fails_a_gated_model_without_a_token_naming_the_config_key_and_the_python_keyword() -> None:
+    # GIVEN a gated hub model with no token WHEN built from Python THEN the refusal says how to give it from both
+    with pytest.raises(InferenceConfigError, match=r"model\.hf_token\.secret \(config\) or hf_token= \(python\)"):
+        _endpoint(model=ModelSpec(id=MODEL, parameters_billion=8))
