@@ -123,3 +123,34 @@ def test_broken_manifest_exits_2_naming_it(image_bump: tuple[str, str], capsys: 
 def test_diff_package_imports_without_aws_cdk() -> None:
     out = loaded_packages("import inference_constructs.diff")
     assert out.strip() == "[]"
+
+
+def _config_file(path: Path, **endpoint: Any) -> Path:
+    path.write_text(json.dumps({"name": "acme", "endpoints": [{**ENDPOINT, **endpoint}]}))
+    return path
+
+
+@pytest.mark.parametrize("side", ["old", "new"])
+def test_invalid_config_names_its_file_on_every_problem_line(
+    tmp_path: Path, side: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN a valid config and one with a misspelt key, on either side
+    good = _config_file(tmp_path / "good.yaml")
+    bad = tmp_path / f"{side}.yaml"
+    bad.write_text(json.dumps({"name": "acme", "endpoints": [{**ENDPOINT, "servng": "sklearn"}, ENDPOINT]}))
+    args = [str(bad), str(good)] if side == "old" else [str(good), str(bad)]
+    # WHEN diffed THEN exit 2, and each problem line starts with the file it is in (no traceback)
+    assert main(["diff", *args, "--no-synth"]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}: endpoints[0].servng: unknown key" in err
+    assert f"{bad}: endpoints[1].name: " in err
+    assert "Traceback" not in err
+
+
+def test_unreadable_config_names_its_file_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = _config_file(tmp_path / "good.yaml")
+    missing = tmp_path / "missing.yaml"
+    assert main(["diff", str(good), str(missing), "--no-synth"]) == 2
+    err = capsys.readouterr().err
+    assert err.count(str(missing)) == 1
+
