@@ -154,3 +154,14 @@ def test_unreadable_config_names_its_file_once(tmp_path: Path, capsys: pytest.Ca
     err = capsys.readouterr().err
     assert err.count(str(missing)) == 1
 
+
+def test_no_synth_says_so_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # GIVEN two configs diffed without synth WHEN printed as a table and as JSON
+    old, new = _config_file(tmp_path / "old.yaml"), _config_file(tmp_path / "new.yaml", capacity={"min": 1, "max": 3})
+    assert main(["diff", str(old), str(new), "--no-synth"]) == 0
+    # THEN the note appears once
+    assert capsys.readouterr().out.count("--no-synth") == 1
+    assert main(["diff", str(old), str(new), "--no-synth", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["templates_unavailable"] == "--no-synth: configs were planned, not synthesized"
+
