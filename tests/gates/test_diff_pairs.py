@@ -73,6 +73,15 @@ PAIRS: dict[str, Callable[[dict[str, Any]], None]] = {
 }
 
 
+def _docs_sample(c: dict[str, Any]) -> None:
+    _model_bump(c)
+    _longer_context(c)
+
+
+#: Changes diffed for a documentation sample, not a pair of their own.
+SAMPLES: dict[str, Callable[[dict[str, Any]], None]] = {"docs-sample": _docs_sample}
+
+
 def _write(config: dict[str, Any], path: Path) -> Path:
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     return path
@@ -88,7 +97,7 @@ def _assembly(diff_assemblies: dict[str, Path], tmp_path_factory: pytest.TempPat
     if name not in diff_assemblies:
         config = copy.deepcopy(BASE)
         if name != "base":
-            PAIRS[name](config)
+            {**PAIRS, **SAMPLES}[name](config)
         root = tmp_path_factory.mktemp(f"diff-{name}")
         synth_templates(_write(config, root / "platform.yaml"), root / "cdk.out")
         diff_assemblies[name] = root / "cdk.out"
@@ -217,6 +226,24 @@ def test_tag_change_replaces_only_what_takes_tags_at_creation(pair: tuple[Path, 
     assert report.templates.user_facing_replacements == ()
     assert _of_type(report, "AWS::SageMaker::Endpoint", "updated")
     assert report.plans.max_cost_increase_usd == 0
+
+
+@pytest.mark.parametrize("pair", ["docs-sample"], indirect=True)
+def test_docs_sample_is_what_diff_prints(
+    pair: tuple[Path, Path, DiffReport], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN the Markdown sample in docs/diff.md (team-a-sonnet's model bumped and chat's context doubled)
+    old, new, _ = pair
+    text = (ROOT / "docs" / "diff.md").read_text(encoding="utf-8")
+    quoted = text.split("## Output", 1)[1].split("\n## ", 1)[0]
+    shown = "".join(
+        line[2:] + "\n" if line.startswith("> ") else "\n" for line in quoted.splitlines() if line[:1] == ">"
+    )
+    # WHEN diff prints the pair as Markdown with the replacement gate
+    args = ["diff", str(old / "inference-plan.json"), str(new / "inference-plan.json"), "--markdown"]
+    assert main([*args, "--fail-on-replacement"]) == 1
+    # THEN the docs show exactly what it prints (names, hashes and reasons of this version)
+    assert capsys.readouterr().out == shown
 
 
 # ------------------------------------------------------------------------------------------------ CDK CLI oracle
