@@ -165,3 +165,46 @@ def test_no_synth_says_so_once(tmp_path: Path, capsys: pytest.CaptureFixture[str
     doc = json.loads(capsys.readouterr().out)
     assert doc["templates_unavailable"] == "--no-synth: configs were planned, not synthesized"
 
+
+@pytest.fixture
+def host_change(tmp_path: Path) -> tuple[str, str, str]:
+    """Old and new configs where chat moves to another host, and the new plan's reason for that host."""
+    old = _config_file(tmp_path / "old.yaml")
+    new = _config_file(tmp_path / "new.yaml", instance_type="ml.m5.2xlarge")
+    reason = plan_platform(parse_config(new.read_text())).to_json()["endpoints"][0]["reason"]
+    assert reason.startswith("ml.m5.2xlarge")
+    return str(old), str(new), reason
+
+
+def test_host_change_says_why_in_the_table(
+    host_change: tuple[str, str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new, reason = host_change
+    assert main(["diff", old, new, "--no-synth"]) == 0
+    out = capsys.readouterr().out
+    assert f"instance_type: ml.m5.xlarge -> ml.m5.2xlarge\n              why: {reason}\n" in out
+
+
+def test_host_change_says_why_in_markdown(
+    host_change: tuple[str, str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new, reason = host_change
+    assert main(["diff", old, new, "--no-synth", "--markdown"]) == 0
+    out = capsys.readouterr().out
+    assert f"| instance_type: ml.m5.xlarge → ml.m5.2xlarge<br>why: {reason} |" in out
+
+
+def test_host_change_says_why_in_json_next_to_the_change(
+    host_change: tuple[str, str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new, reason = host_change
+    assert main(["diff", old, new, "--no-synth", "--json"]) == 0
+    (item,) = json.loads(capsys.readouterr().out)["items"]
+    # THEN the change keeps its fields and adds the reason; other changes have none
+    changes = {c["field"]: c for c in item["changes"]}
+    assert changes["instance_type"] == {
+        "field": "instance_type",
+        "old": "ml.m5.xlarge",
+        "new": "ml.m5.2xlarge",
+        "reason": reason,
+    }
