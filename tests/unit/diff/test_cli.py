@@ -176,22 +176,20 @@ def host_change(tmp_path: Path) -> tuple[str, str, str]:
     return str(old), str(new), reason
 
 
-def test_host_change_says_why_in_the_table(
-    host_change: tuple[str, str, str], capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("flags", "shown"),
+    [
+        pytest.param([], "instance_type: ml.m5.xlarge -> ml.m5.2xlarge\n              why: {}\n", id="table"),
+        pytest.param(["--markdown"], "| instance_type: ml.m5.xlarge → ml.m5.2xlarge<br>why: {} |", id="markdown"),
+    ],
+)
+def test_host_change_says_why_next_to_the_change(
+    host_change: tuple[str, str, str], flags: list[str], shown: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # GIVEN chat moved to another host WHEN diffed THEN the new plan's reason for that host follows the change
     old, new, reason = host_change
-    assert main(["diff", old, new, "--no-synth"]) == 0
-    out = capsys.readouterr().out
-    assert f"instance_type: ml.m5.xlarge -> ml.m5.2xlarge\n              why: {reason}\n" in out
-
-
-def test_host_change_says_why_in_markdown(
-    host_change: tuple[str, str, str], capsys: pytest.CaptureFixture[str]
-) -> None:
-    old, new, reason = host_change
-    assert main(["diff", old, new, "--no-synth", "--markdown"]) == 0
-    out = capsys.readouterr().out
-    assert f"| instance_type: ml.m5.xlarge → ml.m5.2xlarge<br>why: {reason} |" in out
+    assert main(["diff", old, new, "--no-synth", *flags]) == 0
+    assert shown.format(reason) in capsys.readouterr().out
 
 
 def test_host_change_says_why_in_json_next_to_the_change(
