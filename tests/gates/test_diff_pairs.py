@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -244,6 +245,31 @@ def test_docs_sample_is_what_diff_prints(
     assert main([*args, "--fail-on-replacement"]) == 1
     # THEN the docs show exactly what it prints (names, hashes and reasons of this version)
     assert capsys.readouterr().out == shown
+
+
+def _docs_pair_rows() -> list[list[str]]:
+    """The cells of each row of docs/diff.md's table of the pairs, in the order of :data:`PAIRS`."""
+    text = (ROOT / "docs" / "diff.md").read_text(encoding="utf-8")
+    table = text.split("What `diff` reports for the eight pairs", 1)[1].split("\n\n", 2)[1]
+    rows = [[cell.strip() for cell in line.strip("|").split(" | ")] for line in table.splitlines()[2:]]
+    assert len(rows) == len(PAIRS)
+    return rows
+
+
+@pytest.mark.parametrize("pair", list(PAIRS), indirect=True)
+def test_docs_pairs_table_is_what_diff_reports(
+    pair: tuple[Path, Path, DiffReport], request: pytest.FixtureRequest
+) -> None:
+    # GIVEN a pair's row in docs/diff.md WHEN the pair is diffed
+    _, _, report = pair
+    assert report.templates is not None
+    row = _docs_pair_rows()[list(PAIRS).index(request.node.callspec.params["pair"])]
+    counts = Counter(c.status for c in report.templates.changes)
+    statuses = ("replaced", "moved", "updated", "added", "removed")
+    # THEN the row shows its resource counts, plan update warnings and cost at maximum
+    assert row[1].split(" (")[0] == ", ".join(f"{counts[s]} {s}" for s in statuses if counts[s])
+    assert row[4] == (", ".join(f"`{u.code}`" for u in report.plans.updates) or "-")
+    assert row[5] == f"{report.plans.max_cost_increase_usd:+,.2f}"
 
 
 # ------------------------------------------------------------------------------------------------ CDK CLI oracle
