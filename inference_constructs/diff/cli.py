@@ -40,7 +40,7 @@ def compare(old: str, new: str, *, synthesize: bool = True) -> DiffReport:
     before, after = load_side(old, synthesize=synthesize), load_side(new, synthesize=synthesize)
     plans = diff_plans(before.plan, after.plan)
     if before.templates is None or after.templates is None:
-        why = "; ".join(s.why_no_templates for s in (before, after) if s.templates is None)
+        why = "; ".join(dict.fromkeys(s.why_no_templates for s in (before, after) if s.templates is None))
         return DiffReport(plans, None, why)
     return DiffReport(plans, diff_templates(before.templates, after.templates))
 

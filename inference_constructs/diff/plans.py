@@ -2,7 +2,8 @@
 Savings Plan commitment the plan recommends, and to the plan's warnings. Pure Python (no ``aws_cdk`` import).
 
 Per endpoint (by name): added, removed or changed, with the host, instance type, capacity bounds and hosting stack
-before and after, and the on-demand monthly cost at the capacity minimum and maximum; per Bedrock profile (by
+before and after (an instance type change with the new plan's reason for its host), and the on-demand monthly cost
+at the capacity minimum and maximum; per Bedrock profile (by
 name): added, removed, or a model change. Totals are the differences of the summed monthly costs at minimum and at
 maximum; the commitment is the plan's ``savings_plan.commitment_usd_per_hour`` (0 without a recommendation).
 """
@@ -25,15 +26,20 @@ Doc = Mapping[str, Any]
 
 @dataclass(frozen=True)
 class Change:
-    """One field before and after."""
+    """One field before and after, and why the new plan chose the new value (an ``instance_type`` change: the new
+    plan's reason for its host; empty otherwise)."""
 
     field: str
     old: Any
     new: Any
+    reason: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-able form."""
-        return {"field": self.field, "old": self.old, "new": self.new}
+        """Plain JSON-able form: ``field``, ``old``, ``new``, and ``reason`` when there is one."""
+        out = {"field": self.field, "old": self.old, "new": self.new}
+        if self.reason:
+            out["reason"] = self.reason
+        return out
 
 
 @dataclass(frozen=True)
@@ -153,7 +159,10 @@ def _item(kind: str, name: str, old: Doc | None, new: Doc | None, fields: Any) -
     before = fields(old) if old is not None else {}
     after = fields(new) if new is not None else {}
     keys = {**before, **after}
-    changes = tuple(Change(k, before.get(k), after.get(k)) for k in keys if before.get(k) != after.get(k))
+    reasons = {"instance_type": str(new.get("reason") or "")} if new is not None else {}
+    changes = tuple(
+        Change(k, before.get(k), after.get(k), reasons.get(k, "")) for k in keys if before.get(k) != after.get(k)
+    )
     status = "added" if old is None else "removed" if new is None else "changed" if changes else "unchanged"
     return ItemDiff(
         kind=kind,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from inference_constructs.diff.plans import ItemDiff, PlanDiff
+from inference_constructs.diff.plans import Change, ItemDiff, PlanDiff
 from inference_constructs.diff.templates import ResourceChange, TemplateDiff
 
 __all__ = ["DiffReport", "Gates"]
@@ -185,15 +185,23 @@ def _item_lines(plans: PlanDiff) -> list[str]:
             lo, hi = item.monthly_usd_at_min, item.monthly_usd_at_max
             cost = f"  monthly min {_signed(lo[1] - lo[0])}, max {_signed(hi[1] - hi[0])}"
         lines.append(f"{item.status:<9} {item.kind} {item.name}{cost}")
-        lines.extend(f"          {c.field}: {c.old} -> {c.new}" for c in item.changes)
+        for c in item.changes:
+            lines.append(f"          {c.field}: {c.old} -> {c.new}")
+            if c.reason:
+                lines.append(f"            why: {c.reason}")
     return lines
 
 
 def _item_row(item: ItemDiff) -> str:
-    changes = "<br>".join(f"{c.field}: {c.old} → {c.new}" for c in item.changes) or "-"
+    changes = "<br>".join(_change_cell(c) for c in item.changes) or "-"
     lo, hi = item.monthly_usd_at_min, item.monthly_usd_at_max
     costs = f"{_signed(lo[1] - lo[0])} | {_signed(hi[1] - hi[0])}" if item.kind == "endpoint" else "- | -"
     return f"| {item.status} | {item.kind} | {item.name} | {changes} | {costs} |"
+
+
+def _change_cell(change: Change) -> str:
+    why = f"<br>why: {change.reason}" if change.reason else ""
+    return f"{change.field}: {change.old} → {change.new}{why}".replace("|", "\\|")
 
 
 def _describe(change: ResourceChange) -> str:

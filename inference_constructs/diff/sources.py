@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inference_constructs.errors import InferenceConfigError
+from inference_constructs.errors import InferenceConfigError, Problem
 
 __all__ = ["Side", "load_side", "read_assembly"]
 
@@ -93,6 +93,20 @@ def _synthesize(config: Path) -> dict[str, dict[str, Any]]:
         return read_assembly(Path(outdir))
 
 
+def _in_file(exc: InferenceConfigError, path: Path) -> InferenceConfigError:
+    """``exc`` with each problem's key path prefixed by ``path`` (``new.yaml: endpoints[0].serving: ...``), so a
+    diff of two configs says which one is wrong; a problem that already names the file is kept as it is."""
+    name = str(path)
+
+    def located(problem: Problem) -> Problem:
+        if problem.path == name or problem.path.startswith(f"{name}:"):
+            return problem
+        where = f"{name}: {problem.path}" if problem.path else name
+        return Problem(where, problem.what, problem.fix or None, problem.code)
+
+    return InferenceConfigError(located(p) for p in exc.problems)
+
+
 def load_side(path: str | Path, *, synthesize: bool = True) -> Side:
     """The plan and templates of ``path`` (a plan JSON file, ideally inside a cloud assembly, or a config).
 
@@ -111,7 +125,10 @@ def load_side(path: str | Path, *, synthesize: bool = True) -> Side:
     from inference_constructs.config import load_config
     from inference_constructs.plan import plan_platform
 
-    plan: dict[str, Any] = plan_platform(load_config(p)).to_json()
+    try:
+        plan: dict[str, Any] = plan_platform(load_config(p)).to_json()
+    except InferenceConfigError as exc:
+        raise _in_file(exc, p) from None
     if not synthesize:
         return Side(plan, None, "--no-synth: configs were planned, not synthesized")
     return Side(plan, _synthesize(p))

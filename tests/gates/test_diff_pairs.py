@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,15 @@ PAIRS: dict[str, Callable[[dict[str, Any]], None]] = {
 }
 
 
+def _docs_sample(c: dict[str, Any]) -> None:
+    _model_bump(c)
+    _longer_context(c)
+
+
+#: Changes diffed for a documentation sample, not a pair of their own.
+SAMPLES: dict[str, Callable[[dict[str, Any]], None]] = {"docs-sample": _docs_sample}
+
+
 def _write(config: dict[str, Any], path: Path) -> Path:
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     return path
@@ -88,7 +98,7 @@ def _assembly(diff_assemblies: dict[str, Path], tmp_path_factory: pytest.TempPat
     if name not in diff_assemblies:
         config = copy.deepcopy(BASE)
         if name != "base":
-            PAIRS[name](config)
+            {**PAIRS, **SAMPLES}[name](config)
         root = tmp_path_factory.mktemp(f"diff-{name}")
         synth_templates(_write(config, root / "platform.yaml"), root / "cdk.out")
         diff_assemblies[name] = root / "cdk.out"
@@ -217,6 +227,49 @@ def test_tag_change_replaces_only_what_takes_tags_at_creation(pair: tuple[Path, 
     assert report.templates.user_facing_replacements == ()
     assert _of_type(report, "AWS::SageMaker::Endpoint", "updated")
     assert report.plans.max_cost_increase_usd == 0
+
+
+@pytest.mark.parametrize("pair", ["docs-sample"], indirect=True)
+def test_docs_sample_is_what_diff_prints(
+    pair: tuple[Path, Path, DiffReport], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN the Markdown sample in docs/diff.md (team-a-sonnet's model bumped and chat's context doubled)
+    old, new, _ = pair
+    text = (ROOT / "docs" / "diff.md").read_text(encoding="utf-8")
+    quoted = text.split("## Output", 1)[1].split("\n## ", 1)[0]
+    shown = "".join(
+        line[2:] + "\n" if line.startswith("> ") else "\n" for line in quoted.splitlines() if line[:1] == ">"
+    )
+    # WHEN diff prints the pair as Markdown with the replacement gate
+    args = ["diff", str(old / "inference-plan.json"), str(new / "inference-plan.json"), "--markdown"]
+    assert main([*args, "--fail-on-replacement"]) == 1
+    # THEN the docs show exactly what it prints (names, hashes and reasons of this version)
+    assert capsys.readouterr().out == shown
+
+
+def _docs_pair_rows() -> list[list[str]]:
+    """The cells of each row of docs/diff.md's table of the pairs, in the order of :data:`PAIRS`."""
+    text = (ROOT / "docs" / "diff.md").read_text(encoding="utf-8")
+    table = text.split("What `diff` reports for the eight pairs", 1)[1].split("\n\n", 2)[1]
+    rows = [[cell.strip() for cell in line.strip("|").split(" | ")] for line in table.splitlines()[2:]]
+    assert len(rows) == len(PAIRS)
+    return rows
+
+
+@pytest.mark.parametrize("pair", list(PAIRS), indirect=True)
+def test_docs_pairs_table_is_what_diff_reports(
+    pair: tuple[Path, Path, DiffReport], request: pytest.FixtureRequest
+) -> None:
+    # GIVEN a pair's row in docs/diff.md WHEN the pair is diffed
+    _, _, report = pair
+    assert report.templates is not None
+    row = _docs_pair_rows()[list(PAIRS).index(request.node.callspec.params["pair"])]
+    counts = Counter(c.status for c in report.templates.changes)
+    statuses = ("replaced", "moved", "updated", "added", "removed")
+    # THEN the row shows its resource counts, plan update warnings and cost at maximum
+    assert row[1].split(" (")[0] == ", ".join(f"{counts[s]} {s}" for s in statuses if counts[s])
+    assert row[4] == (", ".join(f"`{u.code}`" for u in report.plans.updates) or "-")
+    assert row[5] == f"{report.plans.max_cost_increase_usd:+,.2f}"
 
 
 # ------------------------------------------------------------------------------------------------ CDK CLI oracle

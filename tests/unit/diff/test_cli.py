@@ -123,3 +123,86 @@ def test_broken_manifest_exits_2_naming_it(image_bump: tuple[str, str], capsys: 
 def test_diff_package_imports_without_aws_cdk() -> None:
     out = loaded_packages("import inference_constructs.diff")
     assert out.strip() == "[]"
+
+
+def _config_file(path: Path, **endpoint: Any) -> Path:
+    path.write_text(json.dumps({"name": "acme", "endpoints": [{**ENDPOINT, **endpoint}]}))
+    return path
+
+
+@pytest.mark.parametrize("side", ["old", "new"])
+def test_invalid_config_names_its_file_on_every_problem_line(
+    tmp_path: Path, side: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN a valid config and one with a misspelt key, on either side
+    good = _config_file(tmp_path / "good.yaml")
+    bad = tmp_path / f"{side}.yaml"
+    bad.write_text(json.dumps({"name": "acme", "endpoints": [{**ENDPOINT, "servng": "sklearn"}, ENDPOINT]}))
+    args = [str(bad), str(good)] if side == "old" else [str(good), str(bad)]
+    # WHEN diffed THEN exit 2, and each problem line starts with the file it is in (no traceback)
+    assert main(["diff", *args, "--no-synth"]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}: endpoints[0].servng: unknown key" in err
+    assert f"{bad}: endpoints[1].name: " in err
+    assert "Traceback" not in err
+
+
+def test_unreadable_config_names_its_file_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = _config_file(tmp_path / "good.yaml")
+    missing = tmp_path / "missing.yaml"
+    assert main(["diff", str(good), str(missing), "--no-synth"]) == 2
+    err = capsys.readouterr().err
+    assert err.count(str(missing)) == 1
+
+
+def test_no_synth_says_so_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # GIVEN two configs diffed without synth WHEN printed as a table and as JSON
+    old, new = _config_file(tmp_path / "old.yaml"), _config_file(tmp_path / "new.yaml", capacity={"min": 1, "max": 3})
+    assert main(["diff", str(old), str(new), "--no-synth"]) == 0
+    # THEN the note appears once
+    assert capsys.readouterr().out.count("--no-synth") == 1
+    assert main(["diff", str(old), str(new), "--no-synth", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["templates_unavailable"] == "--no-synth: configs were planned, not synthesized"
+
+
+@pytest.fixture
+def host_change(tmp_path: Path) -> tuple[str, str, str]:
+    """Old and new configs where chat moves to another host, and the new plan's reason for that host."""
+    old = _config_file(tmp_path / "old.yaml")
+    new = _config_file(tmp_path / "new.yaml", instance_type="ml.m5.2xlarge")
+    reason = plan_platform(parse_config(new.read_text())).to_json()["endpoints"][0]["reason"]
+    assert reason.startswith("ml.m5.2xlarge")
+    return str(old), str(new), reason
+
+
+@pytest.mark.parametrize(
+    ("flags", "shown"),
+    [
+        pytest.param([], "instance_type: ml.m5.xlarge -> ml.m5.2xlarge\n              why: {}\n", id="table"),
+        pytest.param(["--markdown"], "| instance_type: ml.m5.xlarge → ml.m5.2xlarge<br>why: {} |", id="markdown"),
+    ],
+)
+def test_host_change_says_why_next_to_the_change(
+    host_change: tuple[str, str, str], flags: list[str], shown: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN chat moved to another host WHEN diffed THEN the new plan's reason for that host follows the change
+    old, new, reason = host_change
+    assert main(["diff", old, new, "--no-synth", *flags]) == 0
+    assert shown.format(reason) in capsys.readouterr().out
+
+
+def test_host_change_says_why_in_json_next_to_the_change(
+    host_change: tuple[str, str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new, reason = host_change
+    assert main(["diff", old, new, "--no-synth", "--json"]) == 0
+    (item,) = json.loads(capsys.readouterr().out)["items"]
+    # THEN the change keeps its fields and adds the reason; other changes have none
+    changes = {c["field"]: c for c in item["changes"]}
+    assert changes["instance_type"] == {
+        "field": "instance_type",
+        "old": "ml.m5.xlarge",
+        "new": "ml.m5.2xlarge",
+        "reason": reason,
+    }
