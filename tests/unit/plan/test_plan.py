@@ -78,3 +78,21 @@ endpoints:
     paths = {p.split(":")[0].split(".")[0] for p in info.value.problems}
     assert paths == {"endpoints[0]", "endpoints[1]"}
     assert any("needs" in p and "GB" in p for p in info.value.problems)
+
+
+def test_warns_when_minimum_capacity_alone_exceeds_the_budget() -> None:
+    # GIVEN a $500/month budget beside an endpoint whose minimum capacity costs more than that a month
+    text = PLATFORM + "cost:\n  budget: {monthly_limit_usd: 500}\n"
+    plan = plan_platform(parse_config(text))
+    chat = plan.endpoints[0]
+    assert chat.monthly_usd_at_min is not None and chat.monthly_usd_at_min > 500
+    # WHEN planned THEN one warning names the budget key and figure, the cost at minimum and the endpoint
+    found = [w for w in plan.to_json()["warnings"] if w.startswith("cost.budget.monthly_limit_usd")]
+    assert len(found) == 1
+    assert "$500 budget" in found[0]
+    assert f"${chat.monthly_usd_at_min:,.0f}/month" in found[0]
+    assert f"chat ${chat.monthly_usd_at_min:,.0f} (2 x {chat.host.instance.name if chat.host else ''})" in found[0]
+    assert "capacity.min" in found[0]
+    # AND a budget above the minimum cost says nothing
+    roomy = PLATFORM + "cost:\n  budget: {monthly_limit_usd: 100000}\n"
+    assert not any("monthly_limit_usd" in w for w in plan_platform(parse_config(roomy)).to_json()["warnings"])
