@@ -96,3 +96,25 @@ def test_warns_when_minimum_capacity_alone_exceeds_the_budget() -> None:
     # AND a budget above the minimum cost says nothing
     roomy = PLATFORM + "cost:\n  budget: {monthly_limit_usd: 100000}\n"
     assert not any("monthly_limit_usd" in w for w in plan_platform(parse_config(roomy)).to_json()["warnings"])
+
+
+def test_gpu_memory_scaling_on_an_auto_chosen_neuron_host_suggests_concurrency_not_a_gpu_host() -> None:
+    # GIVEN an LMI endpoint with accelerator auto (the planner picks a Trainium host) and GPU-memory scaling
+    text = """
+name: acme
+endpoints:
+  - name: chat
+    model: {id: mistralai/Mistral-7B-Instruct-v0.3, parameters_billion: 7.2}
+    accelerator: auto
+    capacity: {min: 1, max: 2}
+    scaling: {gpu_memory_percent: 70}
+"""
+    # WHEN planned
+    with pytest.raises(InferenceConfigError) as info:
+        plan_platform(parse_config(text))
+    (problem,) = info.value.problems
+    # THEN the fix fits the cause: LMI reserves GPU memory at start, so a GPU host would not help
+    assert problem.startswith("endpoints[0].scaling.gpu_memory_percent: ml.trn1")
+    assert "choose a gpu instance type" not in problem
+    assert "use scaling.concurrency_per_instance" in problem
+    assert "serving lmi reserves gpu memory at start, so the metric does not move" in problem
