@@ -118,3 +118,23 @@ endpoints:
     assert "choose a gpu instance type" not in problem
     assert "use scaling.concurrency_per_instance" in problem
     assert "serving lmi reserves gpu memory at start, so the metric does not move" in problem
+
+
+def test_a_gated_model_and_a_host_too_small_are_refused_in_one_pass() -> None:
+    # GIVEN a gated hub model without a token on an explicit host too small for it
+    text = """
+name: acme
+endpoints:
+  - name: chat
+    model: {source: huggingface, id: meta-llama/Llama-3.1-70B-Instruct, parameters_billion: 70}
+    serving: lmi
+    instance_type: ml.g5.xlarge
+"""
+    # WHEN planned
+    with pytest.raises(InferenceConfigError) as info:
+        plan_platform(parse_config(text))
+    # THEN both independent problems come at once, so fixing the token does not uncover the size
+    paths = sorted(p.split(":")[0] for p in info.value.problems)
+    assert paths == ["endpoints[0].instance_type", "endpoints[0].model.id"]
+    assert any("is gated on the hugging face hub" in p for p in info.value.problems)
+    assert any("cannot hold the model" in p for p in info.value.problems)
