@@ -86,6 +86,7 @@ def plan_platform(
         [e.config.stack for e in endpoints],
         [e.path for e in endpoints],
         max_resources=max_resources_per_stack,
+        names=[e.name for e in endpoints],
     )
     problems.extend(stack_problems)
     alarm_settings = AlarmSettings(anomaly_std_devs=config.observability.anomaly_std_devs)
