@@ -160,10 +160,18 @@ def decide_endpoint(index: int, endpoint: Endpoint, catalog: Catalog) -> Endpoin
         model=model_spec(endpoint),
         hosting=hosting,
         scaling=scaling,
-        warnings=tuple(scaling.warnings) + hosting.warnings,
+        warnings=tuple(_named(w, path, endpoint.name) for w in (*scaling.warnings, *hosting.warnings)),
         request=request,
         schedule=_capacity_schedule(endpoint, hosting) if host is not None else None,
     )
+
+
+def _named(warning: str, path: str, name: str) -> str:
+    """``warning`` with the endpoint's name beside its key path: ``endpoints[2].scaling (chat): ...``."""
+    key, sep, rest = warning.partition(": ")
+    if sep and " " not in key and (key == path or key.startswith(f"{path}.")):
+        return f"{key} ({name}): {rest}"
+    return f"{path} ({name}): {warning}"
 
 
 def capacity_schedule(decisions: EndpointDecisions) -> CapacitySchedule:

@@ -138,3 +138,25 @@ endpoints:
     assert paths == ["endpoints[0].instance_type", "endpoints[0].model.id"]
     assert any("is gated on the hugging face hub" in p for p in info.value.problems)
     assert any("cannot hold the model" in p for p in info.value.problems)
+
+
+def test_endpoint_warnings_name_the_endpoint_and_suggest_a_fix() -> None:
+    # GIVEN an async endpoint that scales to zero, the third in its file
+    text = """
+name: acme
+endpoints:
+  - {name: a, serving: sklearn, model: {source: s3, s3_uri: "s3://acme-models/a.tar.gz"}}
+  - {name: b, serving: sklearn, model: {source: s3, s3_uri: "s3://acme-models/b.tar.gz"}}
+  - name: batch-extract
+    type: async
+    model: {id: org/m-8b, parameters_billion: 8}
+    serving: lmi
+    capacity: {min: 0, max: 2}
+    scaling: {backlog_per_instance: 5}
+"""
+    # WHEN planned
+    warnings = plan_platform(parse_config(text)).to_json()["warnings"]
+    # THEN its warning names it beside its key path and says what to change
+    [zero] = [w for w in warnings if "scales to zero" in w]
+    assert zero.startswith("endpoints[2] (batch-extract): scales to zero instances")
+    assert "set capacity.min 1" in zero
