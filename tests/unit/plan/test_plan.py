@@ -110,9 +110,7 @@ endpoints:
     scaling: {gpu_memory_percent: 70}
 """
     # WHEN planned
-    with pytest.raises(InferenceConfigError) as info:
-        plan_platform(parse_config(text))
-    (problem,) = info.value.problems
+    (problem,) = _refusal(text)
     # THEN the fix fits the cause: LMI reserves GPU memory at start, so a GPU host would not help
     assert problem.startswith("endpoints[0].scaling.gpu_memory_percent: ml.trn1")
     assert "choose a gpu instance type" not in problem
@@ -120,24 +118,22 @@ endpoints:
     assert "serving lmi reserves gpu memory at start, so the metric does not move" in problem
 
 
+GATED_ON_A_SMALL_HOST = (
+    PLATFORM.partition("  - name: churn")[0]
+    .replace("model: {id: org/chat-8b", "model: {source: huggingface, id: meta-llama/Llama-3.1-70B-Instruct")
+    .replace("parameters_billion: 8,", "parameters_billion: 70,")
+    .replace("accelerator: gpu", "instance_type: ml.g5.xlarge")
+)
+"""A gated hub model without a token on an explicit host too small for it."""
+
+
 def test_a_gated_model_and_a_host_too_small_are_refused_in_one_pass() -> None:
-    # GIVEN a gated hub model without a token on an explicit host too small for it
-    text = """
-name: acme
-endpoints:
-  - name: chat
-    model: {source: huggingface, id: meta-llama/Llama-3.1-70B-Instruct, parameters_billion: 70}
-    serving: lmi
-    instance_type: ml.g5.xlarge
-"""
-    # WHEN planned
-    with pytest.raises(InferenceConfigError) as info:
-        plan_platform(parse_config(text))
+    # GIVEN a gated model without a token on a host too small for it WHEN planned
+    problems = _refusal(GATED_ON_A_SMALL_HOST)
     # THEN both independent problems come at once, so fixing the token does not uncover the size
-    paths = sorted(p.split(":")[0] for p in info.value.problems)
-    assert paths == ["endpoints[0].instance_type", "endpoints[0].model.id"]
-    assert any("is gated on the hugging face hub" in p for p in info.value.problems)
-    assert any("cannot hold the model" in p for p in info.value.problems)
+    assert sorted(p.split(":")[0] for p in problems) == ["endpoints[0].instance_type", "endpoints[0].model.id"]
+    assert any("is gated on the hugging face hub" in p for p in problems)
+    assert any("cannot hold the model" in p for p in problems)
 
 
 def test_endpoint_warnings_name_the_endpoint_and_suggest_a_fix() -> None:
@@ -160,3 +156,10 @@ endpoints:
     [zero] = [w for w in warnings if "scales to zero" in w]
     assert zero.startswith("endpoints[2] (batch-extract): scales to zero instances")
     assert "set capacity.min 1" in zero
+
+
+def _refusal(text: str) -> list[str]:
+    """The problems planning the config ``text`` raises (it must raise)."""
+    with pytest.raises(InferenceConfigError) as info:
+        plan_platform(parse_config(text))
+    return [str(p) for p in info.value.problems]
