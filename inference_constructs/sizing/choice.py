@@ -253,10 +253,17 @@ def _check_explicit(
     if not fit.fits:
         assert fit.rejection is not None
         verb = "load" if fit.rejection.kind is RejectionKind.HOST_MEMORY else "hold"
-        fix = _kv_fix(model, est, serving, inst, llm) or _alternatives(model, cat, rules, serving)
+        fix = _alternatives(model, cat, rules, serving)
+        kv = _kv_fix(model, est, serving, inst, llm)
+        if kv is not None:
+            fix = kv if fix == _NO_HOST_FIX else f"{kv}; or {fix}"
         raise InferenceConfigError(f"{key}: {name} cannot {verb} the model; {fit.rejection.reason}; {fix}")
     hint = _dtype_hint(model, llm=llm, cat=cat, rules=rules, serving=serving, chosen=fit) if want_hint else None
     return _decision(est, fit, (), hint, explicit=True)
+
+
+_NO_HOST_FIX = "quantize or pick a larger host"
+"""The fix when no allowed host holds the model (and its KV cache is not what is too big)."""
 
 
 def _kv_fix(model: ModelSpec, est: MemoryEstimate, serving: Serving, inst: InstanceType, llm: bool) -> str | None:
@@ -298,7 +305,7 @@ def _alternatives(model: ModelSpec, cat: Catalog, rules: _Rules, serving: Servin
         return "use a host whose engine supports the model"
     found = _cheapest(model, memory_estimate(model, llm=llm), cat, rules, serving=serving, llm=llm)
     if found is None:
-        return "quantize or pick a larger host"
+        return _NO_HOST_FIX
     if engine:
         return f"the cheapest allowed host that can run it is {found[0].instance.name}"
     return f"use {found[0].instance.name} or larger, or quantize"
