@@ -198,6 +198,10 @@ def partition_of(region: str) -> str:
     return next(p for prefix, p in PARTITIONS if region.startswith(prefix))
 
 
+#: CloudFormation: resources per stack ("CloudFormation quotas", Resources: 500 per stack,
+#: https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/cloudformation-limits.html).
+MAX_RESOURCES_PER_CLOUDFORMATION_STACK = 500
+
 #: CloudWatch dashboards: widgets per dashboard, and characters per SEARCH query.
 MAX_DASHBOARD_WIDGETS = 500
 MAX_SEARCH_LENGTH = 1024

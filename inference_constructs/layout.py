@@ -15,10 +15,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from inference_constructs.aws_limits import MAX_RESOURCES_PER_CLOUDFORMATION_STACK
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.spec import EndpointKind
 
-#: Resources one hosting stack may hold (CloudFormation's limit is 500; the rest is headroom).
+#: Resources one hosting stack may hold (below :data:`MAX_RESOURCES_PER_CLOUDFORMATION_STACK`; the rest is headroom).
 MAX_RESOURCES_PER_STACK = 450
 #: Resources a hosting stack may add once, shared by its endpoints (access-log and output buckets
 #: with their policies).
@@ -92,6 +93,7 @@ def assign_stacks(
     paths: Sequence[str],
     *,
     max_resources: int = MAX_RESOURCES_PER_STACK,
+    names: Sequence[str] | None = None,
 ) -> tuple[list[int], list[str]]:
     """The hosting stack number (1-based) of each endpoint, and the problems of stacks over ``max_resources``.
 
@@ -105,32 +107,85 @@ def assign_stacks(
         Each endpoint's key path (``endpoints[i]``), for the problems.
     max_resources:
         Estimated resources one stack may hold, its shared resources included.
+    names:
+        Each endpoint's name, shown beside its key path. Default: key paths only.
 
     Returns
     -------
     tuple[list[int], list[str]]
         The stack number per endpoint (independent of every other endpoint), and one problem per stack whose
-        endpoints' estimated resources exceed ``max_resources``.
+        endpoints' estimated resources exceed ``max_resources``. A problem proposes the ``stack:`` keys to add:
+        the endpoints without one, in endpoint order, in groups that fit, on stack numbers not yet used.
     """
     numbers = [DEFAULT_STACK if s is None else s for s in stacks]
+    labels = [f"{path} ({name})" for path, name in zip(paths, names, strict=True)] if names else list(paths)
     used: dict[int, int] = {}
     members: dict[int, list[int]] = {}
     for index, (footprint, number) in enumerate(zip(footprints, numbers, strict=True)):
         used[number] = used.get(number, SHARED_RESOURCES_PER_STACK) + estimated_resources(footprint)
         members.setdefault(number, []).append(index)
     problems = ProblemCollector()
+    free = max(used, default=DEFAULT_STACK) + 1
     for number in sorted(used):
         if used[number] <= max_resources:
             continue
-        unset = [paths[i] for i in members[number] if stacks[i] is None]
-        held = ", ".join(paths[i] for i in members[number])
+        held = members[number]
+        listed = f" ({', '.join(labels[i] for i in held)})" if len(held) <= _LISTED else ""
+        moves, free = _moves(footprints, stacks, held, max_resources, free)
+        if moves:
+            fix = (
+                "add stack: keys in endpoint order, "
+                + "; ".join(f"stack: {n} on {_runs(group, labels)}" for n, group in moves)
+                + f"; the others stay in stack {number}"
+            )
+        else:
+            fix = f"set stack: {free} (or another unused number) on some of these endpoints"
         problems.add(
-            paths[members[number][-1]] + ".stack",
-            f"hosting stack {number} would hold about {used[number]} resources ({held}), "
-            f"over the {max_resources} allowed (CloudFormation's limit is 500)",
-            f"set stack: {number + 1} (or another number) on some of "
-            + (", ".join(unset) if unset else "these endpoints")
-            + "; an endpoint's stack never changes unless its stack: key does, and changing it replaces the endpoint",
+            paths[held[-1]] + ".stack",
+            f"hosting stack {number} would hold about {used[number]} resources from {len(held)} endpoints{listed}, "
+            f"over the {max_resources} allowed (CloudFormation allows {MAX_RESOURCES_PER_CLOUDFORMATION_STACK} "
+            "resources per stack)",
+            fix + "; an endpoint's stack never changes unless its stack: key does, and changing it replaces the "
+            "endpoint",
             code="range",
         )
     return numbers, list(problems.problems)
+
+
+_LISTED = 6
+"""An overfull stack's problem lists its endpoints up to this many; beyond, it counts them."""
+
+
+def _moves(
+    footprints: Sequence[EndpointFootprint],
+    stacks: Sequence[int | None],
+    held: Sequence[int],
+    max_resources: int,
+    free: int,
+) -> tuple[list[tuple[int, list[int]]], int]:
+    """The ``stack:`` keys that empty an overfull stack: its endpoints with a key keep theirs, those without one
+    stay while they fit, in endpoint order, and the rest fill new stacks (numbered from ``free``) in order. Returns
+    the new stacks with their endpoints, and the next unused number."""
+    room = SHARED_RESOURCES_PER_STACK + sum(estimated_resources(footprints[i]) for i in held if stacks[i] is not None)
+    moves: list[tuple[int, list[int]]] = []
+    for i in (i for i in held if stacks[i] is None):
+        n = estimated_resources(footprints[i])
+        if room + n > max_resources:
+            moves.append((free, []))
+            free += 1
+            room = SHARED_RESOURCES_PER_STACK
+        if moves:
+            moves[-1][1].append(i)
+        room += n
+    return moves, free
+
+
+def _runs(indexes: Sequence[int], labels: Sequence[str]) -> str:
+    """``indexes`` as runs of consecutive endpoints: ``endpoints[3] (a) to endpoints[9] (g), endpoints[12] (j)``."""
+    runs: list[list[int]] = []
+    for i in indexes:
+        if runs and runs[-1][-1] == i - 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return ", ".join(labels[r[0]] if len(r) == 1 else f"{labels[r[0]]} to {labels[r[-1]]}" for r in runs)

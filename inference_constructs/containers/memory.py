@@ -18,7 +18,7 @@ from types import MappingProxyType
 
 from inference_constructs.spec import Serving
 
-__all__ = ["GPU_MEMORY_BEHAVIOUR", "GpuMemoryBehaviour", "GpuMemoryUse"]
+__all__ = ["GPU_MEMORY_BEHAVIOUR", "GpuMemoryBehaviour", "GpuMemoryUse", "no_gpu_fix"]
 
 
 class GpuMemoryUse(StrEnum):
@@ -115,3 +115,28 @@ GPU_MEMORY_BEHAVIOUR: Mapping[Serving, GpuMemoryBehaviour] = MappingProxyType(
     }
 )
 """Accelerator memory behaviour per serving stack, with sources (listed in docs/runtime-rules.md)."""
+
+
+_CONCURRENCY = "use scaling.concurrency_per_instance"
+_STILL_ON_GPU = {
+    GpuMemoryUse.RESERVES: "reserves gpu memory at start",
+    GpuMemoryUse.KEEPS: "keeps gpu memory at its peak",
+}
+
+
+def no_gpu_fix(serving: Serving | None) -> str:
+    """What to do about a GPU-memory policy on a host without a GPU, given the serving stack.
+
+    A GPU host helps only a stack whose GPU memory can fall with load (:data:`GPU_MEMORY_BEHAVIOUR`): for one
+    that reserves or keeps it the metric would not move there either, and a CPU or Neuron stack has no GPU host
+    at all; then the fix is a concurrency policy. Unknown stacks (``None``) may take either fix.
+    """
+    behaviour = GPU_MEMORY_BEHAVIOUR.get(serving) if serving is not None else None
+    if serving is None or behaviour is None or behaviour.use is GpuMemoryUse.DEPENDS:
+        return f"choose a gpu instance type, or {_CONCURRENCY}"
+    if behaviour.use is GpuMemoryUse.NO_GPU:
+        return f"{_CONCURRENCY}; serving {serving.value} runs on no gpu, so there is no gpu memory metric to scale on"
+    return (
+        f"{_CONCURRENCY}; a gpu host would not help: serving {serving.value} {_STILL_ON_GPU[behaviour.use]}, so the "
+        "metric does not move with load there either"
+    )

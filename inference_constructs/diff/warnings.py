@@ -82,6 +82,10 @@ WARNING_CODES: dict[str, tuple[str, str]] = {
         "deploying a scalable-target change during a raised scheduled floor lowers it until the next scheduled action "
         "(inference_constructs.scaling.decisions)",
     ),
+    "budget_below_minimum_cost": (
+        r"cost\.budget\.monthly_limit_usd: the endpoints at minimum capacity alone cost",
+        "the endpoints at minimum capacity cost more a month than the budget (inference_constructs.plan.cost)",
+    ),
 }
 UNCLASSIFIED = "unclassified"
 

@@ -431,15 +431,9 @@ def plan_endpoint(
     p = ProblemCollector()
     reasons: list[str] = []
     cat = catalog or load_catalog()
-    for check in (
-        check_capacity,
-        check_kind_blocks,
-        check_model_source,
-        check_image,
-        check_network,
-        check_deployment,
-        check_model_access,
-    ):
+    # The checks sizing depends on run first: a problem there leaves the host unchosen. The others (network,
+    # deployment, model access) are independent of it, so they run after and a refusal lists both at once.
+    for check in (check_capacity, check_kind_blocks, check_model_source, check_image):
         check(req, p, path)
     serverless_opts: ServerlessPlan | None = None
     if req.kind is EndpointKind.SERVERLESS:
@@ -447,6 +441,8 @@ def plan_endpoint(
         host = None
     else:
         host = _host(req, host, cat, p, path)
+    for check in (check_network, check_deployment, check_model_access):
+        check(req, p, path)
     accelerator = host.accelerator if host else Accelerator.CPU
     quantization = req.quantization or default_quantization(req.serving, accelerator, req.model.dtype)
     validate_quantization(req.serving, accelerator, req.quantization, p, key_path(path, "quantization"))

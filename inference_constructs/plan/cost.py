@@ -4,6 +4,7 @@ account safely (the rules are in :mod:`inference_constructs.cost.decisions`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from inference_constructs.config.schema import PlatformConfig
@@ -18,9 +19,13 @@ from inference_constructs.cost.decisions import (
     platform_expression,
 )
 from inference_constructs.observability.decisions import pending_keys_alarm
+from inference_constructs.plan.endpoint import EndpointDecisions
 from inference_constructs.spec import EndpointKind
 
-__all__ = ["decide_cost"]
+__all__ = ["budget_warnings", "decide_cost"]
+
+_DRIVERS_NAMED = 5
+"""How many of the costliest endpoints a budget warning names (the rest are counted)."""
 
 
 def decide_cost(config: PlatformConfig) -> tuple[CostPlan, list[str]]:
@@ -86,6 +91,30 @@ def decide_cost(config: PlatformConfig) -> tuple[CostPlan, list[str]]:
         tag_activation_alarm=pending_keys_alarm() if keys else None,
     )
     return plan, problems
+
+
+def budget_warnings(config: PlatformConfig, endpoints: Sequence[EndpointDecisions]) -> list[str]:
+    """A warning when the endpoints at minimum capacity already cost more a month (on demand, the plan's
+    ``monthly_usd_at_min``) than ``cost.budget.monthly_limit_usd``: the budget then alerts (and denies, with
+    ``deny_role_arns``) every month whatever the load. Names the costliest endpoints; none without a budget."""
+    limit = config.cost.budget.monthly_limit_usd
+    costs = sorted(((e.monthly_usd_at_min or 0.0, e) for e in endpoints if e.monthly_usd_at_min), key=lambda c: -c[0])
+    total = sum(c for c, _ in costs)
+    if limit is None or total <= limit:
+        return []
+    named = [
+        f"{e.name} ${cost:,.0f} ({e.config.capacity.min} x {e.host.instance.name if e.host else '?'})"
+        for cost, e in costs[:_DRIVERS_NAMED]
+    ]
+    if len(costs) > _DRIVERS_NAMED:
+        named.append(f"{len(costs) - _DRIVERS_NAMED} more")
+    return [
+        f"cost.budget.monthly_limit_usd: the endpoints at minimum capacity alone cost ${total:,.0f}/month on "
+        f"demand, above the ${limit:,.0f} budget, so it is exceeded every month whatever the load: "
+        + ", ".join(named)
+        + "; raise monthly_limit_usd, lower those endpoints' capacity.min (0 scales to zero where the endpoint "
+        "kind allows it) or pick cheaper hosts"
+    ]
 
 
 def _tags_capacity(config: PlatformConfig) -> bool:

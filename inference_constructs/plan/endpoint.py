@@ -4,6 +4,7 @@ then scaling on the chosen host), and the weekly capacity schedule the commitmen
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -160,10 +161,19 @@ def decide_endpoint(index: int, endpoint: Endpoint, catalog: Catalog) -> Endpoin
         model=model_spec(endpoint),
         hosting=hosting,
         scaling=scaling,
-        warnings=tuple(scaling.warnings) + hosting.warnings,
+        warnings=tuple(_named(w, path, endpoint.name) for w in (*scaling.warnings, *hosting.warnings)),
         request=request,
         schedule=_capacity_schedule(endpoint, hosting) if host is not None else None,
     )
+
+
+def _named(warning: str, path: str, name: str) -> str:
+    """``warning`` with the endpoint's name after its leading key path: ``endpoints[2].scaling (chat): ...``; a
+    warning that does not start with the endpoint's key path gets ``endpoints[2] (chat): `` in front."""
+    key = re.match(re.escape(path) + r"[\w.\[\]]*", warning)
+    if key is None:
+        return f"{path} ({name}): {warning}"
+    return f"{key.group()} ({name}){warning[key.end() :]}"
 
 
 def capacity_schedule(decisions: EndpointDecisions) -> CapacitySchedule:

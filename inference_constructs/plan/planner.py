@@ -24,7 +24,7 @@ from inference_constructs.errors import InferenceConfigError
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK, assign_stacks
 from inference_constructs.observability.decisions import AlarmSettings, endpoint_alarm_prefix, endpoint_alarms
 from inference_constructs.plan.bedrock import bedrock_workload, invocation_logging_spec, profile_specs, router_specs
-from inference_constructs.plan.cost import decide_cost
+from inference_constructs.plan.cost import budget_warnings, decide_cost
 from inference_constructs.plan.endpoint import EndpointDecisions, capacity_schedule, decide_endpoint
 from inference_constructs.plan.observability import decide_observability
 from inference_constructs.plan.platform import PlatformPlan
@@ -86,6 +86,7 @@ def plan_platform(
         [e.config.stack for e in endpoints],
         [e.path for e in endpoints],
         max_resources=max_resources_per_stack,
+        names=[e.name for e in endpoints],
     )
     problems.extend(stack_problems)
     alarm_settings = AlarmSettings(anomaly_std_devs=config.observability.anomaly_std_devs)
@@ -131,6 +132,7 @@ def plan_platform(
         tuple(w for entry in bedrock for w in entry.warnings)
         + (logging_entry.warnings if logging_entry is not None else ())
         + cost.warnings
+        + tuple(budget_warnings(config, endpoints))
     )
     return PlatformPlan(
         config=config,

@@ -18,10 +18,12 @@ __all__ = [
 
 SCALE_TO_ZERO_WARNING = (
     "scales to zero instances through an inference component: after idle, the first requests fail "
-    "(NoCapacityInvocationFailures) while an instance starts, which takes several minutes"
+    "(NoCapacityInvocationFailures) while an instance starts, which takes several minutes; set capacity.min 1 to "
+    "keep one warm (billed around the clock)"
 )
 ASYNC_ZERO_WARNING = (
-    "scales to zero instances: after idle, queued requests wait while an instance starts, which takes several minutes"
+    "scales to zero instances: after idle, queued requests wait while an instance starts, which takes several "
+    "minutes; set capacity.min 1 to keep one warm (billed around the clock)"
 )
 
 
@@ -34,7 +36,8 @@ def _gpu_memory_warnings(path: str, intent: ScalingIntent, serving: Serving | No
         _warning(
             path,
             f"scaling.gpu_memory_percent scales in only if the server frees gpu memory when load falls: "
-            f"{behaviour.detail}; if it does not, the policy holds capacity.max",
+            f"{behaviour.detail}; if it does not, the policy holds capacity.max; where unsure, scale on "
+            "scaling.concurrency_per_instance instead",
         )
     ]
 

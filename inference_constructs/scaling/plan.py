@@ -170,7 +170,11 @@ def plan_scaling(
     ]
     if scales and min_capacity == max_capacity and not floors:
         warnings.append(
-            _warning(path, f"capacity.min equals capacity.max ({min_capacity}): scaling policies cannot change it")
+            _warning(
+                path,
+                f"capacity.min equals capacity.max ({min_capacity}): scaling policies cannot change it; raise "
+                "capacity.max or remove the scaling keys",
+            )
         )
     return ScalingPlan(
         kind=kind,

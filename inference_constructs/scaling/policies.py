@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from inference_constructs.containers.memory import GPU_MEMORY_BEHAVIOUR
+from inference_constructs.containers.memory import GPU_MEMORY_BEHAVIOUR, no_gpu_fix
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.observability import metric_table
 from inference_constructs.observability.metric_definitions import (
@@ -163,7 +163,7 @@ def gpu_memory_policy(
         problems.add(
             key,
             f"{instance_type or 'the host'} has no gpu, so GPUMemoryUtilization is never published",
-            "choose a gpu instance type, or use scaling.concurrency_per_instance",
+            no_gpu_fix(serving),
         )
         return None
     behaviour = GPU_MEMORY_BEHAVIOUR.get(serving) if serving is not None else None

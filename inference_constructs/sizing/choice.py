@@ -259,9 +259,49 @@ def _check_explicit(
         assert fit.rejection is not None
         verb = "load" if fit.rejection.kind is RejectionKind.HOST_MEMORY else "hold"
         fix = _alternatives(model, cat, rules, serving)
+        kv = _kv_fix(model, est, serving, inst, llm)
+        if kv is not None:
+            fix = kv if fix == _NO_HOST_FIX else f"{kv}; or {fix}"
         raise InferenceConfigError(f"{key}: {name} cannot {verb} the model; {fit.rejection.reason}; {fix}")
     hint = _dtype_hint(model, llm=llm, cat=cat, rules=rules, serving=serving, chosen=fit) if want_hint else None
     return _decision(est, fit, (), hint, explicit=True)
+
+
+_NO_HOST_FIX = "quantize or pick a larger host"
+"""The fix when no allowed host holds the model (and its KV cache is not what is too big)."""
+
+
+def _kv_fix(model: ModelSpec, est: MemoryEstimate, serving: Serving, inst: InstanceType, llm: bool) -> str | None:
+    """When the weights fit on ``inst`` but the KV cache does not: the largest ``max_concurrent_sequences`` (at the
+    configured context) and the largest ``max_context_tokens`` (at the configured sequences) that would fit, found
+    by bisection over the same fit rule; None when the KV cache is not what is too big."""
+    if not llm or est.kv_cache_gb <= 0.0:
+        return None
+
+    def fits(sequences: int, context: int) -> bool:
+        trial = replace(model, max_concurrent_sequences=sequences, max_context_tokens=context)
+        return _fit_on(trial, memory_estimate(trial, llm=llm), serving, inst, llm, explicit=True).fits
+
+    def largest(ceiling: int, fits_at: Callable[[int], bool]) -> int:
+        low, high = 0, ceiling
+        while low < high:
+            mid = (low + high + 1) // 2
+            low, high = (mid, high) if fits_at(mid) else (low, mid - 1)
+        return low
+
+    sequences = largest(model.max_concurrent_sequences - 1, lambda n: fits(n, model.max_context_tokens))
+    context = largest(model.max_context_tokens - 1, lambda n: fits(model.max_concurrent_sequences, n))
+    options = []
+    if sequences:
+        options.append(f"model.max_concurrent_sequences to {sequences:,} (at {model.max_context_tokens:,} tokens)")
+    if context:
+        options.append(f"model.max_context_tokens to {context:,} (at {model.max_concurrent_sequences:,} sequences)")
+    if not options:
+        return None
+    return (
+        f"the weights ({_fmt(est.weights_gb)} GiB) fit, the KV cache ({_fmt(est.kv_cache_gb)} GiB) does not: lower "
+        + " or ".join(options)
+    )
 
 
 def _alternatives(model: ModelSpec, cat: Catalog, rules: _Rules, serving: Serving, *, engine: bool = False) -> str:
@@ -270,7 +310,7 @@ def _alternatives(model: ModelSpec, cat: Catalog, rules: _Rules, serving: Servin
         return "use a host whose engine supports the model"
     found = _cheapest(model, memory_estimate(model, llm=llm), cat, rules, serving=serving, llm=llm)
     if found is None:
-        return "quantize or pick a larger host"
+        return _NO_HOST_FIX
     if engine:
         return f"the cheapest allowed host that can run it is {found[0].instance.name}"
     return f"use {found[0].instance.name} or larger, or quantize"

@@ -81,7 +81,7 @@ def test_secret_route_opt_in_sets_the_token_variable_to_a_dynamic_reference_and_
     assert plan["endpoints"][0]["model_access"]["route"] == "environment"
     assert plan["endpoints"][0]["model_access"]["staged_to"] is None
     warning = next(w for w in plan["warnings"] if "in_environment" in w)
-    assert warning.startswith("endpoints[0].model.hf_token.in_environment is true")
+    assert warning.startswith("endpoints[0].model.hf_token.in_environment (chat) is true")
     assert "sagemaker:DescribeModel reads the token in plain text" in warning
 
 

@@ -33,6 +33,7 @@ STABLE_CODES = [
     "cost_tag_scope",
     "deny_role_account",
     "schedule_floor_reset_on_update",
+    "budget_below_minimum_cost",
 ]
 
 

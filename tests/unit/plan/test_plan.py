@@ -78,3 +78,88 @@ endpoints:
     paths = {p.split(":")[0].split(".")[0] for p in info.value.problems}
     assert paths == {"endpoints[0]", "endpoints[1]"}
     assert any("needs" in p and "GiB" in p for p in info.value.problems)
+
+
+def test_warns_when_minimum_capacity_alone_exceeds_the_budget() -> None:
+    # GIVEN a $500/month budget beside an endpoint whose minimum capacity costs more than that a month
+    text = PLATFORM + "cost:\n  budget: {monthly_limit_usd: 500}\n"
+    plan = plan_platform(parse_config(text))
+    chat = plan.endpoints[0]
+    assert chat.monthly_usd_at_min is not None and chat.monthly_usd_at_min > 500
+    # WHEN planned THEN one warning names the budget key and figure, the cost at minimum and the endpoint
+    found = [w for w in plan.to_json()["warnings"] if w.startswith("cost.budget.monthly_limit_usd")]
+    assert len(found) == 1
+    assert "$500 budget" in found[0]
+    assert f"${chat.monthly_usd_at_min:,.0f}/month" in found[0]
+    assert f"chat ${chat.monthly_usd_at_min:,.0f} (2 x {chat.host.instance.name if chat.host else ''})" in found[0]
+    assert "capacity.min" in found[0]
+    # AND a budget above the minimum cost says nothing
+    roomy = PLATFORM + "cost:\n  budget: {monthly_limit_usd: 100000}\n"
+    assert not any("monthly_limit_usd" in w for w in plan_platform(parse_config(roomy)).to_json()["warnings"])
+
+
+def test_gpu_memory_scaling_on_an_auto_chosen_neuron_host_suggests_concurrency_not_a_gpu_host() -> None:
+    # GIVEN an LMI endpoint with accelerator auto (the planner picks a Trainium host) and GPU-memory scaling
+    text = """
+name: acme
+endpoints:
+  - name: chat
+    model: {id: mistralai/Mistral-7B-Instruct-v0.3, parameters_billion: 7.2}
+    accelerator: auto
+    capacity: {min: 1, max: 2}
+    scaling: {gpu_memory_percent: 70}
+"""
+    # WHEN planned
+    (problem,) = _refusal(text)
+    # THEN the fix fits the cause: LMI reserves GPU memory at start, so a GPU host would not help
+    assert problem.startswith("endpoints[0].scaling.gpu_memory_percent: ml.trn1")
+    assert "choose a gpu instance type" not in problem
+    assert "use scaling.concurrency_per_instance" in problem
+    assert "serving lmi reserves gpu memory at start, so the metric does not move" in problem
+
+
+GATED_ON_A_SMALL_HOST = (
+    PLATFORM.partition("  - name: churn")[0]
+    .replace("model: {id: org/chat-8b", "model: {source: huggingface, id: meta-llama/Llama-3.1-70B-Instruct")
+    .replace("parameters_billion: 8,", "parameters_billion: 70,")
+    .replace("accelerator: gpu", "instance_type: ml.g5.xlarge")
+)
+"""A gated hub model without a token on an explicit host too small for it."""
+
+
+def test_a_gated_model_and_a_host_too_small_are_refused_in_one_pass() -> None:
+    # GIVEN a gated model without a token on a host too small for it WHEN planned
+    problems = _refusal(GATED_ON_A_SMALL_HOST)
+    # THEN both independent problems come at once, so fixing the token does not uncover the size
+    assert sorted(p.split(":")[0] for p in problems) == ["endpoints[0].instance_type", "endpoints[0].model.id"]
+    assert any("is gated on the hugging face hub" in p for p in problems)
+    assert any("cannot hold the model" in p for p in problems)
+
+
+def test_endpoint_warnings_name_the_endpoint_and_suggest_a_fix() -> None:
+    # GIVEN an async endpoint that scales to zero, the third in its file
+    text = """
+name: acme
+endpoints:
+  - {name: a, serving: sklearn, model: {source: s3, s3_uri: "s3://acme-models/a.tar.gz"}}
+  - {name: b, serving: sklearn, model: {source: s3, s3_uri: "s3://acme-models/b.tar.gz"}}
+  - name: batch-extract
+    type: async
+    model: {id: org/m-8b, parameters_billion: 8}
+    serving: lmi
+    capacity: {min: 0, max: 2}
+    scaling: {backlog_per_instance: 5}
+"""
+    # WHEN planned
+    warnings = plan_platform(parse_config(text)).to_json()["warnings"]
+    # THEN its warning names it beside its key path and says what to change
+    [zero] = [w for w in warnings if "scales to zero" in w]
+    assert zero.startswith("endpoints[2] (batch-extract): scales to zero instances")
+    assert "set capacity.min 1" in zero
+
+
+def _refusal(text: str) -> list[str]:
+    """The problems planning the config ``text`` raises (it must raise)."""
+    with pytest.raises(InferenceConfigError) as info:
+        plan_platform(parse_config(text))
+    return [str(p) for p in info.value.problems]

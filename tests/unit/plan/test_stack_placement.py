@@ -4,6 +4,7 @@ reordering or growing other endpoints never moves it (a move would replace it), 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -71,7 +72,8 @@ def test_an_overfull_stack_fails_in_plan_naming_its_endpoints() -> None:
         _stacks(endpoints, max_resources_per_stack=30)
     [problem] = [str(p) for p in caught.value.problems]
     assert problem.startswith("endpoints[2].stack: hosting stack 1 would hold about 37 resources")
-    assert "(endpoints[0], endpoints[1], endpoints[2])" in problem and "set stack: 2" in problem
+    assert "(endpoints[0] (a), endpoints[1] (b), endpoints[2] (c))" in problem
+    assert "stack: 2 on endpoints[2] (c)" in problem
     # AND moving one with stack: plans (the others do not move)
     assert _stacks([*endpoints[:2], _endpoint("c", stack=2)], max_resources_per_stack=30) == {
         "a": "acme-hosting-1",
@@ -85,3 +87,25 @@ def test_stack_key_is_validated_with_its_key_path(value: object) -> None:
     # GIVEN a stack: key that is not a positive stack number WHEN parsed THEN the error names its key path
     with pytest.raises(InferenceConfigError, match=r"endpoints\[0\]\.stack"):
         parse_config(json.dumps({"name": "acme", "endpoints": [{**_endpoint("a"), "stack": value}]}))
+
+
+def test_hundreds_of_endpoints_without_stack_keys_get_a_short_refusal_with_the_keys_to_add() -> None:
+    # GIVEN 300 endpoints without stack: keys, far more than one stack holds
+    endpoints = [_endpoint(f"e{i}") for i in range(300)]
+    # WHEN planned
+    with pytest.raises(InferenceConfigError) as caught:
+        _stacks(endpoints)
+    [problem] = [str(p) for p in caught.value.problems]
+    # THEN the refusal is short: it counts the endpoints, names the CloudFormation limit, and proposes keys
+    assert len(problem) < 1000
+    assert "hosting stack 1 would hold about" in problem and "from 300 endpoints" in problem
+    assert "CloudFormation allows 500 resources per stack" in problem
+    assert problem.count("endpoints[1]") == 0
+    proposed = re.findall(r"stack: (\d+) on endpoints\[(\d+)\] \(e\d+\) to endpoints\[(\d+)\]", problem)
+    assert proposed and proposed[0][0] == "2" and proposed[-1][2] == "299"
+    # AND the proposed keys plan, each group within the limit, the first endpoints staying in stack 1
+    for number, first, last in proposed:
+        for i in range(int(first), int(last) + 1):
+            endpoints[i] = _endpoint(f"e{i}", stack=int(number))
+    placed = _stacks(endpoints)
+    assert placed["e0"] == "acme-hosting-1" and placed["e299"] == f"acme-hosting-{proposed[-1][0]}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -429,3 +430,26 @@ def test_kv_capacity_is_what_the_usable_memory_leaves_after_weights_and_overhead
     expected = (limit - 1.0 - est.weights_gb * 1.05) / (per_token * 1.05)
     assert host.kv is not None and host.kv.paged and host.kv.batch_fits
     assert abs(host.kv.tokens - expected) <= 1
+
+
+def test_explicit_host_whose_kv_cache_is_too_big_suggests_the_context_or_batch_that_fits():
+    # GIVEN an 8B model whose weights fit four A10Gs but whose KV cache (164 x 131,072 tokens) is terabytes
+    model = _model(8, architecture=LLAMA3_8B, max_context_tokens=131072, max_concurrent_sequences=164)
+    # WHEN that host is given to a stack that needs the whole batch to fit
+    with pytest.raises(InferenceConfigError) as info:
+        choose_host(model, serving=Serving.TRITON, instance_type="ml.g5.12xlarge", path="endpoints[0]")
+    # THEN the fix is a shorter context or batch, with numbers that fit, not a larger host
+    message = str(info.value)
+    assert "quantize or pick a larger host" not in message
+    assert "the KV cache" in message
+    lowered = re.search(r"max_concurrent_sequences to (\d+) .* model\.max_context_tokens to ([\d,]+)", message)
+    assert lowered is not None
+    sequences, context = int(lowered[1]), int(lowered[2].replace(",", ""))
+    for fitting in (replace(model, max_concurrent_sequences=sequences), replace(model, max_context_tokens=context)):
+        choose_host(fitting, serving=Serving.TRITON, instance_type="ml.g5.12xlarge")
+    with pytest.raises(InferenceConfigError):
+        choose_host(
+            replace(model, max_concurrent_sequences=sequences + 1),
+            serving=Serving.TRITON,
+            instance_type="ml.g5.12xlarge",
+        )
