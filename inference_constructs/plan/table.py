@@ -133,9 +133,10 @@ def _about(usd: float) -> str:
 
 
 def _named(warning: str, endpoints: Sequence[EndpointDecisions]) -> str:
-    """A warning that starts with an endpoint's key path (``endpoints[2]``) with the endpoint's name beside it."""
+    """A warning that starts with an endpoint's key path (``endpoints[2]``) with the endpoint's name beside it (as the
+    planner's own endpoint warnings already have it)."""
     match = re.match(r"endpoints\[(\d+)\]", warning)
-    if match is None:
+    if match is None or warning[match.end() :].startswith(" ("):
         return warning
     names = {e.index: e.name for e in endpoints}
     name = names.get(int(match.group(1)))
