@@ -5,12 +5,14 @@ that a gate would refuse, fails here."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from aws_cdk import App
 
+from tests.outside import PYTHON, run_from
 from tests.package.examples import ROOT, documents, program, runnable_blocks
 
 #: Page -> (synth error, violations, namespace) of its program.
@@ -109,3 +111,25 @@ def test_the_readme_example_does_what_its_comments_say(ran: Ran) -> None:
     ]
     assert ["sagemaker:InvokeEndpoint", "sagemaker:InvokeEndpointWithResponseStream"] in granted
     assert ["bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"] in granted
+
+
+def test_the_readme_program_runs_from_a_users_own_folder(tmp_path: Path) -> None:
+    # GIVEN the README's runnable program as a user's app.py in their own folder, beside their copy of the config
+    (tmp_path / "config").mkdir()
+    shutil.copy(ROOT / "config" / "default.yaml", tmp_path / "config" / "default.yaml")
+    report = (
+        "\nimport json, pathlib\n"
+        "for each in (app, platform_app):\n"
+        "    each.synth()\n"
+        "print(json.dumps([sorted(p.name for p in pathlib.Path(a.outdir).glob('*.template.json'))"
+        " for a in (app, platform_app)]))\n"
+    )
+    (tmp_path / "app.py").write_text(program(ROOT / "README.md") + report)
+    # WHEN it runs there with the project's venv (the library installed in it, no PYTHONPATH)
+    result = run_from(tmp_path, [PYTHON, "app.py"], JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION="20")
+    # THEN both of its apps synthesize with the gates on: the constructs' stack, and the platform of the config the
+    # user's folder holds (a relative config path means that folder)
+    assert result.returncode == 0, result.stderr[-3000:]
+    constructs, platform = json.loads(result.stdout.strip().splitlines()[-1])
+    assert constructs == ["Inference.template.json"]
+    assert "acme-genai-observability.template.json" in platform
