@@ -13,6 +13,19 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _wheel_of(source: Path, out: Path, package: str) -> Path:
+    """The ``package-*.whl`` pip builds from the folder ``source`` into ``out`` (no dependencies, no build isolation:
+    offline)."""
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
+        check=True,
+        capture_output=True,
+        cwd=out,
+    )
+    (built,) = out.glob(f"{package}-*.whl")
+    return built
+
+
 @pytest.fixture(scope="session")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``inference_constructs-*.whl`` built from a copy of this checkout's tracked files (no dependencies, no build
@@ -24,14 +37,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         if name and (ROOT / name).is_file():
             (source / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, source / name)
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
-        check=True,
-        capture_output=True,
-        cwd=out,
-    )
-    (built,) = out.glob("inference_constructs-*.whl")
-    return built
+    return _wheel_of(source, out, "inference_constructs")
 
 
 @pytest.fixture(scope="session")
@@ -41,14 +47,7 @@ def loadtest_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("loadtest-wheel")
     source = out / "loadtest"
     shutil.copytree(ROOT / "loadtest", source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
-        check=True,
-        capture_output=True,
-        cwd=out,
-    )
-    (built,) = out.glob("inference_loadtest-*.whl")
-    return built
+    return _wheel_of(source, out, "inference_loadtest")
 
 
 @pytest.fixture(scope="session")
