@@ -7,7 +7,6 @@ as estimates and rounded to the precision they have.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -39,7 +38,7 @@ def plan_table(
         lines.append(_savings_plan_line(sp, catalog))
     lines.extend(_guardrail_lines(bedrock))
     lines.extend(_bedrock_lines(bedrock, routers))
-    lines.extend(f"warning: {_named(w, endpoints)}" for w in warnings)
+    lines.extend(f"warning: {w}" for w in warnings)
     return "\n".join(lines) + "\n"
 
 
@@ -130,17 +129,6 @@ def _about(usd: float) -> str:
     digits = 1 - math.floor(math.log10(abs(usd)))
     value = round(usd, digits)
     return f"{value:,.0f}" if digits <= 0 else f"{value:,.{digits}f}"
-
-
-def _named(warning: str, endpoints: Sequence[EndpointDecisions]) -> str:
-    """A warning that starts with an endpoint's key path (``endpoints[2]``) with the endpoint's name beside it (as the
-    planner's own endpoint warnings already have it)."""
-    match = re.match(r"endpoints\[(\d+)\]", warning)
-    if match is None or warning[match.end() :].startswith(" ("):
-        return warning
-    names = {e.index: e.name for e in endpoints}
-    name = names.get(int(match.group(1)))
-    return warning if name is None else f"{match.group(0)} ({name}){warning[match.end() :]}"
 
 
 def _access_line(name: str, access: ModelAccess) -> str:
