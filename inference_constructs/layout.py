@@ -43,6 +43,8 @@ class EndpointFootprint:
     rollback_alarms: bool = True
     staged: bool = False
     """A deploy-time job stages the model's weights into S3 (``model.hf_token``)."""
+    pool_models: int = 0
+    """Instance pools with their own model (``ModelNameOverride``): one model each."""
 
 
 def estimated_resources(f: EndpointFootprint) -> int:
@@ -53,7 +55,7 @@ def estimated_resources(f: EndpointFootprint) -> int:
     policy, a step policy and its alarm to leave zero (2); an inference component (1); alarms of the
     observability layer: up to 4 per endpoint (serverless: cold start, 5XX rate, two anomalies); a staged model:
     its staging (5) and the stack's staging provider (19), counted on every staged endpoint so that each estimate
-    stays independent of the others (an upper bound).
+    stays independent of the others (an upper bound); one model per instance pool with its own model.
     """
     n = 5 + (2 if f.rollback_alarms else 0)
     if f.kind is EndpointKind.ASYNC:
@@ -64,7 +66,7 @@ def estimated_resources(f: EndpointFootprint) -> int:
         n += 1
     if f.staged:
         n += STAGING_RESOURCES + STAGING_PROVIDER_RESOURCES
-    return n + 4
+    return n + f.pool_models + 4
 
 
 def shard(footprints: Sequence[EndpointFootprint], *, max_resources: int = MAX_RESOURCES_PER_STACK) -> list[list[int]]:

@@ -14,6 +14,11 @@ Each warning has a stable code (:data:`UPDATE_WARNING_CODES`), the endpoint or p
     So the change takes two deploys: first ``capacity.min`` = ``capacity.max`` and no ``scaling:`` block (the
     scalable target and its policies are deleted; the endpoint keeps its instance type), then the new host with
     the scaling back (the endpoint is updated first: the new scalable target depends on it).
+``scaled-variant-instance-pools``
+    The instance pools of such a variant change while its first pool stays (a host added, removed or reordered:
+    ``instance_pools``, or a re-plan). Whether SageMaker counts a changed pool list as a changed instance type is
+    not documented; the library reads it as one (an update "that would change the instance type for any model
+    that is a target for auto scaling" fails), so the same two deploys apply.
 ``profile-replaced``
     A Bedrock profile's model changes: ``ModelSource`` is create-only, so CloudFormation replaces the profile;
     its name carries a hash of the model, so the replacement has a new name. Callers get a new id and ARN.
@@ -31,9 +36,15 @@ from typing import Any
 __all__ = ["UPDATE_WARNING_CODES", "UpdateWarning", "update_warnings"]
 
 SCALED_VARIANT_INSTANCE_TYPE = "scaled-variant-instance-type"
+SCALED_VARIANT_INSTANCE_POOLS = "scaled-variant-instance-pools"
 PROFILE_REPLACED = "profile-replaced"
 ENDPOINT_MOVES_STACK = "endpoint-moves-stack"
-UPDATE_WARNING_CODES = (SCALED_VARIANT_INSTANCE_TYPE, PROFILE_REPLACED, ENDPOINT_MOVES_STACK)
+UPDATE_WARNING_CODES = (
+    SCALED_VARIANT_INSTANCE_TYPE,
+    PROFILE_REPLACED,
+    ENDPOINT_MOVES_STACK,
+    SCALED_VARIANT_INSTANCE_POOLS,
+)
 """Every code :func:`update_warnings` may return; codes are never renamed."""
 
 _VARIANT_INSTANCES = "sagemaker:variant:DesiredInstanceCount"
@@ -64,6 +75,14 @@ def _scaled_variant(endpoint: Mapping[str, Any]) -> bool:
     return bool(scaling.get("enabled")) and scaling.get("scalable_dimension") == _VARIANT_INSTANCES
 
 
+def _pool_types(endpoint: Mapping[str, Any]) -> tuple[str, ...]:
+    """The variant's instance types by priority: its pools, else its one instance type."""
+    pools = ((endpoint.get("hosting") or {}).get("instance_pools") or {}).get("pools")
+    if pools:
+        return tuple(str(p.get("instance_type")) for p in pools)
+    return (str(endpoint.get("instance_type")),) if endpoint.get("instance_type") else ()
+
+
 def _endpoint_warnings(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[UpdateWarning]:
     out: list[UpdateWarning] = []
     before, after = old.get("instance_type"), new.get("instance_type")
@@ -75,6 +94,18 @@ def _endpoint_warnings(name: str, old: Mapping[str, Any], new: Mapping[str, Any]
                 f"endpoint {name}: instance type {before} -> {after} on a variant Application Auto Scaling owns, "
                 "which SageMaker refuses to update in place; apply it in two deploys: first capacity.min = "
                 "capacity.max and no scaling: block (the scalable target is deleted), then the new host with the "
+                "scaling back",
+            )
+        )
+    elif _scaled_variant(old) and before and after and _pool_types(old) != _pool_types(new):
+        out.append(
+            UpdateWarning(
+                SCALED_VARIANT_INSTANCE_POOLS,
+                name,
+                f"endpoint {name}: instance pools {', '.join(_pool_types(old))} -> {', '.join(_pool_types(new))} on a "
+                "variant Application Auto Scaling owns; whether SageMaker updates a changed pool list in place is not "
+                "documented, so apply it as an instance type change, in two deploys: first capacity.min = "
+                "capacity.max and no scaling: block (the scalable target is deleted), then the new pools with the "
                 "scaling back",
             )
         )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from collections.abc import Callable
+from datetime import date
 from enum import Enum
 from typing import Annotated, Any, Literal
 
@@ -35,6 +36,7 @@ from inference_constructs.hosting.checks import (
     SERVERLESS_MEMORY_MB,
     SUBNET_PATTERN,
 )
+from inference_constructs.hosting.pools import MAX_POOLS, PROVISION_TIMEOUT_SECONDS
 from inference_constructs.hosting.request import (
     Capacity as CapacityRequest,
 )
@@ -45,6 +47,7 @@ from inference_constructs.hosting.request import (
     MultiModelOptions,
     ServerlessOptions,
 )
+from inference_constructs.hosting.reservation import RESERVATION_ARN_LENGTH
 from inference_constructs.observability.decisions import AlarmSettings, XRaySamplingDecision
 from inference_constructs.scaling.decisions import (
     MAX_BACKLOG_TARGET,
@@ -194,6 +197,21 @@ class DataCapture(_Model):
     sampling_percent: int = Field(default=_default(DataCaptureOptions, "sampling_percent"), ge=0, le=100)
 
 
+class CapacityReservationConfig(_Model):
+    """Reserved ML capacity (a training plan for endpoints) the variant runs on; needs an explicit instance_type."""
+
+    ml_reservation_arn: str = Field(min_length=RESERVATION_ARN_LENGTH[0], max_length=RESERVATION_ARN_LENGTH[1])
+    ends_at: date | None = None  # null: the plan's warning says the end is not known to it
+
+
+class EndpointMetrics(_Model):
+    """The endpoint config's MetricsConfig; a key left null is not written (SageMaker's default applies)."""
+
+    detailed_observability: bool | None = None
+    enhanced_metrics: bool | None = None
+    publish_frequency_seconds: int | None = None  # 10, 30, 60, 120, 180, 240 or 300
+
+
 class Deployment(_Model):
     """How updates shift traffic, and whether alarms roll them back."""
 
@@ -227,6 +245,21 @@ class Endpoint(_Model):
     deployment: Deployment = Field(default_factory=Deployment)
     environment: dict[str, str | int | float | bool] = Field(default_factory=dict, max_length=100)
     stack: int | None = Field(default=None, ge=1)  # null: hosting stack 1; the stack never moves unless this changes
+    # null: one instance type; auto: the cheapest hosts that fit (up to 3); a count 1..5; or a ranked list of types
+    instance_pools: (
+        Literal["auto"]
+        | Annotated[int, Field(ge=1, le=MAX_POOLS)]
+        | Annotated[
+            list[Annotated[str, StringConstraints(pattern=r"^ml\.[a-z0-9-]+\.[a-z0-9]+$")]],
+            Field(min_length=1, max_length=MAX_POOLS),
+        ]
+        | None
+    ) = None
+    instance_provision_timeout_seconds: int | None = Field(
+        default=None, ge=PROVISION_TIMEOUT_SECONDS[0], le=PROVISION_TIMEOUT_SECONDS[1]
+    )
+    capacity_reservation: CapacityReservationConfig | None = None
+    metrics: EndpointMetrics | None = None
 
 
 class GuardrailContentFilter(_Model):

@@ -443,8 +443,18 @@ def _variants(template: Mapping[str, Any], endpoint: Mapping[str, Any]) -> dict[
         config = resources.get(ref) or {}
         if config.get("Type") == "AWS::SageMaker::EndpointConfig":
             variants = (config.get("Properties") or {}).get("ProductionVariants") or []
-            return {str(v.get("VariantName")): v.get("InstanceType") for v in variants if isinstance(v, Mapping)}
+            return {str(v.get("VariantName")): _variant_hosts(v) for v in variants if isinstance(v, Mapping)}
     return {}
+
+
+def _variant_hosts(variant: Mapping[str, Any]) -> Any:
+    """A variant's ``InstanceType``, or with ``InstancePools`` its pools' instance types by priority (one text):
+    a changed pool list is read as a changed instance type."""
+    pools = variant.get("InstancePools")
+    if not isinstance(pools, list) or not pools:
+        return variant.get("InstanceType")
+    ranked = sorted((p for p in pools if isinstance(p, Mapping)), key=lambda p: str(p.get("Priority")))
+    return "pools " + ", ".join(str(p.get("InstanceType")) for p in ranked)
 
 
 def _registered(template: Mapping[str, Any], logical_id: str, endpoint: Mapping[str, Any], variant: str) -> bool:

@@ -17,11 +17,9 @@ from inference_constructs.catalog import Catalog, InstanceType, load_catalog
 from inference_constructs.containers import (
     MODEL_DIR,
     ContainerImage,
-    ImageVariant,
     ServingParameters,
     container_environment,
     default_quantization,
-    image_key,
     select_image,
     validate_environment,
     validate_quantization,
@@ -46,8 +44,7 @@ from inference_constructs.hosting.checks import (
     check_multi_model_host,
     check_network,
     check_serverless,
-    has_image,
-    hosts_kind,
+    host_filter,
     key_path,
     stages_weights,
 )
@@ -59,17 +56,30 @@ from inference_constructs.hosting.endpoint_plan import (
     ModelDataKind,
     ServerlessPlan,
 )
-from inference_constructs.hosting.host_ami import HostAmiDecision, decide_host_ami, host_ami_problem
+from inference_constructs.hosting.host_ami import HostAmiDecision, decide_host_ami
+from inference_constructs.hosting.metrics_config import check_metrics, decide_metrics_config
+from inference_constructs.hosting.pools import (
+    check_instance_pools,
+    plan_instance_pools,
+    ranked_first_host,
+)
 from inference_constructs.hosting.request import (
     AsyncOptions,
     Capacity,
+    CapacityReservation,
     DataCaptureOptions,
     DeploymentOptions,
     DeploymentStrategy,
     EndpointRequest,
+    MetricsOptions,
     MultiModelOptions,
     ServerlessOptions,
     VpcOptions,
+)
+from inference_constructs.hosting.reservation import (
+    check_capacity_reservation,
+    decide_reservation,
+    reservation_warning,
 )
 from inference_constructs.isolation import decide_isolation
 from inference_constructs.scaling.decisions import uses_inference_component
@@ -85,12 +95,14 @@ __all__ = [
     "DEFAULT_VARIANT_NAME",
     "AsyncOptions",
     "Capacity",
+    "CapacityReservation",
     "DataCaptureOptions",
     "DeploymentOptions",
     "DeploymentStrategy",
     "EndpointPlan",
     "EndpointRequest",
     "InferenceComponentPlan",
+    "MetricsOptions",
     "ModelData",
     "ModelDataKind",
     "MultiModelOptions",
@@ -143,17 +155,7 @@ def _clamp_timeout(seconds: float) -> int:
 
 def _choose(req: EndpointRequest, catalog: Catalog, path: str) -> HostDecision:
     multi_gpu_rule = req.kind is EndpointKind.MULTI_MODEL
-
-    def fits_rules(inst: InstanceType) -> bool:
-        variant = ImageVariant.for_host(inst.accelerator, inst.architecture)
-        if not (has_image(req.serving, inst) and hosts_kind(req.kind, req.serving, variant)):
-            return False
-        # An auto-chosen host must have an AMI that runs the image (and the given host_ami must run on it);
-        # an explicit instance type is checked by the AMI decision, which names the key.
-        if req.instance_type is not None:
-            return True
-        return host_ami_problem(req.host_ami, image_key(req.serving, variant), inst) is None
-
+    fits_rules = host_filter(req, explicit=req.instance_type is not None)
     return choose_host(
         req.model,
         serving=req.serving,
@@ -284,13 +286,21 @@ def _startup_and_storage(
         reasons.append(
             f"no routing strategy: SageMaker documents routing strategies for real-time endpoints only, not {req.kind}"
         )
-    if not host.instance.local_nvme and weights_gb > 15:
-        volume = min(_MAX_VOLUME_GB, math.ceil(weights_gb * 3 + 30))
+    volume = ml_storage_volume_gb(host.instance, weights_gb)
+    if volume is not None:
         reasons.append(
             f"ml storage volume {volume} GB: room for the download, the loaded copy and compiled artifacts "
             f"of {weights_gb:.1f} GB of weights on an EBS-only host"
         )
     return download_s, startup_s, routing, volume
+
+
+def ml_storage_volume_gb(inst: InstanceType, weights_gb: float) -> int | None:
+    """``VolumeSizeInGB`` for ``weights_gb`` of weights on ``inst``: None on hosts with local NVMe storage and for
+    up to 15 GB of weights (the default volume), else room for the download, the loaded copy and compiled artifacts."""
+    if inst.local_nvme or weights_gb <= 15:
+        return None
+    return min(_MAX_VOLUME_GB, math.ceil(weights_gb * 3 + 30))
 
 
 def _kms(req: EndpointRequest, host: HostDecision | None, reasons: list[str]) -> tuple[str | None, str | None]:
@@ -433,15 +443,16 @@ def plan_endpoint(
     cat = catalog or load_catalog()
     # The checks sizing depends on run first: a problem there leaves the host unchosen. The others (network,
     # deployment, model access) are independent of it, so they run after and a refusal lists both at once.
-    for check in (check_capacity, check_kind_blocks, check_model_source, check_image):
+    for check in (check_capacity, check_kind_blocks, check_model_source, check_image, check_instance_pools):
         check(req, p, path)
+    req = ranked_first_host(req)
     serverless_opts: ServerlessPlan | None = None
     if req.kind is EndpointKind.SERVERLESS:
         serverless_opts = _serverless_plan(req, reasons, p, path)
         host = None
     else:
         host = _host(req, host, cat, p, path)
-    for check in (check_network, check_deployment, check_model_access):
+    for check in (check_network, check_deployment, check_model_access, check_capacity_reservation, check_metrics):
         check(req, p, path)
     accelerator = host.accelerator if host else Accelerator.CPU
     quantization = req.quantization or default_quantization(req.serving, accelerator, req.model.dtype)
@@ -461,24 +472,37 @@ def plan_endpoint(
         location = MODEL_DIR
     else:
         location = None
-    tp = host.tensor_parallel_degree if host else 1
-    env = container_environment(
-        ServingParameters(
-            serving=req.serving,
-            accelerator=accelerator,
-            model_location=location,
-            tensor_parallel_degree=max(1, tp),
-            max_model_len=req.model.max_context_tokens,
-            max_concurrent_sequences=req.model.max_concurrent_sequences,
-            dtype=req.model.dtype,
-            quantization=quantization if llm else None,
-            model_loading_timeout_seconds=startup_s if llm else None,
-        ),
-        {**req.environment, **_token_environment(req, access, reasons)},
+    serving_parameters = ServingParameters(
+        serving=req.serving,
+        accelerator=accelerator,
+        model_location=location,
+        tensor_parallel_degree=max(1, host.tensor_parallel_degree if host else 1),
+        max_model_len=req.model.max_context_tokens,
+        max_concurrent_sequences=req.model.max_concurrent_sequences,
+        dtype=req.model.dtype,
+        quantization=quantization if llm else None,
+        model_loading_timeout_seconds=startup_s if llm else None,
     )
+    extra_env = {**req.environment, **_token_environment(req, access, reasons)}
+    env = container_environment(serving_parameters, extra_env)
     limits = ProblemCollector()
     validate_environment(env, limits, key_path(path, "environment"))
     limits.raise_if_any()
+
+    pools = plan_instance_pools(
+        req,
+        host,
+        catalog=cat,
+        path=path,
+        image_key=image.key if image else None,
+        ami_version=ami.version,
+        volume_size_gb=volume,
+        parameters=serving_parameters,
+        extra_env=extra_env,
+        volume_for=ml_storage_volume_gb,
+    )
+    reservation, metrics_config = decide_reservation(req, host), decide_metrics_config(req)
+    reasons.extend(x.reason for x in (pools, reservation, metrics_config) if x is not None)
 
     kms_arn, kms_omitted = _kms(req, host, reasons)
 
@@ -539,5 +563,8 @@ def plan_endpoint(
         inference_component=component,
         host_ami=ami,
         model_access=access,
-        warnings=warnings,
+        instance_pools=pools,
+        capacity_reservation=reservation,
+        metrics_config=metrics_config,
+        warnings=(*warnings, *([reservation_warning(reservation, path)] if reservation else [])),
     )

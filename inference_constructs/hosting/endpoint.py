@@ -103,6 +103,10 @@ class InferenceEndpoint(EndpointImports, EndpointScalingHooks, EndpointMetrics, 
         staging job's role may read). Default: imported by the name or ARN in ``request.hf_token``.
     """
 
+    pool_models: dict[int, sagemaker.CfnModel]
+    """The models of the instance pools whose engine settings differ from the variant's (id ``PoolModel<n>``, by
+    priority ``n``): the variant's model with that pool's environment (``ModelNameOverride``); empty without pools."""
+
     def __init__(
         self,
         scope: Construct,
@@ -176,7 +180,14 @@ class InferenceEndpoint(EndpointImports, EndpointScalingHooks, EndpointMetrics, 
         self.endpoint_config = sagemaker.CfnEndpointConfig(
             self,
             "Config",
-            production_variants=[properties.production_variant(plan, self.model.attr_model_name)],
+            production_variants=[
+                properties.production_variant(
+                    plan,
+                    self.model.attr_model_name,
+                    {n: m.attr_model_name for n, m in self._pool_models(image).items()},
+                )
+            ],
+            metrics_config=properties.metrics_config(plan),
             kms_key_id=plan.kms_key_arn,
             async_inference_config=async_config,
             data_capture_config=capture_config,
@@ -231,6 +242,29 @@ class InferenceEndpoint(EndpointImports, EndpointScalingHooks, EndpointMetrics, 
                 plan.update_policy, self.rollback_alarms
             )
             self._require_copy_scaling()
+
+    def _pool_models(self, image: str) -> dict[int, sagemaker.CfnModel]:
+        """Create the models of the instance pools that need their own (:attr:`pool_models`)."""
+        self.pool_models = {}
+        plan = self.plan
+        if plan.instance_pools is None:
+            return {}
+        staged = self.weights_staging.s3_uri if self.weights_staging else None
+        for pool in plan.instance_pools.pools:
+            if not pool.own_model:
+                continue
+            pool_plan = replace(plan, environment=pool.environment)
+            model = sagemaker.CfnModel(
+                self,
+                f"PoolModel{pool.priority}",
+                execution_role_arn=self.role.role_arn,
+                primary_container=properties.container(pool_plan, image, staged_s3_uri=staged),
+                enable_network_isolation=self.model.enable_network_isolation,
+                vpc_config=self.model.vpc_config,
+            )
+            model.node.add_dependency(self.policy)
+            self.pool_models[pool.priority] = model
+        return self.pool_models
 
     def _weights_staging(self, secret: secretsmanager.ISecret | None) -> HubModelStaging | None:
         staging = self.plan.model_data.staging

@@ -12,6 +12,8 @@ from inference_constructs.containers import ContainerImage
 from inference_constructs.containers.model_access import ModelAccess, ModelStaging
 from inference_constructs.hosting.deployment import DeploymentPlan
 from inference_constructs.hosting.host_ami import HostAmiDecision
+from inference_constructs.hosting.metrics_config import MetricsConfigPlan
+from inference_constructs.hosting.pools import InstancePoolsPlan
 from inference_constructs.hosting.request import (
     AsyncOptions,
     Capacity,
@@ -20,6 +22,7 @@ from inference_constructs.hosting.request import (
     MultiModelOptions,
     VpcOptions,
 )
+from inference_constructs.hosting.reservation import ReservationPlan
 from inference_constructs.sizing import HostDecision
 from inference_constructs.spec import Accelerator, EndpointKind, Serving
 
@@ -154,6 +157,12 @@ class EndpointPlan:
     """How a gated or private hub model's token is used (staged into S3, or in the environment); None without one."""
     warnings: tuple[str, ...] = ()
     """What the plan warns about for this endpoint (e.g. the token-in-environment opt-in)."""
+    instance_pools: InstancePoolsPlan | None = None
+    """The variant's ``InstancePools`` (the first pool is ``host``); None: one instance type."""
+    capacity_reservation: ReservationPlan | None = None
+    """The variant's ``CapacityReservationConfig``; None: on-demand capacity."""
+    metrics_config: MetricsConfigPlan | None = None
+    """The endpoint config's ``MetricsConfig``; None: not written (SageMaker's defaults)."""
 
     @property
     def inference_ami_version(self) -> str | None:

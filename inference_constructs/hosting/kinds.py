@@ -22,16 +22,18 @@ from inference_constructs.errors import ProblemCollector
 from inference_constructs.hosting.decisions import (
     AsyncOptions,
     Capacity,
+    CapacityReservation,
     DataCaptureOptions,
     DeploymentOptions,
     EndpointPlan,
     EndpointRequest,
+    MetricsOptions,
     MultiModelOptions,
     ServerlessOptions,
     VpcOptions,
 )
 from inference_constructs.hosting.endpoint import InferenceEndpoint
-from inference_constructs.hosting.request import CapacityLike, coerce_capacity
+from inference_constructs.hosting.request import CapacityLike, InstancePoolsLike, coerce_capacity
 from inference_constructs.scaling.autoscaling import ServerlessScaling
 from inference_constructs.scaling.decisions import DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION
 from inference_constructs.sizing import HostDecision
@@ -67,6 +69,10 @@ class _InstanceProps(_EndpointProps, total=False):
     network_isolation: bool | None
     data_capture: DataCaptureOptions | None
     host: HostDecision | None
+    instance_pools: InstancePoolsLike | Sequence[str] | None
+    instance_provision_timeout_seconds: int | None
+    capacity_reservation: CapacityReservation | None
+    metrics: MetricsOptions | None
 
 
 class _RequestOptions(TypedDict, total=False):
@@ -139,6 +145,10 @@ class _KindEndpoint(InferenceEndpoint):
         host: HostDecision | None = None,
         catalog: Catalog | None = None,
         path: str = "",
+        instance_pools: InstancePoolsLike | Sequence[str] | None = None,
+        instance_provision_timeout_seconds: int | None = None,
+        capacity_reservation: CapacityReservation | None = None,
+        metrics: MetricsOptions | None = None,
     ) -> None:
         token, secret = _token_secret(hf_token)
         request = EndpointRequest(
@@ -160,6 +170,14 @@ class _KindEndpoint(InferenceEndpoint):
             quantization=quantization,
             environment=dict(environment or {}),
             hf_token=token,
+            instance_pools=(
+                instance_pools
+                if instance_pools is None or isinstance(instance_pools, str | int)
+                else tuple(instance_pools)
+            ),
+            instance_provision_timeout_seconds=instance_provision_timeout_seconds,
+            capacity_reservation=capacity_reservation,
+            metrics=metrics,
         )
         super().__init__(
             scope,
@@ -242,6 +260,23 @@ class RealtimeEndpoint(_KindEndpoint):
         bucket; the Model loads the staged prefix with network isolation and never holds the token
         (``HfTokenSecret(..., in_environment=True)`` opts in to the token in the container environment instead).
         Default: ``model.hf_token``, else no token.
+    instance_pools:
+        ``InstancePools`` of the variant: ``"auto"`` (the sizing's choice and the next cheapest hosts that fit and
+        share its image, AMI, storage and GPU count, up to 3), a count 1..5, or a ranked list of instance types
+        (the first is the variant's host; each is checked like ``instance_type``). Priorities follow the order;
+        a host with another tensor parallel degree gets its own model (``ModelNameOverride``). ``plan.instance_pools``
+        lists the pools, the hosts left out and why, and the worst-case cost. Real-time (``capacity.min`` 1 or
+        more) and async endpoints only. Default: one instance type.
+    instance_provision_timeout_seconds:
+        ``VariantInstanceProvisionTimeoutInSeconds`` (300..3600), with ``instance_pools`` only. Default: not set
+        (SageMaker's default).
+    capacity_reservation:
+        Run the instances on an ML capacity reservation (``CapacityReservation``; ``CapacityReservationConfig`` with
+        ``capacity-reservations-only``); needs an explicit ``instance_type``, assumed to be the reservation's. The
+        plan warns that the endpoint stops serving when it ends, and counts it as prepaid. Default: on-demand.
+    metrics:
+        The endpoint config's ``MetricsConfig`` (``MetricsOptions``), real-time endpoints only; create-only, so
+        changing it creates a new endpoint config. Default: not written (SageMaker's defaults).
     endpoint_name, host, catalog, path:
         See :class:`InferenceEndpoint`.
     """
@@ -407,8 +442,10 @@ class MultiModelEndpoint(_KindEndpoint):
     cache:
         Keep loaded models on the instance (``ModelCacheSetting: Enabled``). Default: on.
     image, accelerator, instance_type, host_ami, capacity, kms_key, vpc, vpc_subnets, security_groups, role,
-    network_isolation, data_capture, deployment, environment, endpoint_name, host, catalog, path:
-        As for :class:`RealtimeEndpoint`.
+    network_isolation, data_capture, deployment, environment, endpoint_name, host, catalog, path,
+    capacity_reservation:
+        As for :class:`RealtimeEndpoint` (``instance_pools`` and ``metrics`` are refused: no source documents them
+        for multi-model endpoints).
     """
 
     imported_kind = EndpointKind.MULTI_MODEL

@@ -8,7 +8,7 @@ inference component's copies), each with auto-rollback on the given alarms.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aws_cdk import aws_cloudwatch as cloudwatch
@@ -18,7 +18,13 @@ from inference_constructs.hosting.decisions import EndpointPlan, ModelDataKind
 from inference_constructs.hosting.deployment import DeploymentPlan
 from inference_constructs.scaling.inference_component import scale_to_zero_variant
 
-__all__ = ["component_deployment_config", "container", "deployment_config", "production_variant"]
+__all__ = [
+    "component_deployment_config",
+    "container",
+    "deployment_config",
+    "metrics_config",
+    "production_variant",
+]
 
 
 def container(
@@ -53,10 +59,14 @@ def container(
     return sagemaker.CfnModel.ContainerDefinitionProperty(**common)
 
 
-def production_variant(plan: EndpointPlan, model_name: str) -> sagemaker.CfnEndpointConfig.ProductionVariantProperty:
+def production_variant(
+    plan: EndpointPlan, model_name: str, pool_models: Mapping[int, str] | None = None
+) -> sagemaker.CfnEndpointConfig.ProductionVariantProperty:
     """The endpoint config's one production variant: serverless, a model-less variant hosting an inference
     component, or instances serving ``model_name``; on GPU and Neuron hosts with the plan's
-    ``InferenceAmiVersion``."""
+    ``InferenceAmiVersion``. With instance pools the variant names no ``InstanceType`` of its own: its
+    ``InstancePools`` list every host by priority, a pool in ``pool_models`` (priority -> model name) with its own
+    model (``ModelNameOverride``)."""
     if plan.serverless is not None:
         s = plan.serverless
         return sagemaker.CfnEndpointConfig.ProductionVariantProperty(
@@ -77,10 +87,34 @@ def production_variant(plan: EndpointPlan, model_name: str) -> sagemaker.CfnEndp
             volume_size_in_gb=plan.volume_size_gb,
             inference_ami_version=plan.inference_ami_version,
         )
-    return sagemaker.CfnEndpointConfig.ProductionVariantProperty(
+    cfn = sagemaker.CfnEndpointConfig
+    pools = plan.instance_pools
+    reservation = plan.capacity_reservation
+    return cfn.ProductionVariantProperty(
         variant_name=plan.variant_name,
         model_name=model_name,
-        instance_type=plan.instance_type,
+        instance_type=plan.instance_type if pools is None else None,
+        instance_pools=(
+            None
+            if pools is None
+            else [
+                cfn.InstancePoolProperty(
+                    instance_type=pool.instance_type,
+                    priority=pool.priority,
+                    model_name_override=(pool_models or {}).get(pool.priority),
+                )
+                for pool in pools.pools
+            ]
+        ),
+        variant_instance_provision_timeout_in_seconds=pools.provision_timeout_seconds if pools else None,
+        capacity_reservation_config=(
+            None
+            if reservation is None
+            else cfn.CapacityReservationConfigProperty(
+                capacity_reservation_preference=reservation.preference,
+                ml_reservation_arn=reservation.ml_reservation_arn,
+            )
+        ),
         initial_instance_count=plan.initial_instance_count,
         initial_variant_weight=1,
         model_data_download_timeout_in_seconds=plan.model_data_download_timeout_seconds,
@@ -92,6 +126,18 @@ def production_variant(plan: EndpointPlan, model_name: str) -> sagemaker.CfnEndp
             if plan.routing_strategy
             else None
         ),
+    )
+
+
+def metrics_config(plan: EndpointPlan) -> sagemaker.CfnEndpointConfig.MetricsConfigProperty | None:
+    """The endpoint config's ``MetricsConfig`` with the fields the plan sets; None when it sets none."""
+    m = plan.metrics_config
+    if m is None:
+        return None
+    return sagemaker.CfnEndpointConfig.MetricsConfigProperty(
+        enable_detailed_observability=m.enable_detailed_observability,
+        enable_enhanced_metrics=m.enable_enhanced_metrics,
+        metric_publish_frequency_in_seconds=m.metric_publish_frequency_seconds,
     )
 
 

@@ -27,10 +27,13 @@ __all__ = [
     "AsyncOptions",
     "Capacity",
     "CapacityLike",
+    "CapacityReservation",
     "DataCaptureOptions",
     "DeploymentOptions",
     "DeploymentStrategy",
     "EndpointRequest",
+    "InstancePoolsLike",
+    "MetricsOptions",
     "MultiModelOptions",
     "ServerlessOptions",
     "VpcOptions",
@@ -39,7 +42,12 @@ __all__ = [
 
 #: The request's value types (every public name but the capacity coercion): what an app passes to the endpoint
 #: constructs; the plan package re-exports them by this list.
-REQUEST_TYPES = tuple(name for name in __all__ if name not in ("CapacityLike", "coerce_capacity"))
+REQUEST_TYPES = tuple(name for name in __all__ if name not in ("CapacityLike", "InstancePoolsLike", "coerce_capacity"))
+
+#: What ``instance_pools`` may be: ``"auto"`` (the cheapest hosts that fit, up to
+#: :data:`~inference_constructs.hosting.pools.AUTO_POOL_COUNT`), a count of pools (1-5), or an explicit ranked list
+#: of instance types (the first is the variant's host).
+InstancePoolsLike = str | int | tuple[str, ...]
 
 
 class DeploymentStrategy(StrEnum):
@@ -173,6 +181,58 @@ class DataCaptureOptions:
 
 
 @dataclass(frozen=True)
+class CapacityReservation:
+    """ML capacity (a SageMaker training plan or ML reservation for endpoints) the variant's instances run on.
+
+    The variant gets ``CapacityReservationConfig`` with ``CapacityReservationPreference:
+    capacity-reservations-only``: instances launch only into the reservation, so the endpoint stops serving when
+    it ends.
+
+    Parameters
+    ----------
+    ml_reservation_arn:
+        ``MlReservationArn``: ``arn:aws:sagemaker:<region>:<account>:<resource>/<name>`` (e.g. a
+        ``training-plan/...`` ARN). The reservation's instance type cannot be read at synth: the endpoint's
+        ``instance_type`` must be given explicitly and is assumed to be the reservation's.
+    ends_at:
+        The reservation's end (``YYYY-MM-DD``), stated in the plan's warning. Default: not stated (the warning
+        says the end date is unknown to the plan).
+    """
+
+    ml_reservation_arn: str
+    ends_at: str | None = None
+
+
+@dataclass(frozen=True)
+class MetricsOptions:
+    """The endpoint config's ``MetricsConfig`` (create-only: changing it creates a new endpoint config).
+
+    Parameters
+    ----------
+    detailed_observability:
+        ``EnableDetailedObservability``: container metrics, per-GPU metrics, per-instance host metrics.
+        Default: not written, so SageMaker's default applies (on for endpoint configs created after 2026-06-17).
+    enhanced_metrics:
+        ``EnableEnhancedMetrics``: utilization and invocation metrics per instance and container. Default: not
+        written (SageMaker's default: off).
+    publish_frequency_seconds:
+        ``MetricPublishFrequencyInSeconds``: 10, 30, 60, 120, 180, 240 or 300. Default: not written (SageMaker
+        publishes every 60 s).
+    """
+
+    detailed_observability: bool | None = None
+    enhanced_metrics: bool | None = None
+    publish_frequency_seconds: int | None = None
+
+    @property
+    def is_set(self) -> bool:
+        """True when any field is given (only then is ``MetricsConfig`` written)."""
+        return any(
+            v is not None for v in (self.detailed_observability, self.enhanced_metrics, self.publish_frequency_seconds)
+        )
+
+
+@dataclass(frozen=True)
 class DeploymentOptions:
     """Blue/green update policy.
 
@@ -240,6 +300,16 @@ class EndpointRequest:
     host_ami: str | None = "auto"
     """``InferenceAmiVersion`` of the production variant. ``auto`` (or None): the plan chooses the AMI whose driver
     runs the image on GPU and Neuron hosts (``hosting/host_ami.py``); an explicit version is checked."""
+    instance_pools: InstancePoolsLike | None = None
+    """``InstancePools`` of the variant: ``auto``, a count, or a ranked list of instance types
+    (``hosting/pools.py``). None: one instance type."""
+    instance_provision_timeout_seconds: int | None = None
+    """``VariantInstanceProvisionTimeoutInSeconds`` (300..3600), only with ``instance_pools``. None: not written
+    (SageMaker's default)."""
+    capacity_reservation: CapacityReservation | None = None
+    """Run the variant on reserved ML capacity (``CapacityReservationConfig``). None: on-demand capacity."""
+    metrics: MetricsOptions | None = None
+    """The endpoint config's ``MetricsConfig``. None: not written (SageMaker's defaults)."""
 
     def __post_init__(self) -> None:
         # One secret per endpoint: a ModelSpec that carries it (Python API) is read the same as the config key.

@@ -65,6 +65,7 @@ class EndpointDecisions:
             inference_component=sp.uses_inference_component,
             rollback_alarms=self.hosting.deployment.rollback_on_alarms,
             staged=self.hosting.model_data.staging is not None,
+            pool_models=sum(p.own_model for p in pools.pools) if (pools := self.hosting.instance_pools) else 0,
         )
 
     @property

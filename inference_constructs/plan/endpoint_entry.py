@@ -97,7 +97,7 @@ def container_entry(h: EndpointPlan) -> dict[str, Any]:
 def hosting_entry(h: EndpointPlan) -> dict[str, Any]:
     """The endpoint's variant, storage, encryption, network and data settings for the plan document."""
     a, c, v = h.async_inference, h.data_capture, h.vpc
-    return {
+    entry: dict[str, Any] = {
         "variant_name": h.variant_name,
         "initial_instance_count": h.initial_instance_count,
         "volume_size_gb": h.volume_size_gb,
@@ -132,3 +132,11 @@ def hosting_entry(h: EndpointPlan) -> dict[str, Any]:
             else {"sampling_percent": c.sampling_percent, "s3_uri": c.s3_uri.rstrip("/") if c.s3_uri else None}
         ),
     }
+    # Present only when configured (an endpoint without them plans as before).
+    if h.instance_pools is not None:
+        entry["instance_pools"] = h.instance_pools.to_dict(h.capacity.min, h.capacity.max)
+    if h.capacity_reservation is not None:
+        entry["capacity_reservation"] = h.capacity_reservation.to_dict()
+    if h.metrics_config is not None:
+        entry["metrics_config"] = h.metrics_config.to_dict()
+    return entry

@@ -9,10 +9,12 @@ from inference_constructs.hf_token import HfTokenSecret
 from inference_constructs.hosting.request import (
     AsyncOptions,
     Capacity,
+    CapacityReservation,
     DataCaptureOptions,
     DeploymentOptions,
     DeploymentStrategy,
     EndpointRequest,
+    MetricsOptions,
     MultiModelOptions,
     ServerlessOptions,
     VpcOptions,
@@ -91,4 +93,21 @@ def endpoint_request(endpoint: Endpoint) -> EndpointRequest:
             else None
         ),
         host_ami=e.host_ami,
+        instance_pools=tuple(e.instance_pools) if isinstance(e.instance_pools, list) else e.instance_pools,
+        instance_provision_timeout_seconds=e.instance_provision_timeout_seconds,
+        capacity_reservation=(
+            CapacityReservation(
+                e.capacity_reservation.ml_reservation_arn,
+                e.capacity_reservation.ends_at.isoformat() if e.capacity_reservation.ends_at else None,
+            )
+            if e.capacity_reservation
+            else None
+        ),
+        metrics=(
+            MetricsOptions(
+                e.metrics.detailed_observability, e.metrics.enhanced_metrics, e.metrics.publish_frequency_seconds
+            )
+            if e.metrics
+            else None
+        ),
     )

@@ -67,7 +67,8 @@ def plan_platform(
     problems.extend(router_problems)
     problems.extend(check_router_roles(specs, routers))
     savings_plan: CommitmentRecommendation | None = None
-    hosted = [e for e in endpoints if e.host is not None]
+    # Prepaid reserved capacity is no on-demand spend a Savings Plan could cover.
+    hosted = [e for e in endpoints if e.host is not None and e.hosting.capacity_reservation is None]
     try:
         savings_plan = recommend_commitment(
             [capacity_schedule(e) for e in hosted],

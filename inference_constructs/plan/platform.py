@@ -77,8 +77,16 @@ class PlatformPlan:
 
     @property
     def baseline_usd_per_hour(self) -> float:
-        """On-demand $/h of the always-on capacity (every endpoint at its minimum)."""
-        return round(sum((e.price_per_hour_usd or 0.0) * e.config.capacity.min for e in self.endpoints), 4)
+        """On-demand $/h of the always-on capacity (every endpoint at its minimum; an endpoint on a capacity
+        reservation is prepaid and not counted)."""
+        return round(
+            sum(
+                (e.price_per_hour_usd or 0.0) * e.config.capacity.min
+                for e in self.endpoints
+                if e.hosting.capacity_reservation is None
+            ),
+            4,
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The plan document (``docs/config.md``, "The plan")."""

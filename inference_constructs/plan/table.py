@@ -86,6 +86,7 @@ def _endpoint_lines(
     reasons.extend(
         f"host AMI {e.name}: {e.hosting.host_ami.reason}" for e in endpoints if e.hosting.inference_ami_version
     )
+    reasons.extend(_capacity_lines(endpoints))
     hints = [_hint_line(e) for e in endpoints if e.host is not None and e.host.quantization_hint is not None]
     access = [_access_line(e.name, e.hosting.model_access) for e in endpoints if e.hosting.model_access]
     prices = f"prices {catalog.region} as of {catalog.prices_as_of}"
@@ -94,6 +95,20 @@ def _endpoint_lines(
     else:
         baseline = "baseline on-demand: none, every endpoint is serverless (billed per request)"
     return [*lines, *reasons, *hints, *access, baseline]
+
+
+def _capacity_lines(endpoints: Sequence[EndpointDecisions]) -> list[str]:
+    """The footer's instance pools (with the worst case), reservations (prepaid) and metrics configs."""
+    lines: list[str] = []
+    for e in endpoints:
+        h = e.hosting
+        if h.instance_pools is not None:
+            lines.append(f"pools {e.name}: {h.instance_pools.summary(h.capacity.min, h.capacity.max)}")
+        if h.capacity_reservation is not None:
+            lines.append(f"reservation {e.name}: {h.capacity_reservation.to_dict()['billing']}")
+        if h.metrics_config is not None:
+            lines.append(f"metrics {e.name}: {h.metrics_config.reason}")
+    return lines
 
 
 def _hint_line(e: EndpointDecisions) -> str:

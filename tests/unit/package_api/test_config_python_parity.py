@@ -95,6 +95,10 @@ NOT_ON_KIND: dict[EndpointKind, dict[str, str]] = {
         "vpc": "serverless endpoints do not support vpc configuration",
         "network_isolation": "serverless endpoints run without network isolation (ServerlessEndpoint's docstring)",
         "data_capture": "serverless endpoints offer no data capture (ServerlessEndpoint's docstring)",
+        "instance_pools": _NO_INSTANCES + " to pool",
+        "instance_provision_timeout_seconds": _NO_INSTANCES + " to provision",
+        "capacity_reservation": _NO_INSTANCES + " to reserve",
+        "metrics": "no source documents MetricsConfig for serverless endpoints (refused by the plan)",
     },
     EndpointKind.MULTI_MODEL: {
         "serverless": _SERVERLESS_ONLY,

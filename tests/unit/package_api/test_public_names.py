@@ -31,6 +31,7 @@ def test_the_hosting_package_exports_the_constructs_their_props_and_the_plan() -
     assert set(hosting.__all__) == {
         "AsyncOptions",
         "Capacity",
+        "CapacityReservation",
         "DataCaptureOptions",
         "DeploymentOptions",
         "DeploymentStrategy",
@@ -42,6 +43,7 @@ def test_the_hosting_package_exports_the_constructs_their_props_and_the_plan() -
         "ImportedEndpoint",
         "InferenceEndpoint",
         "MetricOptions",
+        "MetricsOptions",
         "MultiModelEndpoint",
         "MultiModelOptions",
         "RealtimeEndpoint",
