@@ -36,7 +36,7 @@ from inference_constructs.hosting.checks import (
     SERVERLESS_MEMORY_MB,
     SUBNET_PATTERN,
 )
-from inference_constructs.hosting.pools import MAX_POOLS, PROVISION_TIMEOUT_SECONDS
+from inference_constructs.hosting.pools import PROVISION_TIMEOUT_SECONDS
 from inference_constructs.hosting.request import (
     Capacity as CapacityRequest,
 )
@@ -246,15 +246,8 @@ class Endpoint(_Model):
     environment: dict[str, str | int | float | bool] = Field(default_factory=dict, max_length=100)
     stack: int | None = Field(default=None, ge=1)  # null: hosting stack 1; the stack never moves unless this changes
     # null: one instance type; auto: the cheapest hosts that fit (up to 3); a count 1..5; or a ranked list of types
-    instance_pools: (
-        Literal["auto"]
-        | Annotated[int, Field(ge=1, le=MAX_POOLS)]
-        | Annotated[
-            list[Annotated[str, StringConstraints(pattern=r"^ml\.[a-z0-9-]+\.[a-z0-9]+$")]],
-            Field(min_length=1, max_length=MAX_POOLS),
-        ]
-        | None
-    ) = None
+    # checked by the plan (hosting/pools.py): auto, 1..5, or 1..5 distinct ml.<family>.<size> names
+    instance_pools: str | int | list[str] | None = None
     instance_provision_timeout_seconds: int | None = Field(
         default=None, ge=PROVISION_TIMEOUT_SECONDS[0], le=PROVISION_TIMEOUT_SECONDS[1]
     )

@@ -86,6 +86,10 @@ WARNING_CODES: dict[str, tuple[str, str]] = {
         r"cost\.budget\.monthly_limit_usd: the endpoints at minimum capacity alone cost",
         "the endpoints at minimum capacity cost more a month than the budget (inference_constructs.plan.cost)",
     ),
+    "reservation_ends": (
+        r"capacity_reservation: the endpoint runs only on reservation",
+        "the endpoint stops serving when its ML capacity reservation ends (inference_constructs.hosting.reservation)",
+    ),
 }
 UNCLASSIFIED = "unclassified"
 

@@ -230,7 +230,7 @@ def check_instance_pools(req: EndpointRequest, p: ProblemCollector, path: str) -
         if pools != "auto":
             p.add(key, f"{pools!r} is not allowed", "use auto, a count 1..5 or a list of instance types", code="choice")
     elif isinstance(pools, int):
-        if not 1 <= pools <= MAX_POOLS:
+        if isinstance(pools, bool) or not 1 <= pools <= MAX_POOLS:
             p.add(key, f"{pools} is not allowed", f"use 1..{MAX_POOLS} (InstancePools holds at most 5)", code="range")
     else:
         _check_pool_list(req, tuple(pools), p, key)

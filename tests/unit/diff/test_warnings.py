@@ -34,6 +34,7 @@ STABLE_CODES = [
     "deny_role_account",
     "schedule_floor_reset_on_update",
     "budget_below_minimum_cost",
+    "reservation_ends",
 ]
 
 
