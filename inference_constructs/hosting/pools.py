@@ -53,6 +53,8 @@ PROVISION_TIMEOUT_SECONDS = (300, 3600)
 """``VariantInstanceProvisionTimeoutInSeconds`` minimum and maximum (schema)."""
 POOL_KINDS = frozenset({EndpointKind.REALTIME, EndpointKind.ASYNC})
 """Endpoint kinds the developer guide names for instance pools (real-time and asynchronous)."""
+_LEFT_OUT_SHOWN = 3
+"""Hosts left out that the plan table names (the plan document lists every one)."""
 _INSTANCE = re.compile(r"^ml\.[a-z0-9-]+\.[a-z0-9]+$")
 
 
@@ -141,7 +143,9 @@ class InstancePoolsPlan:
             f"worst case ${d['worst_case_price_per_hour_usd']:.3f}/h: ${d['worst_case_monthly_usd_at_min']:,.0f} to "
             f"${d['worst_case_monthly_usd_at_max']:,.0f}/month"
         )
-        left = "; ".join(f"{h.instance_type} left out: {h.reason}" for h in self.left_out)
+        left = "; ".join(f"{h.instance_type} left out: {h.reason}" for h in self.left_out[:_LEFT_OUT_SHOWN])
+        if len(self.left_out) > _LEFT_OUT_SHOWN:
+            left += f"; {len(self.left_out) - _LEFT_OUT_SHOWN} more left out (the plan document lists each)"
         return "; ".join(x for x in (pools, worst, left) if x)
 
     def to_dict(self, capacity_min: int, capacity_max: int) -> dict[str, Any]:

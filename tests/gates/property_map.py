@@ -105,6 +105,31 @@ _h, _c, _d, _ic, _sl, _s = (
 )
 
 
+def _hb(block: str, key: str) -> Callable[[Context], Any]:
+    """``_hb("metrics_config", "enable_enhanced_metrics")`` reads that key of a hosting block present when set."""
+    return lambda c: c.endpoint["hosting"][block][key]
+
+
+def _pools(c: Context) -> list[tuple[str, int, bool]]:
+    return [
+        (p["instance_type"], p["priority"], p["model_override"])
+        for p in c.endpoint["hosting"]["instance_pools"]["pools"]
+    ]
+
+
+def _pool_items(value: Any) -> list[tuple[str, int, bool]]:
+    return [(p["InstanceType"], p["Priority"], "ModelNameOverride" in p) for p in value]
+
+
+def _model_environment(c: Context) -> Any:
+    """A pool's own model (``PoolModel<priority>``) carries that pool's environment; the variant's model the plan's."""
+    match = re.fullmatch(r"PoolModel(\d+)", c.owner)
+    if match is None:
+        return c.endpoint["container"]["environment"]
+    pools = c.endpoint["hosting"]["instance_pools"]["pools"]
+    return next(p["environment"] for p in pools if p["priority"] == int(match[1]))
+
+
 def _p(key: str) -> Callable[[Context], Any]:
     return lambda c: c.policy[key]
 
@@ -310,7 +335,9 @@ PROPERTY_MAP: dict[tuple[str, str], Source] = {
         "the plan's container.image resolved per region through the stack's image mapping (FindInMap), or the "
         "custom image uri"
     ),
-    (MODEL, "PrimaryContainer.Environment"): Plan("container.environment", _c("environment")),
+    (MODEL, "PrimaryContainer.Environment"): Plan(
+        "container.environment (a pool's own model: hosting.instance_pools.pools[].environment)", _model_environment
+    ),
     (MODEL, "PrimaryContainer.ModelDataUrl"): Plan(
         "hosting.model_data.uri", lambda c: c.endpoint["hosting"]["model_data"]["uri"]
     ),
@@ -369,6 +396,16 @@ PROPERTY_MAP: dict[tuple[str, str], Source] = {
     ),
     (CONFIG, "DataCaptureConfig.KmsKeyId"): Plan("hosting.kms_key_arn", _h("kms_key_arn")),
     (CONFIG, "Tags"): TAGS,
+    (CONFIG, "MetricsConfig.EnableDetailedObservability"): Plan(
+        "hosting.metrics_config.enable_detailed_observability", _hb("metrics_config", "enable_detailed_observability")
+    ),
+    (CONFIG, "MetricsConfig.EnableEnhancedMetrics"): Plan(
+        "hosting.metrics_config.enable_enhanced_metrics", _hb("metrics_config", "enable_enhanced_metrics")
+    ),
+    (CONFIG, "MetricsConfig.MetricPublishFrequencyInSeconds"): Plan(
+        "hosting.metrics_config.metric_publish_frequency_seconds",
+        _hb("metrics_config", "metric_publish_frequency_seconds"),
+    ),
     # ---------------------------------------------------------------------------- EndpointConfig variant
     (CONFIG, "ProductionVariants[0].VariantName"): Plan("hosting.variant_name", _h("variant_name")),
     (CONFIG, "ProductionVariants[0].ModelName"): Wiring("the model (GetAtt)"),
@@ -377,6 +414,22 @@ PROPERTY_MAP: dict[tuple[str, str], Source] = {
         "hosting.initial_instance_count", _h("initial_instance_count")
     ),
     (CONFIG, "ProductionVariants[0].InitialVariantWeight"): Fixed(1, "one variant takes all traffic"),
+    (CONFIG, "ProductionVariants[0].InstancePools"): Plan(
+        "hosting.instance_pools.pools (instance_type, priority, model_override: a pool model's GetAtt)",
+        _pools,
+        _pool_items,
+    ),
+    (CONFIG, "ProductionVariants[0].VariantInstanceProvisionTimeoutInSeconds"): Plan(
+        "hosting.instance_pools.variant_instance_provision_timeout_seconds",
+        _hb("instance_pools", "variant_instance_provision_timeout_seconds"),
+    ),
+    (CONFIG, "ProductionVariants[0].CapacityReservationConfig.CapacityReservationPreference"): Plan(
+        "hosting.capacity_reservation.capacity_reservation_preference",
+        _hb("capacity_reservation", "capacity_reservation_preference"),
+    ),
+    (CONFIG, "ProductionVariants[0].CapacityReservationConfig.MlReservationArn"): Plan(
+        "hosting.capacity_reservation.ml_reservation_arn", _hb("capacity_reservation", "ml_reservation_arn")
+    ),
     (CONFIG, "ProductionVariants[0].ModelDataDownloadTimeoutInSeconds"): Plan(
         "container.model_data_download_timeout_seconds", _c("model_data_download_timeout_seconds")
     ),
