@@ -128,9 +128,21 @@ def test_a_reserved_endpoint_is_left_out_of_the_baseline_and_the_savings_plan() 
             "endpoints[0].capacity_reservation.ends_at",
             "is not a date",
         ),
+        (
+            {"metrics": MetricsOptions(publish_frequency_seconds=15)},
+            "endpoints[0].metrics.publish_frequency_seconds",
+            "use one of 10, 30, 60, 120, 180, 240, 300",
+        ),
+        (
+            {"kind": EndpointKind.ASYNC, "async_inference": AsyncOptions(), "metrics": MetricsOptions(True)},
+            "endpoints[0].metrics",
+            "no source documents MetricsConfig for async endpoints",
+        ),
     ],
 )
-def test_fails_reservations_sagemaker_would_refuse(request_kw: dict[str, Any], path: str, match: str) -> None:
+def test_fails_reservation_and_metrics_options_sagemaker_or_no_source_allows(
+    request_kw: dict[str, Any], path: str, match: str
+) -> None:
     with pytest.raises(InferenceConfigError, match=match) as err:
         plan_endpoint(_request(**request_kw), path="endpoints[0]")
     assert path in {p.path for p in err.value.problems}
@@ -185,27 +197,6 @@ def test_turning_metrics_config_on_replaces_the_endpoint_config() -> None:
     assert changes["Config"].status == "replaced"
     assert changes["Config"].forced_by == ("MetricsConfig (direct)",)
     assert changes["Endpoint"].status == "updated"
-
-
-@pytest.mark.parametrize(
-    ("request_kw", "path", "match"),
-    [
-        (
-            {"metrics": MetricsOptions(publish_frequency_seconds=15)},
-            "endpoints[0].metrics.publish_frequency_seconds",
-            "use one of 10, 30, 60, 120, 180, 240, 300",
-        ),
-        (
-            {"kind": EndpointKind.ASYNC, "async_inference": AsyncOptions(), "metrics": MetricsOptions(True)},
-            "endpoints[0].metrics",
-            "no source documents MetricsConfig for async endpoints",
-        ),
-    ],
-)
-def test_fails_metrics_options_no_source_allows(request_kw: dict[str, Any], path: str, match: str) -> None:
-    with pytest.raises(InferenceConfigError, match=match) as err:
-        plan_endpoint(_request(**request_kw), path="endpoints[0]")
-    assert path in {p.path for p in err.value.problems}
 
 
 def test_the_config_keys_reach_the_plan() -> None:
