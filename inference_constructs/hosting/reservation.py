@@ -85,6 +85,14 @@ def check_capacity_reservation(req: EndpointRequest, p: ProblemCollector, path: 
             key, "serverless endpoints run on no instances to reserve", "remove capacity_reservation", code="conflict"
         )
         return
+    if req.kind is EndpointKind.REALTIME and req.capacity.min == 0:
+        p.add(
+            key,
+            "a real-time endpoint with capacity.min 0 is hosted through an inference component on managed instance "
+            "scaling; a reservation is not planned for it",
+            "set capacity.min to 1 or more, or remove capacity_reservation",
+            code="conflict",
+        )
     arn = r.ml_reservation_arn
     if not is_unresolved(arn):
         low, high = RESERVATION_ARN_LENGTH

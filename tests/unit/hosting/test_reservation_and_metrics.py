@@ -14,6 +14,7 @@ from inference_constructs.diff.warnings import classify
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting import (
     AsyncOptions,
+    Capacity,
     CapacityReservation,
     EndpointRequest,
     MetricsOptions,
@@ -122,6 +123,15 @@ def test_a_reserved_endpoint_is_left_out_of_the_baseline_and_the_savings_plan() 
             },
             "endpoints[0].capacity_reservation",
             "is set together with instance_pools",
+        ),
+        (
+            {
+                "instance_type": "ml.g6.2xlarge",
+                "capacity": Capacity(0, 2),
+                "capacity_reservation": CapacityReservation(ARN),
+            },
+            "endpoints[0].capacity_reservation",
+            "capacity.min 0 is hosted through an inference component",
         ),
         (
             {"instance_type": "ml.g6.2xlarge", "capacity_reservation": CapacityReservation(ARN, "next spring")},
