@@ -4,11 +4,13 @@ left out and why, what is refused, what synthesizes, and what an update of the p
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from aws_cdk import Stack
 
+from inference_constructs.config import validate_config
 from inference_constructs.containers import ImageVariant, image_key
 from inference_constructs.diff.templates import diff_templates
 from inference_constructs.errors import InferenceConfigError
@@ -22,6 +24,8 @@ from inference_constructs.hosting import (
 )
 from inference_constructs.hosting.host_ami import host_ami_problem
 from inference_constructs.hosting.pools import AUTO_POOL_COUNT
+from inference_constructs.layout import estimated_resources
+from inference_constructs.plan import plan_platform
 from inference_constructs.sizing import choose_host, feasible_hosts
 from inference_constructs.spec import (
     AcceleratorChoice,
@@ -260,3 +264,24 @@ def test_a_changed_pool_list_replaces_the_endpoint_config_and_blocks_a_registere
     assert {
         c.logical_id for c in diff_templates({"h": old}, {"h": unchanged}).changes if c.status != "unchanged"
     } == set()
+
+
+def test_a_pool_model_is_counted_in_the_endpoints_stack_footprint() -> None:
+    # GIVEN a config endpoint whose fifth pool runs another tensor parallel degree WHEN planned
+    doc = {
+        "name": "pools",
+        "endpoints": [
+            {
+                "name": "big",
+                "model": {"id": "acme/m20", "parameters_billion": 20, "architecture": {"family": "llama"}},
+                "accelerator": "gpu",
+                "instance_pools": 5,
+            }
+        ],
+    }
+    (endpoint,) = plan_platform(validate_config(doc)).endpoints
+    # THEN the stack placement counts its one extra model
+    assert endpoint.footprint.pool_models == 1
+    assert (
+        estimated_resources(endpoint.footprint) == estimated_resources(replace(endpoint.footprint, pool_models=0)) + 1
+    )
