@@ -87,7 +87,7 @@ WARNING_CODES: dict[str, tuple[str, str]] = {
         "the endpoints at minimum capacity cost more a month than the budget (inference_constructs.plan.cost)",
     ),
     "reservation_ends": (
-        r"capacity_reservation: the endpoint runs only on reservation",
+        r"the endpoint runs only on reservation",
         "the endpoint stops serving when its ML capacity reservation ends (inference_constructs.hosting.reservation)",
     ),
 }
