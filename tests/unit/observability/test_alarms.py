@@ -11,6 +11,7 @@ from aws_cdk.assertions import Match, Template
 
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.observability.alarms import InferenceAlarms, check_alarm_settings
+from inference_constructs.observability.decisions import AlarmSettings
 from inference_constructs.observability.targets import MonitoredEndpoint, MonitoredProfile
 from inference_constructs.observability.validate import validate_template
 from inference_constructs.spec import EndpointKind
@@ -260,7 +261,7 @@ def test_fails_on_invalid_settings(stack: Stack, kwargs: dict[str, Any], message
 
 def test_collects_every_problem_with_config_path() -> None:
     # GIVEN two bad settings and the config path / WHEN checked / THEN both are reported under that path
-    problems = check_alarm_settings(anomaly_std_devs=-1, alarm_email="x", path="observability").problems
+    problems = check_alarm_settings(AlarmSettings(anomaly_std_devs=-1), alarm_email="x", path="observability").problems
     assert problems == [
         "observability.anomaly_std_devs: -1 is not allowed; use a number above 0, e.g. 2",
         "observability.alarm_email: 'x' is not an email address; use name@example.com",
