@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from types import MappingProxyType
 
+from inference_constructs._lazy import moved_names
 from inference_constructs.catalog import Catalog, InstanceType, load_catalog
 from inference_constructs.containers import (
     MODEL_DIR,
@@ -60,17 +61,7 @@ from inference_constructs.hosting.endpoint_plan import (
     ServerlessPlan,
 )
 from inference_constructs.hosting.host_ami import HostAmiDecision, decide_host_ami, host_ami_problem
-from inference_constructs.hosting.request import (
-    AsyncOptions,
-    Capacity,
-    DataCaptureOptions,
-    DeploymentOptions,
-    DeploymentStrategy,
-    EndpointRequest,
-    MultiModelOptions,
-    ServerlessOptions,
-    VpcOptions,
-)
+from inference_constructs.hosting.request import AsyncOptions, EndpointRequest, ServerlessOptions
 from inference_constructs.isolation import decide_isolation
 from inference_constructs.scaling.decisions import uses_inference_component
 from inference_constructs.sizing import HostDecision, choose_host
@@ -84,22 +75,32 @@ from inference_constructs.spec import (
 __all__ = [
     "DEFAULT_VARIANT_NAME",
     "AsyncOptions",
-    "Capacity",
-    "DataCaptureOptions",
-    "DeploymentOptions",
-    "DeploymentStrategy",
     "EndpointPlan",
     "EndpointRequest",
     "InferenceComponentPlan",
     "ModelData",
     "ModelDataKind",
-    "MultiModelOptions",
     "ServerlessOptions",
     "ServerlessPlan",
-    "VpcOptions",
     "plan_endpoint",
     "startup_timeouts",
 ]
+
+#: The request types this module re-exported, kept for one release: they live in ``hosting.request``.
+__getattr__ = moved_names(
+    __name__,
+    dict.fromkeys(
+        (
+            "Capacity",
+            "DataCaptureOptions",
+            "DeploymentOptions",
+            "DeploymentStrategy",
+            "MultiModelOptions",
+            "VpcOptions",
+        ),
+        "inference_constructs.hosting.request",
+    ),
+)
 
 DEFAULT_VARIANT_NAME = "AllTraffic"
 """Production variant name. Blue/green updates need the same variant name in the new config."""

@@ -19,19 +19,20 @@ from inference_constructs import _coerce
 from inference_constructs.catalog import Catalog
 from inference_constructs.containers.model_access import HfTokenSecret
 from inference_constructs.errors import ProblemCollector
-from inference_constructs.hosting.decisions import (
+from inference_constructs.hosting.decisions import EndpointPlan
+from inference_constructs.hosting.endpoint import InferenceEndpoint
+from inference_constructs.hosting.request import (
     AsyncOptions,
     Capacity,
+    CapacityLike,
     DataCaptureOptions,
     DeploymentOptions,
-    EndpointPlan,
     EndpointRequest,
     MultiModelOptions,
     ServerlessOptions,
     VpcOptions,
+    coerce_capacity,
 )
-from inference_constructs.hosting.endpoint import InferenceEndpoint
-from inference_constructs.hosting.request import CapacityLike, coerce_capacity
 from inference_constructs.scaling.autoscaling import ServerlessScaling
 from inference_constructs.scaling.decisions import DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION
 from inference_constructs.sizing import HostDecision
