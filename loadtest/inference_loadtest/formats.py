@@ -27,7 +27,7 @@ Errors inside an HTTP 200 stream, counted as failed requests:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -186,18 +186,37 @@ def bedrock_observation(event: Mapping[str, Any]) -> Observation:
     return Observation()
 
 
-def request_body(fmt: StreamFormat, prompt: str, max_tokens: int, *, stream: bool = True) -> bytes:
-    """The JSON request a container of ``fmt`` expects. ``AUTO`` sends the TGI/LMI shape both accept."""
+def request_body(
+    fmt: StreamFormat,
+    prompt: str,
+    max_tokens: int,
+    *,
+    stream: bool = True,
+    history: Sequence[tuple[str, str]] = (),
+) -> bytes:
+    """The JSON request a container of ``fmt`` expects. ``AUTO`` sends the TGI/LMI shape both accept.
+
+    ``history``: earlier turns as (role, text); OpenAI-compatible servers get them as ``messages``, TGI/LMI
+    ``inputs`` as the turns' texts joined by blank lines before ``prompt`` (no chat template: the text is the
+    history, word for word). Default: none.
+    """
     body: dict[str, Any]
     if fmt is StreamFormat.OPENAI:
-        body = {"messages": [{"role": "user", "content": prompt}], "max_tokens": max_tokens, "stream": stream}
+        messages = [{"role": role, "content": text} for role, text in (*history, ("user", prompt))]
+        body = {"messages": messages, "max_tokens": max_tokens, "stream": stream}
         if stream:
             body["stream_options"] = {"include_usage": True}
     else:
-        body = {"inputs": prompt, "parameters": {"max_new_tokens": max_tokens, "details": True}}
+        inputs = "\n\n".join([*(text for _, text in history), prompt])
+        body = {"inputs": inputs, "parameters": {"max_new_tokens": max_tokens, "details": True}}
         if stream:
             body["stream"] = True
     return json.dumps(body).encode()
+
+
+def converse_messages(history: Sequence[tuple[str, str]], prompt: str) -> list[dict[str, Any]]:
+    """Bedrock ``Converse`` ``messages``: the history's turns, then ``prompt`` as the user's."""
+    return [{"role": role, "content": [{"text": text}]} for role, text in (*history, ("user", prompt))]
 
 
 def response_output_tokens(body: bytes) -> int | None:

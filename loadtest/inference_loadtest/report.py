@@ -8,10 +8,20 @@ from pathlib import Path
 from typing import Any
 
 from inference_constructs.errors import InferenceConfigError
+from inference_loadtest.stats import RequestResult
 
 TOKEN_COUNT_NOTE = (
     "output tokens are the server's own counts where it sends them (TGI/LMI details.generated_tokens, "
     "OpenAI usage.completion_tokens, Bedrock metadata usage.outputTokens); otherwise content events are counted"
+)
+INPUT_TOKEN_NOTE = (
+    "input tokens are the workload's own counts (synthetic prompts: one word per token; a prompts file's "
+    "input_tokens; a trace's input_tokens), not the server's tokenizer"
+)
+SCHEDULE_NOTE = (
+    "open-loop levels count TTFT and e2e from each request's scheduled send time, so a request the generator or "
+    "a full --max-in-flight held back is measured from when it was due (no coordinated omission); "
+    "ttft_from_send_ms is the same from the actual send, schedule_lag_ms the difference"
 )
 TIMING_NOTE = (
     "times start when the first attempt's signed request goes to the HTTP layer (the socket write for the "
@@ -21,7 +31,9 @@ TIMING_NOTE = (
 
 
 def _level_label(level: dict[str, Any]) -> str:
-    return str(level["concurrency"]) if level["concurrency"] else f"{level['rate_rps']:g}/s"
+    if level["concurrency"]:
+        return str(level["concurrency"])
+    return "trace" if level["rate_rps"] is None else f"{level['rate_rps']:g}/s"
 
 
 def _pct(summary: dict[str, float | None], key: str) -> str:
@@ -69,11 +81,28 @@ def _rows(levels: Sequence[dict[str, Any]]) -> list[list[str]]:
     return rows
 
 
-def _footer(report: dict[str, Any]) -> list[str]:
+def _group_lines(levels: Sequence[dict[str, Any]]) -> list[str]:
+    """One line per group of each level that has groups: requests, TTFT p50/p90/p99, mean input tokens."""
     lines = []
+    for lv in levels:
+        for name, g in (lv.get("groups") or {}).items():
+            ttft = "/".join(_pct(g["ttft_ms"], k) for k in ("p50", "p90", "p99"))
+            mean_in = g["input_tokens"]["mean"]
+            lines.append(
+                f"level {_level_label(lv)} {name}: {g['requests']} requests, {g['errors']} errors, "
+                f"TTFT p50/p90/p99 {ttft} ms, input tokens mean {'-' if mean_in is None else f'{mean_in:g}'}"
+            )
+    return lines
+
+
+def _footer(report: dict[str, Any]) -> list[str]:
+    lines = _group_lines(report["levels"])
     knee = report.get("knee")
     if knee:
         lines.append(f"knee: {knee['message']}")
+    search = report.get("rate_search")
+    if search:
+        lines.append(f"rate search: {search['message']}")
     lines.extend(f"note: {n}" for n in report.get("notes", []))
     if report.get("interrupted"):
         lines.append("interrupted: the last level is partial (requests in flight at Ctrl-C are not counted)")
@@ -120,6 +149,48 @@ def markdown(report: dict[str, Any], *, chart: str | None = None) -> str:
 
 def to_json(report: dict[str, Any]) -> str:
     return json.dumps(report, indent=2, sort_keys=False) + "\n"
+
+
+def _ms(value: float | None) -> float | None:
+    return None if value is None else round(value * 1000, 3)
+
+
+def requests_jsonl(labels: Sequence[str], results: Sequence[Sequence[RequestResult]]) -> str:
+    """One JSON object a line per request of every level (warm-up included and marked), in finishing order.
+
+    Times are seconds from the level's first scheduled or sent request; ``ttft_ms`` and ``e2e_ms`` count from
+    the scheduled send time in an open loop (as the level's percentiles do), ``*_from_send_ms`` from the send.
+    """
+    lines = []
+    for label, level in zip(labels, results, strict=True):
+        if not level:
+            continue
+        origin = min([r.started for r in level] + [r.scheduled for r in level if r.scheduled is not None])
+        for r in level:
+            record = {
+                "level": label,
+                "index": r.index,
+                "warmup": r.warmup,
+                "group": r.group,
+                "ok": r.ok,
+                "error": r.error,
+                "throttled": r.throttled,
+                "retries": r.retries,
+                "request_id": r.request_id,
+                "scheduled_s": None if r.scheduled is None else round(r.scheduled - origin, 6),
+                "sent_s": round(r.started - origin, 6),
+                "lag_ms": _ms(r.lag_s),
+                "ttft_ms": _ms(r.ttft_from_schedule_s),
+                "ttft_from_send_ms": _ms(r.ttft_s),
+                "e2e_ms": _ms(r.e2e_from_schedule_s),
+                "e2e_from_send_ms": _ms(r.e2e_s),
+                "itl_mean_ms": _ms(r.mean_itl_s),
+                "input_tokens": r.input_tokens,
+                "output_tokens": r.output_tokens,
+                "output_tokens_from_server": r.output_tokens_from_server,
+            }
+            lines.append(json.dumps(record))
+    return "".join(line + "\n" for line in lines)
 
 
 def chart(report: dict[str, Any], path: str | Path) -> Path:
