@@ -124,6 +124,20 @@ def table(report: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+def _run_lines(run: dict[str, Any] | None) -> list[str]:
+    """The workload, the seed and the arrival process, as the Markdown report states them."""
+    if not run:
+        return []
+    workload = ", ".join(f"{k} {v}" for k, v in run["workload"].items() if k != "kind" and v is not None)
+    load = run.get("load") or {}
+    lines = [f"- workload: {run['workload']['kind']}" + (f" ({workload})" if workload else "")]
+    lines.append(f"- seed: {run['seed']} (prompts and arrival process)")
+    if load.get("rates_rps") or load.get("find_rate") or load.get("trace_requests"):
+        burst = f", burstiness {load['burstiness']:g}" if load.get("arrivals") == "gamma" else ""
+        lines.append(f"- arrivals: {load['arrivals']}{burst}; latencies from the scheduled send time")
+    return lines
+
+
 def markdown(report: dict[str, Any], *, chart: str | None = None) -> str:
     """The report as Markdown: target, SLO, one table row per level, the knee, notes, and the chart."""
     target = report["target"]
@@ -135,6 +149,7 @@ def markdown(report: dict[str, Any], *, chart: str | None = None) -> str:
         f"- instances: {target['instances'] or '-'} at ${target['price_per_hour_usd'] or '-'}/h "
         f"({target['pricing_source']})",
         f"- SLO: TTFT p90 <= {slo['ttft_ms'] or '-'} ms, ITL p90 <= {slo['itl_ms'] or '-'} ms",
+        *_run_lines(report.get("run")),
         "",
         "| " + " | ".join(_COLUMNS) + " |",
         "|" + "|".join("---" for _ in _COLUMNS) + "|",
