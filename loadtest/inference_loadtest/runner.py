@@ -1,4 +1,5 @@
-"""The load generator: fixed-concurrency sweeps and open-loop Poisson arrivals through boto3.
+"""The load generator: fixed-concurrency sweeps, open-loop arrivals (Poisson, gamma, constant, a trace) and a rate
+search, through boto3.
 
 Two engines, one set of results. Above :data:`THREADS_UP_TO` concurrent streams, streaming calls
 (``InvokeEndpointWithResponseStream``, ``ConverseStream``) run on the asyncio engine
