@@ -80,6 +80,7 @@ def add_commands(sub: Any, *, run_name: str = "run") -> None:  # noqa: PLR0915 -
     lt.add_argument("--find-rate-steps", type=int, default=6, help="levels the rate search runs at most (default 6)")
     lt.add_argument("--requests", type=int, help="measured requests per level")
     lt.add_argument("--duration", type=float, help="seconds per level (open loop: no request scheduled after it)")
+    lt.add_argument("--runs", type=int, default=1, help="repeat the whole run K times: medians and 95%% t intervals")
     lt.add_argument("--warmup", type=int, default=0, help="requests per level excluded from statistics (default 0)")
     lt.add_argument("--input-tokens", default="128", help="MEAN or MEAN:STDDEV of synthetic prompts (default 128)")
     lt.add_argument("--output-tokens", default="128", help="MEAN or MEAN:STDDEV max output tokens (default 128)")
@@ -383,6 +384,8 @@ def _loadtest(args: argparse.Namespace) -> int:  # noqa: C901, PLR0912, PLR0915 
         raise InferenceConfigError("loadtest: no bound; use --requests N (per level) and/or --duration SECONDS")
     if (args.requests is not None and args.requests < 1) or (args.duration is not None and args.duration <= 0):
         raise InferenceConfigError("--requests/--duration: must be positive")
+    if args.runs < 1:
+        raise InferenceConfigError(f"--runs: {args.runs} is not allowed; use 1 or more")
     check_outputs(args)
     concurrency = _numbers(args.concurrency, "--concurrency", int)
     rates = _numbers(args.rate, "--rate", float)
@@ -442,6 +445,8 @@ def _loadtest(args: argparse.Namespace) -> int:  # noqa: C901, PLR0912, PLR0915 
             bound += f", each level stopping after {args.duration:g} s"
     else:
         bound = f"{levels_text} x {args.duration:g} s (the request count depends on the latency)"
+    if args.runs > 1:
+        bound += f", {args.runs} times"
     print(f"loadtest: {target.api.value} {target.identifier}: {bound}", file=sys.stderr)
     warnings = _warmup_notes(args, concurrency)
     for line in warnings:
@@ -464,7 +469,16 @@ def _loadtest(args: argparse.Namespace) -> int:  # noqa: C901, PLR0912, PLR0915 
         async_poll_s=args.async_poll,
     )
     run = _run_record(args)
-    levels = test.run()
+    runs: list[list[dict[str, Any]]] = []
+    per_request: list[tuple[int, list[str], list[Any]]] = []
+    searches: list[dict[str, Any] | None] = []
+    for number in range(1, args.runs + 1):
+        runs.append(test.run())
+        per_request.append((number, list(test.labels), list(test.results)))
+        searches.append(test.rate_search)
+        if test.interrupted:
+            break
+    levels = runs[0]
     notes = [rep.TIMING_NOTE, rep.TOKEN_COUNT_NOTE, rep.INPUT_TOKEN_NOTE, *warnings]
     if options.open_loop():
         notes.append(rep.SCHEDULE_NOTE)
@@ -494,20 +508,88 @@ def _loadtest(args: argparse.Namespace) -> int:  # noqa: C901, PLR0912, PLR0915 
         "interrupted": test.interrupted,
         "notes": notes,
     }
-    code = write_outputs(args, report, test)
+    if len(runs) > 1:
+        _combine_runs(report, runs, searches, target=target, slo=slo)
+    code = write_outputs(args, report, per_request)
     sys.stdout.write(rep.to_json(report) if args.json else rep.table(report))
     return EXIT_INTERRUPTED if test.interrupted else code
 
 
-def write_outputs(args: argparse.Namespace, report: dict[str, Any], test: Any = None) -> int:
+def _combine_runs(
+    report: dict[str, Any],
+    runs: list[list[dict[str, Any]]],
+    searches: list[dict[str, Any] | None],
+    *,
+    target: Any,
+    slo: Any,
+) -> None:
+    """``--runs K``: the report's levels become the medians over the runs; ``runs`` holds every figure's interval,
+    each run's levels, and the spread of the knee and of the rate search."""
+    from inference_loadtest.repeats import INTERVAL, combine, interval, knee_spread
+    from inference_loadtest.stats import knee
+
+    medians, figures = combine(runs)
+    knees = [
+        knee(
+            levels,
+            slo=slo,
+            instances=target.pricing.instances,
+            scaling_target=target.scaling_target,
+            target_key=target.target_key,
+        )
+        for levels in runs
+    ]
+    report["levels"] = medians
+    report["knee"] = knee(
+        medians,
+        slo=slo,
+        instances=target.pricing.instances,
+        scaling_target=target.scaling_target,
+        target_key=target.target_key,
+    )
+    spread = knee_spread(knees)
+    if report["knee"] and spread and spread["per_instance"]:
+        k = spread["per_instance"]
+        report["knee"]["runs"] = spread
+        report["knee"]["message"] += (
+            f" (medians of {len(runs)} runs; the knee per instance ranged {k['min']:g}-{k['max']:g} over the runs"
+            + ("" if k["ci95"] is None else f", 95% t interval {k['ci95'][0]:g}-{k['ci95'][1]:g}")
+            + ")"
+        )
+    found = [s["highest_rate_holding_rps"] for s in searches if s and s["highest_rate_holding_rps"] is not None]
+    report["runs"] = {
+        "count": len(runs),
+        "interval": INTERVAL,
+        "seed": "the same seed (workload and arrival schedule) in every run",
+        "figures": figures,
+        "per_run_levels": runs,
+        "knees": knees,
+        "rate_searches": searches if any(searches) else None,
+        "highest_rate_holding_rps": interval(found) if found else None,
+    }
+    report["notes"].append(
+        f"levels show the median of each figure over {len(runs)} runs; runs.figures has each one's {INTERVAL}"
+    )
+
+
+def write_outputs(
+    args: argparse.Namespace,
+    report: dict[str, Any],
+    per_request: list[tuple[int, list[str], list[Any]]] | None = None,
+) -> int:
     """Write ``--out``, ``--requests-out`` and the Markdown report whatever happens to the chart; 1 when the chart
     failed (its message names the files that hold the results)."""
     from inference_loadtest import report as rep
 
     if args.out:
         Path(args.out).write_text(rep.to_json(report))
-    if getattr(args, "requests_out", None) and test is not None:
-        Path(args.requests_out).write_text(rep.requests_jsonl(test.labels, test.results))
+    if getattr(args, "requests_out", None) and per_request is not None:
+        numbered = len(per_request) > 1
+        text = "".join(
+            rep.requests_jsonl(labels, results, run=number if numbered else None)
+            for number, labels, results in per_request
+        )
+        Path(args.requests_out).write_text(text)
     chart = None
     failed = None
     if args.chart:

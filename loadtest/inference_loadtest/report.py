@@ -95,8 +95,34 @@ def _group_lines(levels: Sequence[dict[str, Any]]) -> list[str]:
     return lines
 
 
+RUN_FIGURES = (
+    ("ttft_ms.p90", "TTFT p90 ms"),
+    ("itl_ms.p90", "ITL p90 ms"),
+    ("output_tokens_per_s", "out tok/s"),
+    ("goodput_fraction", "goodput"),
+)
+"""The figures the table and the Markdown report show with their interval over repeated runs (the JSON has all)."""
+
+
+def _repeat_lines(report: dict[str, Any]) -> list[str]:
+    runs = report.get("runs")
+    if not runs:
+        return []
+    lines = []
+    for level in runs["figures"]:
+        parts = []
+        for path, name in RUN_FIGURES:
+            f = level["figures"].get(path)
+            if f is None:
+                continue
+            ci = "" if f["ci95"] is None else f" [{f['ci95'][0]:g}, {f['ci95'][1]:g}]"
+            parts.append(f"{name} {f['median']:g}{ci}")
+        lines.append(f"runs: level {_level_label(level)}: " + ", ".join(parts))
+    return [f"runs: {runs['count']} runs, medians [{runs['interval']}]", *lines]
+
+
 def _footer(report: dict[str, Any]) -> list[str]:
-    lines = _group_lines(report["levels"])
+    lines = _group_lines(report["levels"]) + _repeat_lines(report)
     knee = report.get("knee")
     if knee:
         lines.append(f"knee: {knee['message']}")
@@ -170,10 +196,11 @@ def _ms(value: float | None) -> float | None:
     return None if value is None else round(value * 1000, 3)
 
 
-def requests_jsonl(labels: Sequence[str], results: Sequence[Sequence[RequestResult]]) -> str:
+def requests_jsonl(labels: Sequence[str], results: Sequence[Sequence[RequestResult]], *, run: int | None = None) -> str:
     """One JSON object a line per request of every level (warm-up included and marked), in finishing order.
 
-    Times are seconds from the level's first scheduled or sent request; ``ttft_ms`` and ``e2e_ms`` count from
+    ``run``: the run's number with ``--runs`` (a ``run`` key first). Times are seconds from the level's first
+    scheduled or sent request; ``ttft_ms`` and ``e2e_ms`` count from
     the scheduled send time in an open loop (as the level's percentiles do), ``*_from_send_ms`` from the send.
     """
     lines = []
@@ -183,6 +210,7 @@ def requests_jsonl(labels: Sequence[str], results: Sequence[Sequence[RequestResu
         origin = min([r.started for r in level] + [r.scheduled for r in level if r.scheduled is not None])
         for r in level:
             record = {
+                **({} if run is None else {"run": run}),
                 "level": label,
                 "index": r.index,
                 "warmup": r.warmup,
