@@ -18,11 +18,13 @@ from typing import Any
 
 from inference_constructs.errors import InferenceConfigError
 
-EXIT_OUTPUT_FAILED = 1
-"""The run finished and its results were written, but an output failed (the chart)."""
+EXIT_GATE = 1
+"""A ``--gate`` was crossed (as ``diff``'s gates): the report is complete."""
 EXIT_CONFIG_ERROR = 2
 EXIT_AWS_ERROR = 3
 """AWS could not be reached or refused the caller (network, credentials, access): one message naming the target."""
+EXIT_OUTPUT_FAILED = 4
+"""The run finished and its results were written, but an output failed (the chart)."""
 EXIT_INTERRUPTED = 130
 
 CHART_SUFFIXES = (".png", ".svg", ".pdf")
@@ -108,6 +110,12 @@ def add_commands(sub: Any, *, run_name: str = "run") -> None:  # noqa: PLR0915 -
     lt.add_argument("--out", help="also write the JSON report to this file")
     lt.add_argument("--markdown", help="write a Markdown report to this file")
     lt.add_argument("--chart", help="write a PNG chart (needs matplotlib) to this file")
+    lt.add_argument(
+        "--gate",
+        action="append",
+        default=[],
+        help="[LEVEL:]FIGURE OP NUMBER, e.g. 'ttft_ms.p90<=500' or '8:goodput_fraction>=0.9': exit 1 when crossed",
+    )
     lt.add_argument("--requests-out", help="write one JSON line per request (every level, warm-up marked) here")
     lt.add_argument("--no-progress", action="store_true", help="no progress bar (default: one on a terminal)")
     _aws_options(lt)
@@ -387,6 +395,9 @@ def _loadtest(args: argparse.Namespace) -> int:  # noqa: C901, PLR0912, PLR0915 
     if args.runs < 1:
         raise InferenceConfigError(f"--runs: {args.runs} is not allowed; use 1 or more")
     check_outputs(args)
+    from inference_loadtest.gates import Gate, crossed, evaluate
+
+    gates = [Gate.parse(text) for text in args.gate]
     concurrency = _numbers(args.concurrency, "--concurrency", int)
     rates = _numbers(args.rate, "--rate", float)
     find_rate = _rate_bounds(args.find_rate)
@@ -510,9 +521,16 @@ def _loadtest(args: argparse.Namespace) -> int:  # noqa: C901, PLR0912, PLR0915 
     }
     if len(runs) > 1:
         _combine_runs(report, runs, searches, target=target, slo=slo)
+    if gates:
+        report["gates"] = evaluate(gates, report)
     code = write_outputs(args, report, per_request)
     sys.stdout.write(rep.to_json(report) if args.json else rep.table(report))
-    return EXIT_INTERRUPTED if test.interrupted else code
+    lines = crossed(report.get("gates", []))
+    for line in lines:
+        print(f"gate crossed: {line}", file=sys.stderr)
+    if test.interrupted:
+        return EXIT_INTERRUPTED
+    return code or (EXIT_GATE if lines else 0)
 
 
 def _combine_runs(

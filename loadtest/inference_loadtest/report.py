@@ -129,6 +129,10 @@ def _footer(report: dict[str, Any]) -> list[str]:
     search = report.get("rate_search")
     if search:
         lines.append(f"rate search: {search['message']}")
+    for g in report.get("gates") or []:
+        where = "" if g["level"] is None else f" at level {g['level']}"
+        value = "no value" if g["value"] is None else f"{g['value']:g}"
+        lines.append(f"gate {g['gate']}{where}: {value}, {'pass' if g['passed'] else 'CROSSED'}")
     lines.extend(f"note: {n}" for n in report.get("notes", []))
     if report.get("interrupted"):
         lines.append("interrupted: the last level is partial (requests in flight at Ctrl-C are not counted)")
@@ -168,9 +172,12 @@ def markdown(report: dict[str, Any], *, chart: str | None = None) -> str:
     """The report as Markdown: target, SLO, one table row per level, the knee, notes, and the chart."""
     target = report["target"]
     slo = report["slo"]
+    from inference_loadtest import gates
+
     out = [
         f"# Load test: {target['identifier']}",
         "",
+        *gates.markdown(report.get("gates") or []),
         f"- API: `{target['api']}`, stream format: `{target['format']}`",
         f"- instances: {target['instances'] or '-'} at ${target['price_per_hour_usd'] or '-'}/h "
         f"({target['pricing_source']})",
