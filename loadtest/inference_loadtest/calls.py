@@ -23,6 +23,7 @@ from inference_loadtest.formats import (
     converse_messages,
     request_body,
     response_output_tokens,
+    response_text,
 )
 from inference_loadtest.measure import StreamTimes
 from inference_loadtest.options import LoadOptions
@@ -223,6 +224,7 @@ class Calls:
         start = self._sent(called)
         count = response_output_tokens(payload)
         return RequestResult(
+            text=response_text(payload),
             ok=True,
             e2e_s=end - start,
             ttft_s=end - start,  # without streaming the first token arrives with the whole response

@@ -87,6 +87,8 @@ def add_commands(sub: Any, *, run_name: str = "run") -> None:  # noqa: PLR0915 -
     lt.add_argument("--input-tokens", default="128", help="MEAN or MEAN:STDDEV of synthetic prompts (default 128)")
     lt.add_argument("--output-tokens", default="128", help="MEAN or MEAN:STDDEV max output tokens (default 128)")
     lt.add_argument("--prompts", help="JSONL file: {'prompt': ..., 'max_tokens': ...} a line")
+    lt.add_argument("--dataset", help="JSONL of prompts with checks (reference, regex, json_schema, judge): scored")
+    lt.add_argument("--judge-profile", help="Bedrock profile ID or ARN of the judge model for judge checks")
     lt.add_argument("--prefix-tokens", type=int, help="shared-prefix workload: the common prefix's length in tokens")
     lt.add_argument("--prefix-share", type=float, default=0.5, help="share of requests with the prefix (default 0.5)")
     lt.add_argument("--turns", type=int, help="multi-turn workload: turns per conversation, each resending the history")
@@ -302,6 +304,7 @@ def _prompts(args: argparse.Namespace, trace: Any) -> list[Any]:
         name
         for name, on in (
             ("--prompts", args.prompts),
+            ("--dataset", args.dataset),
             ("--trace", args.trace),
             ("--prefix-tokens", args.prefix_tokens),
             ("--turns", args.turns),
@@ -315,6 +318,10 @@ def _prompts(args: argparse.Namespace, trace: Any) -> list[Any]:
     out_tokens = pr.Lengths.parse(args.output_tokens, option="--output-tokens")
     if args.prompts:
         return pr.jsonl_prompts(args.prompts, output_tokens=out_tokens, seed=args.seed)
+    if args.dataset:
+        from inference_loadtest.quality import read_dataset
+
+        return read_dataset(args.dataset, output_tokens=out_tokens)
     in_tokens = pr.Lengths.parse(args.input_tokens, option="--input-tokens")
     count = max(64, (args.requests or 0) + args.warmup)
     if args.prefix_tokens:
@@ -339,6 +346,8 @@ def _workload(args: argparse.Namespace) -> dict[str, Any]:
         return {"kind": "trace", "file": args.trace}
     if args.prompts:
         return {"kind": "prompts file", "file": args.prompts}
+    if args.dataset:
+        return {"kind": "dataset", "file": args.dataset, "judge_profile": args.judge_profile}
     base = {"input_tokens": args.input_tokens, "output_tokens": args.output_tokens}
     if args.prefix_tokens:
         return {"kind": "shared prefix", "prefix_tokens": args.prefix_tokens, "prefix_share": args.prefix_share, **base}
@@ -407,6 +416,18 @@ def _loadtest(args: argparse.Namespace) -> int:  # noqa: C901, PLR0912, PLR0915 
     if not concurrency and not rates and trace is None and not find_rate:
         concurrency = (1,)
     prompts = _prompts(args, trace)
+    judge = None
+    if any(p.check is not None and p.check.kind == "judge" for p in prompts):
+        if not args.judge_profile:
+            raise InferenceConfigError(
+                f"--judge-profile: {args.dataset} has judge checks; name the Bedrock profile of the judge model"
+            )
+        from inference_loadtest.quality import BedrockJudge
+
+        judge = BedrockJudge(
+            make_client("bedrock-runtime", pool=1, region=args.region, aws_profile=args.aws_profile),
+            args.judge_profile,
+        )
     options = LoadOptions(
         prompts=prompts,
         concurrency=concurrency,
@@ -485,6 +506,8 @@ def _loadtest(args: argparse.Namespace) -> int:  # noqa: C901, PLR0912, PLR0915 
     searches: list[dict[str, Any] | None] = []
     for number in range(1, args.runs + 1):
         runs.append(test.run())
+        if args.dataset:
+            _score(runs[-1], test, prompts, judge)
         per_request.append((number, list(test.labels), list(test.results)))
         searches.append(test.rate_search)
         if test.interrupted:
@@ -531,6 +554,15 @@ def _loadtest(args: argparse.Namespace) -> int:  # noqa: C901, PLR0912, PLR0915 
     if test.interrupted:
         return EXIT_INTERRUPTED
     return code or (EXIT_GATE if lines else 0)
+
+
+def _score(levels: list[dict[str, Any]], test: Any, prompts: list[Any], judge: Any) -> None:
+    """Score each level's responses against the dataset's checks and add the level's ``quality`` figures."""
+    from inference_loadtest.quality import score_results, summary
+
+    for level, results in zip(levels, test.results, strict=False):
+        score_results(results, prompts, judge)
+        level["quality"] = summary(results, pricing=test.target.pricing, duration_s=level["duration_s"])
 
 
 def _combine_runs(

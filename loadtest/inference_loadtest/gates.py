@@ -2,6 +2,7 @@
 
 A gate is ``[LEVEL:]FIGURE OP NUMBER``: ``FIGURE`` a dotted path into a level of the JSON report
 (``ttft_ms.p90``, ``goodput_fraction``, ``error_rate``, ``cost_per_million_output_tokens_usd``,
+``quality.success_rate``, ``quality.cost_per_successful_task_usd``,
 ``groups.turn 2.ttft_ms.p90``, ...) or into the report itself (``knee.per_instance``,
 ``rate_search.highest_rate_holding_rps``); ``OP`` one of ``<=``, ``<``, ``>=``, ``>``; ``LEVEL`` a level's label
 as the table prints it (``4``, ``2/s``, ``trace``) or, by default, every level. A figure without a value (no
@@ -32,7 +33,7 @@ LEVEL_PARTS = (
     "input_tokens", "output_tokens_per_request", "output_tokens", "output_tokens_per_s",
     "output_tokens_per_s_per_request", "requests_per_s", "goodput_requests_per_s", "goodput_fraction", "duration_s",
     "cost_per_million_output_tokens_usd", "ttft_from_send_ms", "e2e_from_send_ms", "schedule_lag_ms", "arrivals",
-    "groups",
+    "groups", "quality",
 )  # fmt: skip
 """The first part of a level figure's path (``level_summary``'s keys)."""
 

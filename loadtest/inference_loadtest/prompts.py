@@ -13,11 +13,22 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from inference_constructs.errors import InferenceConfigError
 from inference_loadtest.arrivals import TraceEntry
 
 _WORDS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet")
+
+
+@dataclass(frozen=True)
+class Check:
+    """How a response is scored (:mod:`inference_loadtest.quality`): ``kind`` ``exact`` (the reference text,
+    whitespace around it ignored), ``regex`` (a pattern found in the response), ``json_schema`` (the response
+    parses as JSON valid against the schema) or ``judge`` (criteria a judge model grades PASS or FAIL)."""
+
+    kind: str
+    value: Any
 
 
 @dataclass(frozen=True)
@@ -27,7 +38,7 @@ class Prompt:
     ``input_tokens``: the input's length in tokens as the workload built it (history included; None when
     unknown, a user's file without ``input_tokens``). ``group``: the report's group of the request (``shared
     prefix``, ``turn 2``, ...; None: no groups). ``history``: earlier turns as (role, text) pairs, sent before
-    ``text`` (``user`` and ``assistant`` alternating).
+    ``text`` (``user`` and ``assistant`` alternating). ``check``: how its response is scored (a dataset's).
     """
 
     text: str
@@ -35,6 +46,7 @@ class Prompt:
     input_tokens: int | None = None
     group: str | None = None
     history: tuple[tuple[str, str], ...] = ()
+    check: Check | None = None
 
     def messages(self) -> list[tuple[str, str]]:
         """Every turn of the request as (role, text): the history, then this turn's user text."""

@@ -121,8 +121,23 @@ def _repeat_lines(report: dict[str, Any]) -> list[str]:
     return [f"runs: {runs['count']} runs, medians [{runs['interval']}]", *lines]
 
 
+def _quality_lines(levels: Sequence[dict[str, Any]]) -> list[str]:
+    lines = []
+    for lv in levels:
+        q = lv.get("quality")
+        if not q:
+            continue
+        cost = q["cost_per_successful_task_usd"]
+        lines.append(
+            f"quality: level {_level_label(lv)}: success {q['success_rate'] * 100:.0f}% "
+            f"({q['successes']}/{q['requests']}), failed checks {q['check_failure_rate'] * 100:.0f}%, "
+            f"retries per request {q['retry_rate']:g}, $ per successful task {'-' if cost is None else f'{cost:.6f}'}"
+        )
+    return lines
+
+
 def _footer(report: dict[str, Any]) -> list[str]:
-    lines = _group_lines(report["levels"]) + _repeat_lines(report)
+    lines = _group_lines(report["levels"]) + _quality_lines(report["levels"]) + _repeat_lines(report)
     knee = report.get("knee")
     if knee:
         lines.append(f"knee: {knee['message']}")
@@ -239,6 +254,9 @@ def requests_jsonl(labels: Sequence[str], results: Sequence[Sequence[RequestResu
                 "output_tokens": r.output_tokens,
                 "output_tokens_from_server": r.output_tokens_from_server,
             }
+            if r.check_passed is not None or r.check_detail:
+                record["check_passed"] = r.check_passed
+                record["check_detail"] = r.check_detail
             lines.append(json.dumps(record))
     return "".join(line + "\n" for line in lines)
 

@@ -58,6 +58,12 @@ class RequestResult:
     """The prompt's input length in tokens as the workload built it (None: unknown)."""
     group: str | None = None
     """The workload's group of the request (``shared prefix``, ``turn 2``, ...), None without groups."""
+    text: str | None = None
+    """The generated text (streams: the content events' text; ``InvokeEndpoint``: the body's), for scoring."""
+    check_passed: bool | None = None
+    """The quality check's verdict on ``text`` (None: no check, or the request failed)."""
+    check_detail: str | None = None
+    """Why the check failed (or the judge's answer)."""
 
     @property
     def mean_itl_s(self) -> float | None:
