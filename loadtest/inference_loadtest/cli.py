@@ -142,6 +142,21 @@ def add_commands(sub: Any, *, run_name: str = "run") -> None:  # noqa: PLR0915 -
     rj.add_argument("--submit", action="store_true", help="upload the payload and create the job through boto3")
     _aws_options(rj)
 
+    cp = sub.add_parser(
+        "compare",
+        help="two load-test reports (--out JSON) side by side: every level's figures, B - A, a chart",
+        description="Compare two reports: two endpoints, two models, a Bedrock profile and a SageMaker endpoint.",
+    )
+    cp.add_argument("a", help="the first report (written by --out)")
+    cp.add_argument("b", help="the second report")
+    cp.add_argument("--label-a", default="A", help="name of the first report in tables and the chart")
+    cp.add_argument("--label-b", default="B", help="name of the second report")
+    cp.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    cp.add_argument("--out", help="also write the comparison JSON to this file")
+    cp.add_argument("--markdown", help="write the comparison as Markdown to this file")
+    cp.add_argument("--chart", help="write the comparison chart (needs matplotlib) to this file")
+    cp.set_defaults(handler=_compare)
+
     rs = sub.add_parser("results", help="read a finished Inference Recommender job into a report")
     rs.add_argument("job_name")
     rs.add_argument("--json", action="store_true")
@@ -656,6 +671,30 @@ def write_outputs(
         print(f"--chart: could not draw {args.chart}: {failed}{where}", file=sys.stderr)
         return EXIT_OUTPUT_FAILED
     return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from inference_loadtest import compare as cmp
+    from inference_loadtest import report as rep
+
+    check_outputs(args)
+    result = cmp.compare(cmp.read_report(args.a), cmp.read_report(args.b), label_a=args.label_a, label_b=args.label_b)
+    chart = None
+    code = 0
+    if args.chart:
+        try:
+            result["chart"] = cmp.chart(cmp.chart_data(result), args.chart, title=f"{args.label_a} vs {args.label_b}")
+            chart = args.chart
+        except Exception as exc:  # the comparison itself is kept
+            print(f"--chart: could not draw {args.chart}: {type(exc).__name__}: {exc}", file=sys.stderr)
+            code = EXIT_OUTPUT_FAILED
+    if args.out:
+        Path(args.out).write_text(rep.to_json(result))
+    if args.markdown:
+        link = None if chart is None else os.path.relpath(chart, Path(args.markdown).parent)
+        Path(args.markdown).write_text(cmp.markdown(result, chart=link))
+    sys.stdout.write(rep.to_json(result) if args.json else cmp.table(result))
+    return code
 
 
 def _recommend_job(args: argparse.Namespace) -> int:
