@@ -203,7 +203,7 @@ def summary(results: Sequence[RequestResult], *, pricing: Pricing, duration_s: f
     successes = sum(1 for r in answered if r.check_passed is True or (r.check_passed is None and not r.check_detail))
     cost = None
     if pricing.usd_per_hour is not None and successes:
-        cost = round(pricing.usd_per_hour * duration_s / 3600 / successes, 6)
+        cost = float(f"{pricing.usd_per_hour * duration_s / 3600 / successes:.6g}")
     return {
         "requests": n,
         "checked": checked,

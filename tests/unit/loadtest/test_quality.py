@@ -139,7 +139,7 @@ def test_quality_summary_arithmetic() -> None:
         "check_failure_rate": 0.25,  # 1 wrong of the 4 that answered
         "retry_rate": 0.6,  # 3 retries over 5 requests
         "retried_fraction": 0.4,
-        "cost_per_successful_task_usd": round(3.6 * 2 * 10 / 3600 / 3, 6),  # 2 instances x $3.6/h x 10 s / 3
+        "cost_per_successful_task_usd": float(f"{3.6 * 2 * 10 / 3600 / 3:.6g}"),  # 2 instances x $3.6/h x 10 s / 3
     }
     assert summary(results, pricing=Pricing(None, None, "x"), duration_s=10.0)["cost_per_successful_task_usd"] is None
 
