@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from inference_loadtest.arrivals import SCHEDULE_EPSILON_S
 from inference_loadtest.eventstream import PRELUDE_LENGTH, STRING_HEADER_TYPE
 from inference_loadtest.formats import (
     LineStreamDecoder,
@@ -589,7 +590,7 @@ async def run_open_loop(
     start, start_perf = loop.time(), time.perf_counter()
     offset = 0.0
     try:
-        while duration_s is None or offset < duration_s:
+        while duration_s is None or offset < duration_s - SCHEDULE_EPSILON_S:
             item = take()
             if item is None:
                 break

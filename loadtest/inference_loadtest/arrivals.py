@@ -28,6 +28,10 @@ from inference_constructs.errors import InferenceConfigError
 
 PROCESSES = ("poisson", "gamma", "constant")
 
+SCHEDULE_EPSILON_S = 1e-9
+"""Offsets summed from gaps carry float rounding: a request due at the duration bound (20/s for 0.5 s: the 11th
+at 0.4999999...) is not sent."""
+
 
 @dataclass(frozen=True)
 class Arrivals:

@@ -28,6 +28,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TextIO
 
 from inference_constructs.errors import InferenceConfigError
+from inference_loadtest.arrivals import SCHEDULE_EPSILON_S
 from inference_loadtest.calls import Calls, make_client
 from inference_loadtest.measure import Record, Take
 from inference_loadtest.options import LoadOptions
@@ -294,7 +295,7 @@ class LoadTest(Calls):
             for i in itertools.count():
                 if self._stop.is_set() or (total is not None and i >= total):
                     break
-                if limit is not None and at - start >= limit:
+                if limit is not None and at - start >= limit - SCHEDULE_EPSILON_S:
                     break
                 delay = at - time.perf_counter()
                 if delay > 0:

@@ -20,33 +20,9 @@ def test_per_request_lines_options_seed_and_token_statistics(
 ) -> None:
     # GIVEN prompts of 16 +- 4 words asking for 8 +- 2 tokens (the server generates what is asked for)
     per_request, md = tmp_path / "r.jsonl", tmp_path / "r.md"
-    code = main(
-        [
-            "loadtest",
-            "--endpoint",
-            "e",
-            "--endpoint-url",
-            server.url,
-            "--concurrency",
-            "1,2",
-            "--requests",
-            "3",
-            "--warmup",
-            "1",
-            "--input-tokens",
-            "16:4",
-            "--output-tokens",
-            "8:2",
-            "--seed",
-            "7",
-            "--requests-out",
-            str(per_request),
-            "--markdown",
-            str(md),
-            "--json",
-            "--no-progress",
-        ]
-    )
+    options = "--concurrency 1,2 --requests 3 --warmup 1 --input-tokens 16:4 --output-tokens 8:2 --seed 7 --json"
+    outputs = ["--requests-out", str(per_request), "--markdown", str(md), "--no-progress"]
+    code = main(["loadtest", "--endpoint", "e", "--endpoint-url", server.url, *options.split(), *outputs])
     captured = capsys.readouterr()
     report = json.loads(captured.out)
     assert code == 0

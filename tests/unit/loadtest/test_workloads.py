@@ -97,28 +97,9 @@ def test_shared_prefix_reaches_the_server_and_reports_per_group(
 ) -> None:
     # WHEN 8 requests run with a 64-token prefix on half of them (TGI/LMI bodies: the text as inputs)
     per_request = tmp_path / "r.jsonl"
-    code = main(
-        [
-            "loadtest",
-            "--endpoint",
-            "e",
-            "--endpoint-url",
-            server.url,
-            "--concurrency",
-            "2",
-            "--requests",
-            "8",
-            "--prefix-tokens",
-            "64",
-            "--prefix-share",
-            "0.5",
-            "--input-tokens",
-            "10",
-            "--requests-out",
-            str(per_request),
-            "--json",
-        ]
-    )
+    options = "--concurrency 2 --requests 8 --prefix-tokens 64 --prefix-share 0.5 --input-tokens 10 --json"
+    argv = ["loadtest", "--endpoint", "e", "--endpoint-url", server.url, *options.split()]
+    code = main([*argv, "--requests-out", str(per_request)])
     report = json.loads(capsys.readouterr().out)
     assert code == 0
     # THEN the server got exactly the workload's first 8 prompts, and those of the shared group begin with the
