@@ -177,6 +177,7 @@ def _run_lines(run: dict[str, Any] | None) -> list[str]:
     load = run.get("load") or {}
     lines = [f"- workload: {run['workload']['kind']}" + (f" ({workload})" if workload else "")]
     lines.append(f"- seed: {run['seed']} (prompts and arrival process)")
+    lines.append(f"- tool: inference-loadtest {run.get('tool_version') or '-'}")
     if load.get("rates_rps") or load.get("find_rate") or load.get("trace_requests"):
         burst = f", burstiness {load['burstiness']:g}" if load.get("arrivals") == "gamma" else ""
         lines.append(f"- arrivals: {load['arrivals']}{burst}; latencies from the scheduled send time")
@@ -204,6 +205,12 @@ def markdown(report: dict[str, Any], *, chart: str | None = None) -> str:
     ]
     out.extend("| " + " | ".join(row) + " |" for row in _rows(report["levels"]))
     out.append("")
+    lags = [(lv, lv["schedule_lag_ms"]) for lv in report["levels"] if lv.get("schedule_lag_ms")]
+    if lags:
+        out.append(
+            "- the generator's own overhead in the open loop (send - scheduled time, measured this run): "
+            + "; ".join(f"{_level_label(lv)} p50 {g['p50']} ms, p99 {g['p99']} ms, max {g['max']} ms" for lv, g in lags)
+        )
     out.extend(f"- {line}" for line in _footer(report))
     if chart:
         out.extend(["", f"![latency against throughput]({chart})"])
@@ -280,7 +287,8 @@ def chart(report: dict[str, Any], path: str | Path) -> Path:
             "--chart: needs matplotlib; install it with pip install 'inference-loadtest[chart]'"
         ) from None
     levels = [lv for lv in report["levels"] if lv["requests"]]
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), dpi=80)
+    quality = [lv for lv in levels if lv.get("quality")]
+    fig, axes = plt.subplots(1, 3 if quality else 2, figsize=(15 if quality else 10, 4), dpi=80)
     x = [lv["output_tokens_per_s"] for lv in levels]
     for ax, key, title, bound in (
         (axes[0], "ttft_ms", "time to first token", report["slo"]["ttft_ms"]),
@@ -298,7 +306,19 @@ def chart(report: dict[str, Any], path: str | Path) -> Path:
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
         ax.legend()
-    fig.suptitle(f"{report['target']['identifier']}: latency against throughput (labels: concurrency)")
+    if quality:
+        ax = axes[2]
+        names = [_level_label(lv) for lv in quality]
+        ax.bar(names, [lv["quality"]["success_rate"] * 100 for lv in quality], label="success")
+        ax.set_title("success rate (dataset checks)")
+        ax.set_xlabel("level")
+        ax.set_ylabel("%")
+        ax.set_ylim(0, 100)
+        ax.grid(alpha=0.3)
+        ax.legend()
+    fig.suptitle(
+        f"{report['target']['identifier']}: latency against throughput (labels: concurrency, or rate per second)"
+    )
     fig.tight_layout()
     out = Path(path)
     fig.savefig(out)

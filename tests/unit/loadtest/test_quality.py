@@ -184,3 +184,20 @@ def test_judge_checks_need_a_judge_profile_before_the_first_request(
     assert main(argv) == cli.EXIT_CONFIG_ERROR
     assert "--judge-profile: " in capsys.readouterr().err
     assert server.counters.requests == 0
+
+
+def test_markdown_states_the_tool_and_its_open_loop_overhead_and_the_chart_gains_quality(
+    server: LocalServer, tmp_path: Path
+) -> None:
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"prompt": "count", "max_tokens": 4, "regex": "t0"}\n')
+    md, png = tmp_path / "r.md", tmp_path / "r.png"
+    argv = ["loadtest", "--endpoint", "e", "--endpoint-url", server.url, "--dataset", str(data), "--rate", "20"]
+    assert main([*argv, "--requests", "3", "--markdown", str(md), "--chart", str(png), "--no-progress"]) == 0
+    text = md.read_text()
+    assert "- tool: inference-loadtest " in text
+    assert (
+        "- the generator's own overhead in the open loop (send - scheduled time, measured this run): 20/s p50 " in text
+    )
+    assert "- arrivals: poisson; latencies from the scheduled send time" in text
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
