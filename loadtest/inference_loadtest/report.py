@@ -115,8 +115,8 @@ def _repeat_lines(report: dict[str, Any]) -> list[str]:
             f = level["figures"].get(path)
             if f is None:
                 continue
-            ci = "" if f["ci95"] is None else f" [{f['ci95'][0]:g}, {f['ci95'][1]:g}]"
-            parts.append(f"{name} {f['median']:g}{ci}")
+            ci = "" if f["ci95"] is None else f" [{f['ci95'][0]:.4g}, {f['ci95'][1]:.4g}]"
+            parts.append(f"{name} {f['median']:.4g}{ci}")
         lines.append(f"runs: level {_level_label(level)}: " + ", ".join(parts))
     return [f"runs: {runs['count']} runs, medians [{runs['interval']}]", *lines]
 
