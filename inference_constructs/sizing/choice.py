@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from inference_constructs.catalog import Catalog, InstanceType, load_catalog
 from inference_constructs.catalog.models import resolve_model
-from inference_constructs.containers.compatibility import dtype_quality
+from inference_constructs.containers.compatibility import dtype_quality, host_image_problem
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.sizing.candidates import (
     _REJECTIONS_PER_KIND,
@@ -228,6 +228,10 @@ def _check_explicit(
             f"{key}: {name} has {inst.devices} devices; at most {rules.max_devices} allowed here "
             f"(multi-model endpoints on GPU need a single-GPU instance type)"
         )
+    image = host_image_problem(serving, inst, explicit=True)
+    if image is not None:
+        fix = _alternatives(model, cat, rules, serving, engine=True)
+        raise InferenceConfigError(f"{key}: {name} cannot run the model; {image}; {fix}")
     if llm and inst.accelerator is not Accelerator.CPU:
         problem, _ = _engine_problem(model, serving, inst)
         if problem:

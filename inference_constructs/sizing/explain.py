@@ -39,6 +39,7 @@ _NOT_ALLOWED = {
     RejectionKind.DEVICES: "too many devices",
     RejectionKind.BURSTABLE: "burstable",
     RejectionKind.EXCLUDED: "excluded",
+    RejectionKind.ESTIMATED: "with estimated facts",
 }
 
 

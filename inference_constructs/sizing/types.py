@@ -34,6 +34,8 @@ class RejectionKind(StrEnum):
     """The model does not fit the accelerator memory at any allowed tensor parallel degree."""
     HOST_MEMORY = "host_memory"
     """The host RAM cannot load the weights."""
+    ESTIMATED = "estimated"
+    """A fact of the host (its price, device memory, ...) is an estimate: never chosen automatically."""
 
 
 @dataclass(frozen=True)
