@@ -222,3 +222,12 @@ def test_a_plan_without_options_has_no_option_blocks() -> None:
     assert "serving_options" not in entry["container"]
     assert "draft_model" not in entry
     assert copy.deepcopy(entry)["container"]["routing_strategy"] == "LEAST_OUTSTANDING_REQUESTS"
+
+
+def test_an_engine_option_change_replaces_the_model_and_through_it_the_config() -> None:
+    old = _template(instance_type="ml.g6e.xlarge")
+    new = _template(instance_type="ml.g6e.xlarge", serving_options=ServingOptions(prefix_caching=True))
+    changes = {c.resource_type: c for c in diff_templates({"S": old}, {"S": new}).changes}
+    assert changes["AWS::SageMaker::Model"].status == "replaced"
+    assert changes["AWS::SageMaker::Model"].forced_by == ("PrimaryContainer (direct)",)
+    assert changes["AWS::SageMaker::EndpointConfig"].status == "replaced"
