@@ -24,6 +24,12 @@ from inference_constructs.bedrock.inference_profile_plan import ProfileSpec
 from inference_constructs.bedrock.invocation_logging_plan import InvocationLoggingSpec
 from inference_constructs.bedrock.pricing import Workload
 from inference_constructs.containers.model_access import HfTokenSecret
+from inference_constructs.containers.serving_options import (
+    CONCURRENCY_THRESHOLD_RANGE,
+    PREFIX_LENGTH_RANGE,
+    RoutingOptions,
+    SpeculativeDecoding,
+)
 from inference_constructs.cost.commitment import recommend_commitment
 from inference_constructs.cost.decisions import AnomalySubscriptionPlan, BudgetPlan
 from inference_constructs.hosting.checks import (
@@ -203,6 +209,51 @@ class Deployment(_Model):
     rollback_on_alarms: bool = _default(DeploymentOptions, "rollback_on_alarms")
 
 
+class SpeculativeDecodingConfig(_Model):
+    """``serving_options.speculative_decoding``: a proposer suggests ``tokens`` tokens per step, the served model
+    verifies them."""
+
+    tokens: int = Field(ge=1, le=64)
+    method: Literal["draft_model", "eagle", "eagle3", "medusa", "ngram"] = _default(
+        SpeculativeDecoding, "method", literal=True
+    )
+    model: str | None = Field(default=None, min_length=1, max_length=512)
+    parameters_billion: float | None = Field(default=None, gt=0, le=2000)
+    ngram_lookup_max: int | None = Field(default=None, ge=1, le=64)
+
+
+class BatchingConfig(_Model):
+    """``serving_options.batching``: continuous-batching limits; each null keeps the engine's default."""
+
+    max_batch_prefill_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
+    max_batched_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
+    max_sequences: int | None = Field(default=None, ge=1, le=4096)
+
+
+RoutingStrategyName = Literal["prefix_aware", "least_outstanding_requests"]
+
+
+class RoutingConfig(_Model):
+    """``serving_options.routing`` as a mapping: the strategy and, for prefix-aware routing, its two values."""
+
+    strategy: RoutingStrategyName = _default(RoutingOptions, "strategy", literal=True)
+    prefix_length: int | None = Field(default=None, ge=PREFIX_LENGTH_RANGE[0], le=PREFIX_LENGTH_RANGE[1])
+    concurrency_threshold: int | None = Field(
+        default=None, ge=CONCURRENCY_THRESHOLD_RANGE[0], le=CONCURRENCY_THRESHOLD_RANGE[1]
+    )
+
+
+class ServingOptionsConfig(_Model):
+    """``serving_options``: the serving engine's options (speculative decoding, prefix caching, quantization,
+    batching limits, routing), written to the engine named by ``serving``."""
+
+    speculative_decoding: SpeculativeDecodingConfig | None = None
+    prefix_caching: bool | None = None
+    quantization: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9-]{0,63}$")
+    batching: BatchingConfig | None = None
+    routing: RoutingStrategyName | RoutingConfig | None = None
+
+
 class Endpoint(_Model):
     """One SageMaker endpoint."""
 
@@ -210,6 +261,7 @@ class Endpoint(_Model):
     type: EndpointKind = EndpointKind.REALTIME
     model: Model = Field(default_factory=Model)
     serving: Serving = Serving.LMI
+    serving_options: ServingOptionsConfig | None = None
     image: str | None = Field(default=None, min_length=1, max_length=255)
     accelerator: AcceleratorChoice = _default(EndpointRequest, "accelerator")
     instance_type: Annotated[str, StringConstraints(pattern=r"^(auto|ml\.[a-z0-9-]+\.[a-z0-9]+)$")] = "auto"

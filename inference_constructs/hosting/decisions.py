@@ -11,6 +11,7 @@ key names (``endpoints:``) under the ``path`` prefix given by the caller.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from types import MappingProxyType
 
 from inference_constructs._lazy import moved_names
@@ -33,6 +34,15 @@ from inference_constructs.containers.model_access import (
     ModelStaging,
     TokenRoute,
     staged_key_prefix,
+)
+from inference_constructs.containers.serving_options import (
+    OptionsDecision,
+    RoutingDecision,
+    caches_prefixes,
+    decide_routing,
+    decide_serving_options,
+    draft_model,
+    needs_prefix_cache,
 )
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
 from inference_constructs.hosting.checks import (
@@ -69,6 +79,7 @@ from inference_constructs.spec import (
     Accelerator,
     EndpointKind,
     ModelSourceKind,
+    ModelSpec,
     Serving,
 )
 
@@ -142,12 +153,24 @@ def _clamp_timeout(seconds: float) -> int:
 # ------------------------------------------------------------------------------------------------ plan
 
 
+def sized_model(req: EndpointRequest) -> ModelSpec:
+    """The model the sizing places: ``req.model`` with the speculative draft of its serving options, if any."""
+    draft = draft_model(req.serving_options, req.model)
+    return req.model if draft is None else replace(req.model, draft=draft)
+
+
 def _choose(req: EndpointRequest, catalog: Catalog, path: str) -> HostDecision:
     multi_gpu_rule = req.kind is EndpointKind.MULTI_MODEL
+    prefix_cache = needs_prefix_cache(req.serving_options)
 
     def fits_rules(inst: InstanceType) -> bool:
         variant = ImageVariant.for_host(inst.accelerator, inst.architecture)
         if not (has_image(req.serving, inst) and hosts_kind(req.kind, req.serving, variant)):
+            return False
+        # Prefix caching or prefix-aware routing: only hosts where the engine caches prefixes (TGI: SM 8.0+).
+        if prefix_cache and not caches_prefixes(
+            req.serving_options, image_key(req.serving, variant), inst.compute_capability
+        ):
             return False
         # An auto-chosen host must have an AMI that runs the image (and the given host_ami must run on it);
         # an explicit instance type is checked by the AMI decision, which names the key.
@@ -156,7 +179,7 @@ def _choose(req: EndpointRequest, catalog: Catalog, path: str) -> HostDecision:
         return host_ami_problem(req.host_ami, image_key(req.serving, variant), inst) is None
 
     return choose_host(
-        req.model,
+        sized_model(req),
         serving=req.serving,
         accelerator=req.accelerator,
         instance_type=req.instance_type,
@@ -271,7 +294,7 @@ def _startup_and_storage(
     if host is None:
         return download_s, startup_s, routing, volume
     llm = req.serving.is_llm
-    weights_gb = host.weights_gb
+    weights_gb = host.weights_gb + host.draft_weights_gb  # a speculative draft downloads and loads too
     if llm or req.model.parameters_billion is not None:
         download_s, startup_s = startup_timeouts(weights_gb, accelerator)
         reasons.append(
@@ -401,6 +424,71 @@ def _image_and_ami(
     return image, ami
 
 
+def _serving_options(
+    req: EndpointRequest,
+    host: HostDecision | None,
+    accelerator: Accelerator,
+    image: ContainerImage | None,
+    reasons: list[str],
+    *,
+    path: str,
+) -> OptionsDecision:
+    """The serving options' container variables on the chosen host's engine (refused where the engine lacks one)."""
+    p = ProblemCollector()
+    cc = host.instance.compute_capability if host and accelerator is Accelerator.GPU else None
+    decision = decide_serving_options(
+        req.serving_options,
+        image_key=image.key if image else None,
+        model=req.model,
+        quantization=req.quantization if accelerator is Accelerator.GPU else None,
+        compute_capability=cc,
+        max_batch_total_tokens=req.model.max_context_tokens * req.model.max_concurrent_sequences,
+        problems=p,
+        path=path,
+        token_in_environment=req.hf_token is not None and req.hf_token.in_environment,
+    )
+    draft = req.serving_options.speculative_decoding if req.serving_options else None
+    offline = req.model.source is ModelSourceKind.S3 or stages_weights(req)
+    if draft is not None and draft.model and offline and req.network_isolation is not False:
+        p.add(
+            key_path(path, "serving_options.speculative_decoding.model"),
+            f"{draft.model} is downloaded from the hugging face hub at start-up, but the model's weights come from s3 "
+            "and the container runs with network isolation",
+            "set network_isolation: false, or serve a draft the container can reach",
+        )
+    p.raise_if_any()
+    reasons.extend(decision.reasons)
+    return decision
+
+
+def _prefix_routing(
+    req: EndpointRequest,
+    host: HostDecision | None,
+    options: OptionsDecision | None,
+    routing: str | None,
+    reasons: list[str],
+    *,
+    path: str,
+) -> RoutingDecision | None:
+    """The prefix-aware routing of the serving options (refused where it cannot apply), or None for the default."""
+    p = ProblemCollector()
+    decision = decide_routing(
+        req.serving_options,
+        kind=req.kind,
+        default_strategy=routing,
+        caches_prefixes=options.caches_prefixes if options else False,
+        inference_component=uses_inference_component(req.kind, req.capacity.min) and host is not None,
+        model=req.model,
+        problems=p,
+        path=path,
+    )
+    p.raise_if_any()
+    if decision is None or decision.strategy != "PREFIX_AWARE":
+        return None
+    reasons.append(decision.reason)
+    return decision
+
+
 def plan_endpoint(
     request: EndpointRequest,
     *,
@@ -463,6 +551,9 @@ def plan_endpoint(
     else:
         location = None
     tp = host.tensor_parallel_degree if host else 1
+    options = (
+        _serving_options(req, host, accelerator, image, reasons, path=path) if llm or req.serving_options else None
+    )
     env = container_environment(
         ServingParameters(
             serving=req.serving,
@@ -475,11 +566,14 @@ def plan_endpoint(
             quantization=quantization if llm else None,
             model_loading_timeout_seconds=startup_s if llm else None,
         ),
-        {**req.environment, **_token_environment(req, access, reasons)},
+        {**(options.environment if options else {}), **req.environment, **_token_environment(req, access, reasons)},
     )
     limits = ProblemCollector()
     validate_environment(env, limits, key_path(path, "environment"))
     limits.raise_if_any()
+
+    prefix_routing = _prefix_routing(req, host, options, routing, reasons, path=path)
+    routing = prefix_routing.strategy if prefix_routing is not None else routing
 
     kms_arn, kms_omitted = _kms(req, host, reasons)
 
@@ -541,4 +635,6 @@ def plan_endpoint(
         host_ami=ami,
         model_access=access,
         warnings=warnings,
+        prefix_aware_routing=prefix_routing,
+        serving_options=options if options is not None and options.environment else None,
     )

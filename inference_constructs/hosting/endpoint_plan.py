@@ -10,6 +10,7 @@ from enum import StrEnum
 
 from inference_constructs.containers import ContainerImage
 from inference_constructs.containers.model_access import ModelAccess, ModelStaging
+from inference_constructs.containers.serving_options import OptionsDecision, RoutingDecision
 from inference_constructs.hosting.deployment import DeploymentPlan
 from inference_constructs.hosting.host_ami import HostAmiDecision
 from inference_constructs.hosting.request import (
@@ -154,6 +155,12 @@ class EndpointPlan:
     """How a gated or private hub model's token is used (staged into S3, or in the environment); None without one."""
     warnings: tuple[str, ...] = ()
     """What the plan warns about for this endpoint (e.g. the token-in-environment opt-in)."""
+    prefix_aware_routing: RoutingDecision | None = None
+    """``PrefixAwareRoutingConfig`` (``PrefixLength``, ``ConcurrencyThreshold``) and why, when ``routing_strategy`` is
+    ``PREFIX_AWARE``; None otherwise."""
+    serving_options: OptionsDecision | None = None
+    """The container variables the endpoint's serving options wrote (speculative decoding, prefix caching,
+    quantization, batching); None when none was given."""
 
     @property
     def inference_ami_version(self) -> str | None:

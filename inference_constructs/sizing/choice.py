@@ -20,7 +20,7 @@ from inference_constructs.sizing.candidates import (
     _Rules,
     _screened,
 )
-from inference_constructs.sizing.explain import _fmt, _kv_counted, _reason, _unknown_instance_hint
+from inference_constructs.sizing.explain import _fmt, _held, _kv_counted, _reason, _unknown_instance_hint
 from inference_constructs.sizing.memory import memory_estimate
 from inference_constructs.sizing.placement import _usable_per_shard
 from inference_constructs.sizing.types import (
@@ -392,4 +392,6 @@ def _decision(
         degree_rejections=fit.degree_rejections,
         dtype_note=fit.dtype_note,
         kv=fit.kv,
+        draft_weights_gb=round(est.draft_weights_gb, 3),
+        draft_kv_cache_gb=round(est.draft_gb(_held(est, fit)) - est.draft_weights_gb, 3),
     )
