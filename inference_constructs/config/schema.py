@@ -45,6 +45,12 @@ from inference_constructs.hosting.request import (
     MultiModelOptions,
     ServerlessOptions,
 )
+from inference_constructs.observability.cross_account_plan import (
+    DEFAULT_LABEL_TEMPLATE,
+    LINK_RESOURCE_TYPES,
+    MAX_LABEL_TEMPLATE,
+    TransactionSearchDecision,
+)
 from inference_constructs.observability.decisions import AlarmSettings, XRaySamplingDecision
 from inference_constructs.scaling.decisions import (
     MAX_BACKLOG_TARGET,
@@ -365,6 +371,28 @@ class XRaySampling(_Model):
     reservoir_size: int = Field(default=_default(XRaySamplingDecision, "reservoir_size"), ge=0, le=100_000)
 
 
+class CrossAccount(_Model):
+    """CloudWatch cross-account observability: the sink in this (monitoring) account and a link from each of
+    ``observability.source_account_ids``. ``sink_arn`` (known once the sink exists) adds one link stack per
+    source account; ``organization_id`` admits the organization's accounts instead of the listed ones."""
+
+    sink: bool = True
+    sink_name: str | None = Field(default=None, min_length=1, max_length=255, pattern=r"^[a-zA-Z0-9_.-]+$")
+    organization_id: str | None = Field(default=None, pattern=r"^o-[a-z0-9]{10,32}$")
+    sink_arn: str | None = Field(default=None, min_length=1, max_length=2048)
+    resource_types: list[Annotated[str, StringConstraints(min_length=1, max_length=64)]] | None = Field(
+        default=None, min_length=1, max_length=len(LINK_RESOURCE_TYPES)
+    )
+    label_template: str = Field(default=DEFAULT_LABEL_TEMPLATE, min_length=1, max_length=MAX_LABEL_TEMPLATE)
+
+
+class TransactionSearch(_Model):
+    """X-Ray Transaction Search (an account-wide setting) in this account, and in each linked source account."""
+
+    indexing_percentage: float = Field(default=_default(TransactionSearchDecision, "indexing_percentage"), ge=0, le=100)
+    source_accounts: bool = True
+
+
 class Observability(_Model):
     """Dashboards, alarms and tracing."""
 
@@ -373,6 +401,8 @@ class Observability(_Model):
     anomaly_std_devs: float = Field(default=_default(AlarmSettings, "anomaly_std_devs"), gt=0, le=10)
     source_account_ids: list[AccountId] = Field(default_factory=list, max_length=100)
     xray_sampling: XRaySampling | None = None
+    cross_account: CrossAccount | None = None
+    transaction_search: TransactionSearch | None = None
 
 
 class SavingsPlan(_Model):

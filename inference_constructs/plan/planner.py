@@ -22,11 +22,12 @@ from inference_constructs.cost.capacity_tags import PLATFORM_TAG
 from inference_constructs.cost.commitment import CommitmentRecommendation, recommend_commitment
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK, assign_stacks
+from inference_constructs.observability.cross_account_plan import LinkDecision
 from inference_constructs.observability.decisions import AlarmSettings, endpoint_alarm_prefix, endpoint_alarms
 from inference_constructs.plan.bedrock import bedrock_workload, invocation_logging_spec, profile_specs, router_specs
 from inference_constructs.plan.cost import budget_warnings, decide_cost
 from inference_constructs.plan.endpoint import EndpointDecisions, capacity_schedule, decide_endpoint
-from inference_constructs.plan.observability import decide_observability
+from inference_constructs.plan.observability import cross_account_problems, decide_cross_account, decide_observability
 from inference_constructs.plan.platform import PlatformPlan
 from inference_constructs.plan.regions import account_requirements, region_requirements
 from inference_constructs.regions import region_problems
@@ -81,6 +82,7 @@ def plan_platform(
     problems.extend(cost_problems)
     gpu_endpoints = sum(1 for e in endpoints if e.hosting.gpu_count > 0 and e.kind is not EndpointKind.SERVERLESS)
     problems.extend(dashboard_problems(config, gpu_endpoints))
+    problems.extend(cross_account_problems(config))
     numbers, stack_problems = assign_stacks(
         [e.footprint for e in endpoints],
         [e.config.stack for e in endpoints],
@@ -108,6 +110,10 @@ def plan_platform(
     requirements = region_requirements(config, endpoints)
     if config.region:
         problems.extend(region_problems(config.region, requirements))
+    else:  # link stacks are bound to the sink's region
+        for link in _links(config):
+            if link.region and link.stack in requirements:
+                problems.extend(region_problems(link.region, {link.stack: requirements[link.stack]}))
     # with ``account`` set, a role of another account is refused by the config constraints (``arn_account``, same
     # reason text); the account requirements become rules of environment-agnostic stacks only
     accounts = account_requirements(config)
@@ -155,6 +161,11 @@ def plan_platform(
         invocation_logging=logging,
         observability=decide_observability(config, endpoints, specs, logging, alarm_settings),
     )
+
+
+def _links(config: PlatformConfig) -> tuple[LinkDecision, ...]:
+    cross = decide_cross_account(config)
+    return cross.links if cross is not None else ()
 
 
 def hosting_stack_name(platform: str, number: int) -> str:

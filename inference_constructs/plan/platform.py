@@ -145,4 +145,5 @@ class PlatformPlan:
             bedrock=self.bedrock,
             routers=self.bedrock_routers,
             warnings=self.to_json()["warnings"],
+            observability=self.observability.summary_lines(f"{self.name}-observability"),
         )

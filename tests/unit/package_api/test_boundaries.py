@@ -69,6 +69,7 @@ DECISION_MODULES = [
     "inference_constructs.cost.capacity_tags",
     "inference_constructs.cost.decisions",
     "inference_constructs.observability",
+    "inference_constructs.observability.cross_account_plan",
     "inference_constructs.observability.decisions",
     "inference_constructs.observability.metric_definitions",
     "inference_constructs.observability.metric_table",

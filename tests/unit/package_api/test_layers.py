@@ -129,9 +129,11 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "inference_constructs.observability.alarm_resources",
             "inference_constructs.observability.alarms",
             "inference_constructs.observability.bedrock_governance",
+            "inference_constructs.observability.cross_account",
             "inference_constructs.observability.dashboard",
             "inference_constructs.observability.metrics",
             "inference_constructs.observability.tracing",
+            "inference_constructs.observability.transaction_search",
         ),
     ),
     (
