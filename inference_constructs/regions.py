@@ -47,6 +47,7 @@ TRACKED_TYPES: tuple[str, ...] = (
     "AWS::ApplicationAutoScaling::ScalableTarget",
     "AWS::ApplicationAutoScaling::ScalingPolicy",
     "AWS::Bedrock::ApplicationInferenceProfile",
+    "AWS::BedrockAgentCore::Runtime",
     "AWS::Bedrock::Guardrail",
     "AWS::Bedrock::GuardrailVersion",
     "AWS::Bedrock::IntelligentPromptRouter",
@@ -306,6 +307,7 @@ def platform_requirements(
     anomaly_monitor: bool = False,
     profile_sources: Sequence[RegionRequirement] = (),
     transaction_search: Sequence[str] = (),
+    agents: Sequence[str] = (),
 ) -> dict[str, tuple[RegionRequirement, ...]]:
     """What each part of a platform needs, by part: a hosting stack's name, ``"bedrock"`` or ``"cost"``.
 
@@ -329,6 +331,8 @@ def platform_requirements(
         (:func:`profile_source_requirement`), part ``bedrock``.
     transaction_search:
         The parts (``observability``, a link stack's name) that turn on X-Ray Transaction Search.
+    agents:
+        Key paths of the ``agents[]`` entries the platform deploys (part ``agents``).
     """
     found: dict[str, dict[str, RegionRequirement]] = {}
 
@@ -383,6 +387,8 @@ def platform_requirements(
     for resource_type, what, path, wanted in cost_types:
         if wanted:
             need("cost", type_requirement(resource_type, what, [path]))
+    if agents:
+        need("agents", type_requirement("AWS::BedrockAgentCore::Runtime", "bedrock agentcore runtimes", agents))
     for part in transaction_search:
         what = "x-ray transaction search"
         need(part, type_requirement("AWS::XRay::TransactionSearchConfig", what, ["observability.transaction_search"]))

@@ -42,6 +42,7 @@ def region_requirements(
         anomaly_monitor=bool(config.cost.anomaly_monitor.notify_email),
         profile_sources=_profile_sources(config),
         transaction_search=transaction_search_parts(config),
+        agents=[f"agents[{i}]" for i, a in enumerate(config.agents) if a.runtime_id is None],
     )
 
 

@@ -69,6 +69,8 @@ DECISION_MODULES = [
     "inference_constructs.cost.capacity_tags",
     "inference_constructs.cost.decisions",
     "inference_constructs.observability",
+    "inference_constructs.agents",
+    "inference_constructs.agents.runtime_plan",
     "inference_constructs.observability.cross_account_plan",
     "inference_constructs.observability.decisions",
     "inference_constructs.observability.metric_definitions",

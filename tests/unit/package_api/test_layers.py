@@ -65,6 +65,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "inference_constructs.bedrock.*",
             "inference_constructs.cost.*",
             "inference_constructs.observability.*",
+            "inference_constructs.agents.*",
         ),
     ),
     (
@@ -125,6 +126,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "inference_constructs.cost.budget",
             "inference_constructs.cost.tag_activation",
             "inference_constructs.cost.tags",
+            "inference_constructs.agents",
+            "inference_constructs.agents.runtime",
             "inference_constructs.observability",
             "inference_constructs.observability.alarm_resources",
             "inference_constructs.observability.alarms",
