@@ -20,10 +20,11 @@ from constructs import Construct
 from inference_constructs.errors import InferenceConfigError, Problem
 from inference_constructs.observability.cross_account_plan import (
     DEFAULT_INDEXING_PERCENTAGE,
+    TransactionSearchDecision,
     transaction_search_log_policy,
 )
 
-__all__ = ["TransactionSearch"]
+__all__ = ["TransactionSearch", "transaction_search_for"]
 
 
 def _where(stack: Stack) -> tuple[str, str]:
@@ -103,3 +104,13 @@ class TransactionSearch(Construct):
         self.resource.node.add_dependency(self.log_policy)
         self.indexing_percentage: float = indexing_percentage
         """Share of spans indexed as trace summaries."""
+
+
+def transaction_search_for(
+    scope: Construct, decision: TransactionSearchDecision | None, account: str
+) -> TransactionSearch | None:
+    """The plan's Transaction Search in ``scope`` (id ``TransactionSearch``) when ``decision`` lists ``account``
+    (``"this"`` for the platform's own), else None."""
+    if decision is None or account not in decision.accounts:
+        return None
+    return TransactionSearch(scope, "TransactionSearch", indexing_percentage=decision.indexing_percentage)

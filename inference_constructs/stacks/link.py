@@ -10,8 +10,9 @@ from typing import Any
 from aws_cdk import Stack
 from constructs import Construct
 
-from inference_constructs.observability import ObservabilityLink, TransactionSearch
+from inference_constructs.observability import ObservabilityLink
 from inference_constructs.observability.cross_account_plan import LinkDecision, TransactionSearchDecision
+from inference_constructs.observability.transaction_search import transaction_search_for
 from inference_constructs.region_rules import add_region_rules
 from inference_constructs.regions import RegionRequirement
 
@@ -39,8 +40,4 @@ class LinkStack(Stack):
             resource_types=link.resource_types,
             label_template=link.label_template,
         )
-        self.transaction_search: TransactionSearch | None = None
-        if transaction_search is not None and link.account in transaction_search.accounts:
-            self.transaction_search = TransactionSearch(
-                self, "TransactionSearch", indexing_percentage=transaction_search.indexing_percentage
-            )
+        self.transaction_search = transaction_search_for(self, transaction_search, link.account)

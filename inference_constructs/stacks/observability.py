@@ -21,10 +21,10 @@ from inference_constructs.observability import (
     MonitoredEndpoint,
     MonitoredProfile,
     ObservabilitySink,
-    TransactionSearch,
     XRaySamplingRule,
 )
 from inference_constructs.observability.decisions import ObservabilityPlan
+from inference_constructs.observability.transaction_search import transaction_search_for
 from inference_constructs.region_rules import add_region_rules
 from inference_constructs.regions import RegionRequirement
 from inference_constructs.stacks._handoff import key_segment, local_value
@@ -81,9 +81,4 @@ class ObservabilityStack(Stack):
                 organization_id=cross.organization_id,
                 resource_types=cross.resource_types,
             )
-        search = observability.transaction_search
-        self.transaction_search: TransactionSearch | None = None
-        if search is not None and "this" in search.accounts:
-            self.transaction_search = TransactionSearch(
-                self, "TransactionSearch", indexing_percentage=search.indexing_percentage
-            )
+        self.transaction_search = transaction_search_for(self, observability.transaction_search, "this")

@@ -136,3 +136,42 @@ def test_plan_table_says_where_each_link_deploys() -> None:
         "cross-account sink ml-central-monitoring (stack ml-central-observability): admits 111122223333, 444455556666"
         in table
     )
+
+
+def test_diff_shows_a_source_account_added_and_removed() -> None:
+    # GIVEN a monitoring platform linking one source account, then a second
+    from inference_constructs.diff.plans import diff_plans
+
+    one = plan_platform(
+        validate_config(
+            {
+                **_config(cross_account={"sink_arn": SINK_ARN}),
+                "observability": {"source_account_ids": SOURCES[:1], "cross_account": {"sink_arn": SINK_ARN}},
+            }
+        )
+    ).to_json()
+    two = _plan_doc(_config(cross_account={"sink_arn": SINK_ARN}))
+    # WHEN diffed both ways / THEN the second account's link is added, then removed
+    added = [i for i in diff_plans(one, two).items if i.kind == "source account" and i.status != "unchanged"]
+    assert [(i.name, i.status) for i in added] == [(SOURCES[1], "added")]
+    removed = [i for i in diff_plans(two, one).items if i.kind == "source account" and i.status != "unchanged"]
+    assert [(i.name, i.status) for i in removed] == [(SOURCES[1], "removed")]
+
+
+def test_diff_shows_an_agent_lifecycle_change() -> None:
+    from inference_constructs.diff.plans import diff_plans
+
+    agent = {
+        "name": "support",
+        "container_uri": "999988887777.dkr.ecr.us-east-1.amazonaws.com/a:1",
+        "role_arn": "arn:aws:iam::999988887777:role/agent",
+    }
+    before = _plan_doc({**_config(), "agents": [agent]})
+    after = _plan_doc({**_config(), "agents": [{**agent, "conversation": "short"}]})
+    (item,) = [i for i in diff_plans(before, after).items if i.kind == "agent"]
+    assert item.status == "changed"
+    assert [(c.field, c.old, c.new) for c in item.changes] == [("idle_timeout_seconds", 900, 120)]
+
+
+def _plan_doc(doc: dict[str, Any]) -> dict[str, Any]:
+    return plan_platform(validate_config(doc)).to_json()
