@@ -152,3 +152,28 @@ def test_fails_a_second_transaction_search_for_the_same_account() -> None:
 def test_fails_an_indexing_percentage_outside_0_to_100(stack: Stack, percentage: float) -> None:
     with pytest.raises(InferenceConfigError, match=r"indexing_percentage: .* is not allowed; use 0\.\.100"):
         TransactionSearch(stack, "TransactionSearch", indexing_percentage=percentage)
+
+
+def test_transaction_search_properties_are_the_bundled_schemas() -> None:
+    # GIVEN the cfn-lint schemas / THEN IndexingPercentage is 0..100 and the log policy takes a name and a document
+    config = schema("AWS::XRay::TransactionSearchConfig")
+    percentage = config["definitions"]["IndexingPercentage"]
+    assert (percentage["minimum"], percentage["maximum"]) == (0, 100)
+    policy = schema("AWS::Logs::ResourcePolicy")
+    assert set(policy["required"]) == {"PolicyName", "PolicyDocument"}
+
+
+def test_platform_link_stacks_are_bound_to_each_source_account() -> None:
+    # GIVEN the shipped two-account monitoring example as a construct
+    from pathlib import Path
+
+    from inference_constructs.stacks.platform import InferencePlatform
+
+    example = Path(__file__).parents[3] / "config" / "examples" / "monitoring-two-accounts.yaml"
+    platform = InferencePlatform(App(), "Platform", config=example, compliance_gates=False, plan_file=None)
+    # THEN each link stack deploys to its source account in the sink's region; the sink stays in this account
+    links = {role: stack for role, stack in platform.stacks.items() if role.startswith("link-")}
+    assert {(s.stack_name, s.account, s.region) for s in links.values()} == {
+        (f"ml-central-link-{a}", a, "us-east-1") for a in SOURCES
+    }
+    assert platform.stacks["observability"].account == "999988887777"
