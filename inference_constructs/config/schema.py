@@ -18,6 +18,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from inference_constructs.agents.runtime_plan import (
+    MAX_INSTANCE_SECONDS,
+    MIN_LIFECYCLE_SECONDS,
+    AgentRuntimeSpec,
+    CodeArtifact,
+)
 from inference_constructs.bedrock.guardrail_plan import LIMITS as GUARDRAIL_LIMITS
 from inference_constructs.bedrock.guardrail_plan import ContentFilter, GuardrailSpec, PiiEntity
 from inference_constructs.bedrock.inference_profile_plan import ProfileSpec
@@ -50,6 +56,12 @@ from inference_constructs.hosting.request import (
     EndpointRequest,
     MultiModelOptions,
     ServerlessOptions,
+)
+from inference_constructs.observability.cross_account_plan import (
+    DEFAULT_LABEL_TEMPLATE,
+    LINK_RESOURCE_TYPES,
+    MAX_LABEL_TEMPLATE,
+    TransactionSearchDecision,
 )
 from inference_constructs.observability.decisions import AlarmSettings, XRaySamplingDecision
 from inference_constructs.scaling.decisions import (
@@ -417,6 +429,28 @@ class XRaySampling(_Model):
     reservoir_size: int = Field(default=_default(XRaySamplingDecision, "reservoir_size"), ge=0, le=100_000)
 
 
+class CrossAccount(_Model):
+    """CloudWatch cross-account observability: the sink in this (monitoring) account and a link from each of
+    ``observability.source_account_ids``. ``sink_arn`` (known once the sink exists) adds one link stack per
+    source account; ``organization_id`` admits the organization's accounts instead of the listed ones."""
+
+    sink: bool = True
+    sink_name: str | None = Field(default=None, min_length=1, max_length=255, pattern=r"^[a-zA-Z0-9_.-]+$")
+    organization_id: str | None = Field(default=None, pattern=r"^o-[a-z0-9]{10,32}$")
+    sink_arn: str | None = Field(default=None, min_length=1, max_length=2048)
+    resource_types: list[Annotated[str, StringConstraints(min_length=1, max_length=64)]] | None = Field(
+        default=None, min_length=1, max_length=len(LINK_RESOURCE_TYPES)
+    )
+    label_template: str = Field(default=DEFAULT_LABEL_TEMPLATE, min_length=1, max_length=MAX_LABEL_TEMPLATE)
+
+
+class TransactionSearch(_Model):
+    """X-Ray Transaction Search (an account-wide setting) in this account, and in each linked source account."""
+
+    indexing_percentage: float = Field(default=_default(TransactionSearchDecision, "indexing_percentage"), ge=0, le=100)
+    source_accounts: bool = True
+
+
 class Observability(_Model):
     """Dashboards, alarms and tracing."""
 
@@ -425,6 +459,51 @@ class Observability(_Model):
     anomaly_std_devs: float = Field(default=_default(AlarmSettings, "anomaly_std_devs"), gt=0, le=10)
     source_account_ids: list[AccountId] = Field(default_factory=list, max_length=100)
     xray_sampling: XRaySampling | None = None
+    cross_account: CrossAccount | None = None
+    transaction_search: TransactionSearch | None = None
+
+
+class AgentNetwork(_Model):
+    """Where an agent runtime runs: ``PUBLIC``, or ``VPC`` with its subnets and security groups."""
+
+    mode: Literal["PUBLIC", "VPC"] = _default(AgentRuntimeSpec, "network_mode")
+    subnets: list[Annotated[str, StringConstraints(pattern=SUBNET_PATTERN)]] = Field(
+        default_factory=list, max_length=16
+    )
+    security_groups: list[Annotated[str, StringConstraints(pattern=SECURITY_GROUP_PATTERN)]] = Field(
+        default_factory=list, max_length=16
+    )
+
+
+class AgentCode(_Model):
+    """An agent's code in S3 (a zip), run by a managed runtime."""
+
+    s3_uri: S3Uri
+    runtime: Annotated[str, StringConstraints(min_length=1, max_length=32)] = _default(CodeArtifact, "runtime")
+    entry_point: list[Annotated[str, StringConstraints(min_length=1, max_length=256)]] = Field(
+        default_factory=lambda: list(_default(CodeArtifact, "entry_point")), min_length=1, max_length=2
+    )
+
+
+class Agent(_Model):
+    """An agent on Amazon Bedrock AgentCore Runtime: deployed by the platform (an artifact and a role), or an
+    existing runtime (``runtime_id``)."""
+
+    name: Annotated[str, StringConstraints(pattern=r"^[a-zA-Z][a-zA-Z0-9_]{0,26}$")]
+    runtime_id: Annotated[str, StringConstraints(pattern=r"^[a-zA-Z][a-zA-Z0-9_]{0,99}-[a-zA-Z0-9]{10}$")] | None = None
+    container_uri: str | None = Field(default=None, min_length=1, max_length=1024)
+    code: AgentCode | None = None
+    role_arn: RoleArn | None = None
+    network: AgentNetwork = Field(default_factory=AgentNetwork)
+    protocol: Annotated[str, StringConstraints(min_length=1, max_length=8)] = _default(AgentRuntimeSpec, "protocol")
+    conversation: Literal["short", "long"] | None = None
+    idle_timeout_seconds: int | None = Field(default=None, ge=MIN_LIFECYCLE_SECONDS, le=MAX_INSTANCE_SECONDS)
+    max_lifetime_seconds: int | None = Field(default=None, ge=MIN_LIFECYCLE_SECONDS, le=MAX_INSTANCE_SECONDS)
+    capacity_provider_arn: str | None = Field(default=None, min_length=1, max_length=2048)
+    environment: dict[Annotated[str, StringConstraints(pattern=r"^[a-zA-Z_][a-zA-Z0-9_]{0,127}$")], str] = Field(
+        default_factory=dict, max_length=50
+    )
+    tags: dict[TagKey, TagValue] = Field(default_factory=dict, max_length=50)
 
 
 class SavingsPlan(_Model):
@@ -479,3 +558,4 @@ class PlatformConfig(_Model):
     bedrock: Bedrock = Field(default_factory=Bedrock)
     observability: Observability = Field(default_factory=Observability)
     cost: Cost = Field(default_factory=Cost)
+    agents: list[Agent] = Field(default_factory=list, max_length=100)

@@ -306,3 +306,24 @@ def test_alarms_of_a_scale_to_zero_endpoint_read_its_inference_component(app: Ap
     ]
     assert dims
     assert all(d == [{"Name": "InferenceComponentName", "Value": "playground-component"}] for d in dims)
+
+
+def test_alarms_on_a_linked_source_account_read_that_account(synth: Synth) -> None:
+    # GIVEN alarms in a monitoring account's stack on a real-time endpoint and a profile of a source account
+    app = App()
+    stack = Stack(app, "Monitoring", env={"account": "999988887777", "region": "us-east-1"})
+    source = "111122223333"
+    InferenceAlarms(
+        stack,
+        "Alarms",
+        endpoints=[MonitoredEndpoint("chat", kind=EndpointKind.REALTIME, gpu_count=4, account_id=source)],
+        profiles=[MonitoredProfile("team-a", "a1b2c3d4e5f6", account_id=source)],
+    )
+    template = synth(app, stack)
+    alarms = _alarms(template)
+    # THEN every alarm (anomaly, metric math, static) reads each of its metrics from the source account
+    queries = [q for props in alarms.values() for q in props["Metrics"] if "MetricStat" in q]
+    assert alarms and all("Metrics" in props for props in alarms.values())
+    assert queries and {q["AccountId"] for q in queries} == {source}
+    # AND none uses SEARCH (CloudWatch alarms need one time series)
+    assert validate_template(template) == []
