@@ -1,4 +1,5 @@
-"""The load generator's own overhead: ``python -m benchmarks.loadtest [--runs K] [--engine E] [--output-tokens L]``.
+"""The load generator's own overhead: ``python -m benchmarks.loadtest [--runs K] [--engine E] [--output-tokens L]``,
+and in an open loop, ``python -m benchmarks.loadtest --rates 25,50,100 [--duration S]`` (:func:`rate_run`).
 
 Against the local wire-protocol server in its own process (50 ms to the first token, 40 ms between tokens,
 LMI JSON lines over SageMaker event stream frames), one fixed-concurrency level of ``--streams`` concurrent
@@ -97,6 +98,58 @@ def one_run(
     }
 
 
+OPEN_TOKENS = 16
+"""Output tokens per request of the open-loop variant (short responses: the rate, not the stream length, loads
+the generator)."""
+
+
+def rate_run(
+    *, rate_rps: float, duration_s: float, engine: str, ttft_ms: float = TTFT_MS, itl_ms: float = 20.0
+) -> dict[str, Any]:
+    """One open-loop level at ``rate_rps`` constant arrivals for ``duration_s``; the generator's lag and overhead.
+
+    ``sent_rps``: the rate the requests actually went out at; ``lag_*_ms``: send - scheduled; overhead: the
+    client's p50 TTFT (from the scheduled time, and from the send) minus the injected TTFT. The generator
+    sustains a rate when ``sent_rps`` is within 2% of it and the lag's p50 stays at a few milliseconds.
+    """
+    os.environ.setdefault("AWS_ACCESS_KEY_ID", "benchmark")
+    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "benchmark")
+    load = os.getloadavg()[0]
+    with ServerProcess(Behaviour(ttft_ms=ttft_ms, itl_ms=itl_ms, output_tokens=OPEN_TOKENS, format="lmi")) as server:
+        client = make_client("sagemaker-runtime", pool=1024, region="us-east-1", endpoint_url=server.url)
+        prompts = synthetic_prompts(256, input_tokens=Lengths(32), output_tokens=Lengths(OPEN_TOKENS))
+        options = LoadOptions(
+            prompts=prompts, rates_rps=(rate_rps,), arrivals="constant", duration_s=duration_s, max_in_flight=1024
+        )
+        test = LoadTest(resolve_target(endpoint="bench", profile=None), options, client=client, engine=engine)
+        cpu = time.process_time()
+        [level] = test.run()
+        cpu = time.process_time() - cpu
+    return {
+        "engine": test.engine,
+        "rate_rps": rate_rps,
+        "requests": level["requests"],
+        "errors": level["errors"],
+        "sent_rps": level["arrivals"]["sent"]["rate_rps"],
+        "lag_p50_ms": level["schedule_lag_ms"]["p50"],
+        "lag_p99_ms": level["schedule_lag_ms"]["p99"],
+        "overhead_from_schedule_ms": round(level["ttft_ms"]["p50"] - ttft_ms, 2),
+        "overhead_from_send_ms": round(level["ttft_from_send_ms"]["p50"] - ttft_ms, 2),
+        "client_cpu_per_s": round(cpu / duration_s, 3),
+        "load_avg_1m": round(load, 1),
+    }
+
+
+_RATE_KEYS = (
+    "sent_rps",
+    "lag_p50_ms",
+    "lag_p99_ms",
+    "overhead_from_schedule_ms",
+    "overhead_from_send_ms",
+    "client_cpu_per_s",
+)
+
+
 def ttft_split(results: Sequence[RequestResult], frames: Sequence[FirstFrame]) -> dict[str, float]:
     """Medians over the measured streams of where TTFT overhead goes, in ms (both processes stamp on
     ``CLOCK_MONOTONIC``, so their times compare directly):
@@ -170,7 +223,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=f"{_spec(SPREAD)},{_spec(HERD)}",
         help="output-length variants, MEAN or MEAN:STDDEV each (default: 64:16 spread, then 64 in step)",
     )
+    p.add_argument("--rates", help="open-loop variant instead: constant arrivals at these requests/s, e.g. 25,50,100")
+    p.add_argument("--duration", type=float, default=5.0, help="open-loop variant: seconds per rate (default 5)")
     args = p.parse_args(argv)
+    if args.rates:
+        return _rates(args)
     variants = [Lengths.parse(v, option="--output-tokens") for v in args.output_tokens.split(",")]
     print(f"cores {os.cpu_count()}, python {sys.version.split()[0]}; server: {TTFT_MS:g} ms TTFT, {ITL_MS:g} ms ITL")
     header = ("engine", "tokens", "run", "load", *_HEADINGS, "errors")
@@ -187,6 +244,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             for stat in ("median", "min", "max"):
                 cells = (engine, _spec(lengths), stat, "", *(s[k][stat] for k in _KEYS), "")
                 print("  ".join(f"{c!s:>12}" for c in cells), flush=True)
+    return 0
+
+
+def _rates(args: argparse.Namespace) -> int:
+    """The open-loop variant: per engine and rate, every run, then median, min and max over the runs."""
+    print(f"cores {os.cpu_count()}, python {sys.version.split()[0]}; server: {TTFT_MS:g} ms TTFT, 20 ms ITL, "
+          f"{OPEN_TOKENS} tokens; {args.duration:g} s per rate")  # fmt: skip
+    print("  ".join(f"{h:>14}" for h in ("engine", "rate", "run", "load", *_RATE_KEYS, "errors")))
+    for engine in args.engine.split(","):
+        for rate in (float(r) for r in args.rates.split(",")):
+            runs = []
+            for n in range(args.runs):
+                r = rate_run(rate_rps=rate, duration_s=args.duration, engine=engine)
+                runs.append(r)
+                cells = (r["engine"], f"{rate:g}", n + 1, r["load_avg_1m"], *(r[k] for k in _RATE_KEYS), r["errors"])
+                print("  ".join(f"{c!s:>14}" for c in cells), flush=True)
+            for stat, pick in (("median", statistics.median), ("min", min), ("max", max)):
+                cells = (engine, f"{rate:g}", stat, "", *(round(pick(r[k] for r in runs), 2) for k in _RATE_KEYS), "")
+                print("  ".join(f"{c!s:>14}" for c in cells), flush=True)
     return 0
 
 

@@ -137,7 +137,8 @@ def _uses_kv_cache(s: Scenario) -> bool:
 
 def oracle_fit(s: Scenario, inst: InstanceType) -> OracleFit:
     """Can ``inst`` serve scenario ``s``? Accelerator rule of the serving stack, device limit, burstable,
-    accelerator memory at some tensor-parallel degree, and host RAM to load the weights."""
+    estimated catalog facts, the image's architecture and CUDA, accelerator memory at some tensor-parallel degree,
+    and host RAM to load the weights."""
     if inst.accelerator not in s.serving.accelerators(s.accelerator):
         allowed = "/".join(sorted(a.value for a in s.serving.accelerators(s.accelerator)))
         return OracleFit(False, f"{inst.accelerator.value} host; needs {allowed}")
@@ -145,6 +146,10 @@ def oracle_fit(s: Scenario, inst: InstanceType) -> OracleFit:
         return OracleFit(False, f"{inst.devices} devices > {s.max_devices}")
     if inst.burstable:
         return OracleFit(False, "burstable")
+    if inst.estimated or inst.device_estimated:
+        return OracleFit(False, "estimated catalog facts: never chosen automatically")
+    if not oracle.image_runs(s.serving, inst, explicit=False):
+        return OracleFit(False, "the serving image does not run on its architecture or GPU generation")
     if not oracle.fits(s.model, inst, _uses_kv_cache(s), s.serving):
         return OracleFit(False, "memory, host RAM or engine rules (benchmarks/oracle.py)")
     return OracleFit(True)

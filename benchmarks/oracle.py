@@ -58,6 +58,20 @@ NEURON_DEGREES = {
     "trn1n": [1, 2, 8, 16, 32],
     "trn2": [1, 2, 4, 8, 16, 32, 64],
 }
+# docs/compatibility.md, "Image architecture and GPU generation": the presets with arm64 (Graviton) builds and the
+# families the SDK publishes them for; every GPU image is an x86_64 build
+ARM64_PRESETS = {"sklearn", "xgboost", "pytorch"}
+GRAVITON_FAMILIES = {"c6g", "c6gd", "c6gn", "c7g", "m6g", "m6gd", "r6g", "r6gd"}
+# the lowest CUDA per compute capability (Blackwell), and the CUDA each pinned GPU image is built on
+MIN_CUDA = {10.0: (12, 8), 10.3: (13, 0), 12.0: (12, 8)}
+IMAGE_CUDA = {
+    "lmi": (13, 0),
+    "vllm": (13, 0),
+    "triton": (13, 0),
+    "tgi": (12, 4),
+    "pytorch": (12, 6),
+    "xgboost": (12, 6),
+}
 # int4: 0.5 byte + 2.5 bytes per group of 128; int8/fp8: 1 byte + 2 bytes per row; embeddings/lm_head 16-bit
 QUANT = {"int4": (0.5, 2.5 / 128, 0.0), "int8": (1.0, 0.0, 2.0), "fp8": (1.0, 0.0, 2.0)}
 
@@ -159,6 +173,18 @@ def engine_runs(model: ModelSpec, serving: Serving, inst: InstanceType) -> bool:
     return cc is None or cc >= GPU_MIN_CC[engine][model.dtype.value]
 
 
+def image_runs(serving: Serving, inst: InstanceType, *, explicit: bool) -> bool:
+    """The serving stack's image runs on the host's CPU architecture and GPU generation (a custom image, whose
+    architecture and CUDA are unknown, only on a host given explicitly when either matters)."""
+    need = MIN_CUDA.get(inst.compute_capability or 0.0) if inst.accelerator is Accelerator.GPU else None
+    if serving is Serving.CUSTOM:
+        return explicit or (inst.architecture == "x86_64" and need is None)
+    if inst.architecture == "arm64":
+        arm_build = inst.accelerator is Accelerator.CPU and serving.value in ARM64_PRESETS
+        return arm_build and inst.family in GRAVITON_FAMILIES
+    return need is None or IMAGE_CUDA.get(serving.value, (0, 0)) >= need
+
+
 def _shard_need(model: ModelSpec, tp: int, neuron: bool) -> float:
     s = shape(model)
     heads, kv, layers = int(s["attention_heads"]), int(s["kv_heads"]), int(s["layers"])
@@ -223,6 +249,8 @@ def explicit_fits(model: ModelSpec, inst: InstanceType, serving: Serving) -> boo
     """An explicitly given host is accepted: the concurrency target fits, or, where the engine's KV cache is paged,
     at least one max_context_tokens sequence does (the engine batches the rest as room frees)."""
     llm = is_llm(model, serving)
+    if not image_runs(serving, inst, explicit=True):
+        return False
     if fits(model, inst, llm, serving):
         return True
     engine = _engine(serving, inst)
@@ -266,7 +294,8 @@ def cheapest_price(
     catalog: Catalog,
     max_devices: int | None = None,
 ) -> float | None:
-    """Lowest $/h over every allowed, non-burstable catalog host the model fits; None if none."""
+    """Lowest $/h over every allowed, non-burstable catalog host with no estimated fact that the model fits and its
+    image runs on; None if none."""
     kinds = allowed(serving, accelerator)
     llm = is_llm(model, serving)
     prices = [
@@ -274,10 +303,12 @@ def cheapest_price(
         for i in catalog.instances
         if i.accelerator.value in kinds
         and not i.burstable
+        and not (i.estimated or i.device_estimated)
+        and image_runs(serving, i, explicit=False)
         and (max_devices is None or i.devices <= max_devices)
         and fits(model, i, llm, serving)
     ]
     return min(prices) if prices else None
 
 
-__all__ = ["Accelerator", "cheapest_price", "explicit_fits", "fits", "is_llm", "weights_gib"]
+__all__ = ["Accelerator", "cheapest_price", "explicit_fits", "fits", "image_runs", "is_llm", "weights_gib"]

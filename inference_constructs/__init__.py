@@ -24,6 +24,14 @@ if TYPE_CHECKING:
         Residency,
     )
     from inference_constructs.compliance import acknowledge, add_compliance_gates
+    from inference_constructs.containers.serving_options import (
+        BatchingLimits,
+        RoutingOptions,
+        RoutingStrategy,
+        ServingOptions,
+        SpeculativeDecoding,
+        SpeculativeMethod,
+    )
     from inference_constructs.cost import (
         BudgetGuardrail,
         CostAnomalyMonitor,
@@ -98,6 +106,17 @@ _EXPORTS: dict[str, str] = {
         ("AcceleratorChoice", "DType", "EndpointKind", "ModelArchitecture", "ModelSourceKind", "ModelSpec", "Serving"),
         "inference_constructs.spec",
     ),
+    **dict.fromkeys(
+        (
+            "BatchingLimits",
+            "RoutingOptions",
+            "RoutingStrategy",
+            "ServingOptions",
+            "SpeculativeDecoding",
+            "SpeculativeMethod",
+        ),
+        "inference_constructs.containers.serving_options",
+    ),
     **dict.fromkeys(("HfTokenSecret",), "inference_constructs.hf_token"),
     **dict.fromkeys(("Statistic",), "inference_constructs.stats"),
     **dict.fromkeys(("acknowledge", "add_compliance_gates"), "inference_constructs.compliance"),
@@ -132,6 +151,7 @@ __all__ = [
     "AcceleratorChoice",
     "ApplicationInferenceProfile",
     "AsyncOptions",
+    "BatchingLimits",
     "BudgetGuardrail",
     "Capacity",
     "CostAnomalyMonitor",
@@ -165,9 +185,14 @@ __all__ = [
     "RealtimeEndpoint",
     "RenderedAlarm",
     "Residency",
+    "RoutingOptions",
+    "RoutingStrategy",
     "ServerlessEndpoint",
     "ServerlessScaling",
     "Serving",
+    "ServingOptions",
+    "SpeculativeDecoding",
+    "SpeculativeMethod",
     "Statistic",
     "VpcOptions",
     "acknowledge",

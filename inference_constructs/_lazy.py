@@ -71,16 +71,43 @@ def renamed(package: str, names: Mapping[str, str]) -> Callable[[str], Any]:
     For public names renamed in place, kept for one release: each access warns (``DeprecationWarning``) with the new
     name.
     """
+    return _deprecated(
+        package,
+        names,
+        lambda name, new: getattr(sys.modules[package], new),
+        lambda name, new: f"it is {package}.{new} now",
+    )
 
+
+def moved_names(package: str, names: Mapping[str, str]) -> Callable[[str], Any]:
+    """``__getattr__`` for ``package`` resolving each name in ``names`` (name -> the module it lives in now).
+
+    For names a module re-exported and no longer does, kept for one release: each access warns
+    (``DeprecationWarning``) with the module to import the name from.
+    """
+    return _deprecated(
+        package,
+        names,
+        lambda name, new: getattr(importlib.import_module(new), name),
+        lambda name, new: f"import {name} from {new}",
+    )
+
+
+def _deprecated(
+    package: str,
+    names: Mapping[str, str],
+    resolve: Callable[[str, str], Any],
+    instead: Callable[[str, str], str],
+) -> Callable[[str], Any]:
     def __getattr__(name: str) -> Any:  # noqa: N807 - module-level __getattr__ (PEP 562)
         new = names.get(name)
         if new is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         warnings.warn(
-            f"{package}.{name} is deprecated and removed in the next release; it is {package}.{new} now",
+            f"{package}.{name} is deprecated and removed in the next release; {instead(name, new)}",
             DeprecationWarning,
             stacklevel=2,
         )
-        return getattr(sys.modules[package], new)
+        return resolve(name, new)
 
     return __getattr__

@@ -82,3 +82,27 @@ class IInferenceEndpoint(Protocol):
     ) -> cloudwatch.Metric:
         """Any metric of the endpoint; ``options`` are the aws-cdk ``MetricOptions``."""
         ...
+
+    def metric_invocations(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
+        """``Invocations``, sum over 1 minute (not published by async endpoints)."""
+        ...
+
+    def metric_model_latency(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
+        """``ModelLatency`` in microseconds, p99 over 1 minute."""
+        ...
+
+    def metric_overhead_latency(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
+        """``OverheadLatency`` in microseconds, average over 1 minute."""
+        ...
+
+    def metric_invocation_4xx_errors(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
+        """``Invocation4XXErrors``, average over 1 minute (the 4XX error rate, 0..1)."""
+        ...
+
+    def metric_invocation_5xx_errors(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
+        """``Invocation5XXErrors``, average over 1 minute (the 5XX error rate, 0..1)."""
+        ...
+
+    def metric_invocation_model_errors(self, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:
+        """``InvocationModelErrors``, sum over 1 minute."""
+        ...

@@ -47,6 +47,7 @@ TRACKED_TYPES: tuple[str, ...] = (
     "AWS::ApplicationAutoScaling::ScalableTarget",
     "AWS::ApplicationAutoScaling::ScalingPolicy",
     "AWS::Bedrock::ApplicationInferenceProfile",
+    "AWS::BedrockAgentCore::Runtime",
     "AWS::Bedrock::Guardrail",
     "AWS::Bedrock::GuardrailVersion",
     "AWS::Bedrock::IntelligentPromptRouter",
@@ -65,6 +66,9 @@ TRACKED_TYPES: tuple[str, ...] = (
     "AWS::Lambda::Function",
     "AWS::Lambda::Permission",
     "AWS::Logs::LogGroup",
+    "AWS::Logs::ResourcePolicy",
+    "AWS::Oam::Link",
+    "AWS::Oam::Sink",
     "AWS::S3::Bucket",
     "AWS::S3::BucketPolicy",
     "AWS::SNS::Subscription",
@@ -77,6 +81,7 @@ TRACKED_TYPES: tuple[str, ...] = (
     "AWS::SageMaker::Model",
     "AWS::StepFunctions::StateMachine",
     "AWS::XRay::SamplingRule",
+    "AWS::XRay::TransactionSearchConfig",
 )
 """Every resource type the library's stacks write (a gate test checks the synthesized templates against it)."""
 
@@ -301,6 +306,8 @@ def platform_requirements(
     budget_action: bool = False,
     anomaly_monitor: bool = False,
     profile_sources: Sequence[RegionRequirement] = (),
+    transaction_search: Sequence[str] = (),
+    agents: Sequence[str] = (),
 ) -> dict[str, tuple[RegionRequirement, ...]]:
     """What each part of a platform needs, by part: a hosting stack's name, ``"bedrock"`` or ``"cost"``.
 
@@ -322,6 +329,10 @@ def platform_requirements(
     profile_sources:
         The source-Region requirements of the system profiles the Bedrock profiles copy
         (:func:`profile_source_requirement`), part ``bedrock``.
+    transaction_search:
+        The parts (``observability``, a link stack's name) that turn on X-Ray Transaction Search.
+    agents:
+        Key paths of the ``agents[]`` entries the platform deploys (part ``agents``).
     """
     found: dict[str, dict[str, RegionRequirement]] = {}
 
@@ -376,6 +387,11 @@ def platform_requirements(
     for resource_type, what, path, wanted in cost_types:
         if wanted:
             need("cost", type_requirement(resource_type, what, [path]))
+    if agents:
+        need("agents", type_requirement("AWS::BedrockAgentCore::Runtime", "bedrock agentcore runtimes", agents))
+    for part in transaction_search:
+        what = "x-ray transaction search"
+        need(part, type_requirement("AWS::XRay::TransactionSearchConfig", what, ["observability.transaction_search"]))
     return {part: tuple(reqs.values()) for part, reqs in found.items()}
 
 

@@ -246,6 +246,11 @@ class ModelSpec:
         a ``secretsmanager.ISecret`` as ``hf_token``). Default: no token. With one, a deploy-time job reads the
         secret and stages ``id`` at ``revision`` into S3, and the Model loads it from there with network
         isolation; the token reaches the container only with ``HfTokenSecret(in_environment=True)``.
+    draft:
+        A second model served beside this one on the same shards: the speculative-decoding draft model (or the
+        EAGLE / Medusa heads) that proposes tokens this model verifies. The sizing counts its weights and its KV
+        cache (the same sequences and context as this model). Default: none; the endpoint's serving options set it
+        from ``speculative_decoding`` (:func:`inference_constructs.containers.serving_options.draft_model`).
     """
 
     source: ModelSourceKind = ModelSourceKind.HUGGINGFACE
@@ -259,6 +264,7 @@ class ModelSpec:
     neuron_compiled: bool = False
     revision: str | None = None
     hf_token: HfTokenSecret | None = None
+    draft: ModelSpec | None = None
 
     def __post_init__(self) -> None:
         # Python callers may write the YAML's strings (source="s3", dtype="fp8"); the decisions see members.

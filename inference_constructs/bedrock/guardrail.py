@@ -41,8 +41,6 @@ class Guardrail(Construct):
 
     Parameters
     ----------
-    scope:
-        Parent construct.
     construct_id:
         Construct id; the guardrail is ``Resource``, its version ``Version``.
     spec:

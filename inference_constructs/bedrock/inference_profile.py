@@ -61,8 +61,6 @@ class ApplicationInferenceProfile(Resource):
 
     Parameters
     ----------
-    scope:
-        Parent construct.
     construct_id:
         Construct id; the L1 child is ``Resource``.
     name:

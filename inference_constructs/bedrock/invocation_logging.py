@@ -53,10 +53,6 @@ class ModelInvocationLogging(Construct):
 
     Parameters
     ----------
-    scope:
-        Parent construct.
-    construct_id:
-        Construct id.
     spec:
         Destinations, retention, data flags and ``overwrite_existing``.
     path:

@@ -27,8 +27,6 @@ class IntelligentPromptRouter(Construct):
 
     Parameters
     ----------
-    scope:
-        Parent construct.
     construct_id:
         Construct id; the L1 child is ``Resource``.
     name:

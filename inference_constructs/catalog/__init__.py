@@ -53,6 +53,8 @@ class AcceleratorFacts:
     neuron_core: str
     reported_source: str
     generation_source: str
+    estimated: tuple[str, ...] = ()
+    """The facts of this row that no source gives (``reported_gib``, ``compute_capability``): estimates."""
 
 
 def read_packaged_json(name: str) -> Any:
@@ -73,6 +75,7 @@ def load_accelerator_facts() -> Mapping[str, AcceleratorFacts]:
             neuron_core=row.get("neuron_core", ""),
             reported_source=row["reported_source"],
             generation_source=row["generation_source"],
+            estimated=tuple(row.get("estimated", ())),
         )
         for name, row in doc["accelerators"].items()
     }
@@ -121,6 +124,11 @@ class InstanceType:
         CUDA compute capability of the GPU (e.g. 7.5 for T4, 8.9 for L4); ``None`` unless GPU.
     neuron_core_version:
         NeuronCore generation (``v2`` for Inferentia2/Trainium, ``v3`` for Trainium2); empty unless Neuron.
+    estimated:
+        The row's facts that no source gives and were estimated (``price``, ``vcpus_memory``, ``devices``,
+        ``device_memory``, ``local_nvme``), as written in ``instances.json``; empty when every fact is sourced.
+    device_estimated:
+        The device facts of ``accelerators.json`` that are estimates (``reported_gib``, ``compute_capability``).
     """
 
     name: str
@@ -140,6 +148,19 @@ class InstanceType:
     device_memory_reported_gib: float = 0.0
     compute_capability: float | None = None
     neuron_core_version: str = ""
+    estimated: tuple[str, ...] = ()
+    device_estimated: tuple[str, ...] = ()
+
+    @property
+    def estimated_facts(self) -> tuple[str, ...]:
+        """Every estimated fact of the host, its own and its device's (e.g. ``("price", "reported_gib")``)."""
+        return self.estimated + self.device_estimated
+
+    @property
+    def chosen_automatically(self) -> bool:
+        """False when a fact of the host is an estimate: the sizing then never picks it by itself (it is
+        accepted as an explicit ``instance_type``, and a price refresh clears an estimated price)."""
+        return not self.estimated_facts
 
     @property
     def accelerator_memory_gib(self) -> float:
@@ -233,6 +254,8 @@ def catalog_from_dict(doc: Mapping[str, Any]) -> Catalog:
                 device_memory_reported_gib=fact.reported_gib if fact else 0.0,
                 compute_capability=fact.compute_capability if fact else None,
                 neuron_core_version=fact.neuron_core if fact else "",
+                estimated=tuple(row.get("estimated", ())),
+                device_estimated=fact.estimated if fact else (),
             )
         )
     return Catalog(
@@ -285,7 +308,14 @@ def catalog_to_json(catalog: Catalog, *, extra: Mapping[str, Any] | None = None)
     for key, val in head.items():
         lines.append(f"  {json.dumps(key)}: {json.dumps(val, indent=None, ensure_ascii=False)},")
     lines.append('  "instances": [')
-    rows = [json.dumps({k: value(i, k) for k in _ROW_KEYS}, ensure_ascii=False) for i in catalog.instances]
+
+    def row(inst: InstanceType) -> dict[str, Any]:
+        out = {k: value(inst, k) for k in _ROW_KEYS}
+        if inst.estimated:
+            out["estimated"] = list(inst.estimated)
+        return out
+
+    rows = [json.dumps(row(i), ensure_ascii=False) for i in catalog.instances]
     lines.append(",\n".join(f"    {r}" for r in rows))
     lines.append("  ]")
     lines.append("}")

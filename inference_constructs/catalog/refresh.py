@@ -162,7 +162,13 @@ def refreshed_catalog(
     for inst in base.instances:
         found = prices.get(inst.name)
         if found is not None:
-            rows.append(replace(inst, price_per_hour_usd=found.price_per_hour_usd, price_source="price-list"))
+            # A price-list price is no estimate: a row whose only estimated fact was its price becomes choosable.
+            estimated = tuple(fact for fact in inst.estimated if fact != "price")
+            rows.append(
+                replace(
+                    inst, price_per_hour_usd=found.price_per_hour_usd, price_source="price-list", estimated=estimated
+                )
+            )
         else:
             missing.append(inst.name)
             if keep_missing:

@@ -19,12 +19,24 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from inference_constructs.agents.runtime_plan import (
+    MAX_INSTANCE_SECONDS,
+    MIN_LIFECYCLE_SECONDS,
+    AgentRuntimeSpec,
+    CodeArtifact,
+)
 from inference_constructs.bedrock.guardrail_plan import LIMITS as GUARDRAIL_LIMITS
 from inference_constructs.bedrock.guardrail_plan import ContentFilter, GuardrailSpec, PiiEntity
 from inference_constructs.bedrock.inference_profile_plan import ProfileSpec
 from inference_constructs.bedrock.invocation_logging_plan import InvocationLoggingSpec
 from inference_constructs.bedrock.pricing import Workload
 from inference_constructs.containers.model_access import HfTokenSecret
+from inference_constructs.containers.serving_options import (
+    CONCURRENCY_THRESHOLD_RANGE,
+    PREFIX_LENGTH_RANGE,
+    RoutingOptions,
+    SpeculativeDecoding,
+)
 from inference_constructs.cost.commitment import recommend_commitment
 from inference_constructs.cost.decisions import AnomalySubscriptionPlan, BudgetPlan
 from inference_constructs.hosting.checks import (
@@ -48,6 +60,12 @@ from inference_constructs.hosting.request import (
     ServerlessOptions,
 )
 from inference_constructs.hosting.reservation import RESERVATION_ARN_LENGTH
+from inference_constructs.observability.cross_account_plan import (
+    DEFAULT_LABEL_TEMPLATE,
+    LINK_RESOURCE_TYPES,
+    MAX_LABEL_TEMPLATE,
+    TransactionSearchDecision,
+)
 from inference_constructs.observability.decisions import AlarmSettings, XRaySamplingDecision
 from inference_constructs.scaling.decisions import (
     MAX_BACKLOG_TARGET,
@@ -221,6 +239,51 @@ class Deployment(_Model):
     rollback_on_alarms: bool = _default(DeploymentOptions, "rollback_on_alarms")
 
 
+class SpeculativeDecodingConfig(_Model):
+    """``serving_options.speculative_decoding``: a proposer suggests ``tokens`` tokens per step, the served model
+    verifies them."""
+
+    tokens: int = Field(ge=1, le=64)
+    method: Literal["draft_model", "eagle", "eagle3", "medusa", "ngram"] = _default(
+        SpeculativeDecoding, "method", literal=True
+    )
+    model: str | None = Field(default=None, min_length=1, max_length=512)
+    parameters_billion: float | None = Field(default=None, gt=0, le=2000)
+    ngram_lookup_max: int | None = Field(default=None, ge=1, le=64)
+
+
+class BatchingConfig(_Model):
+    """``serving_options.batching``: continuous-batching limits; each null keeps the engine's default."""
+
+    max_batch_prefill_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
+    max_batched_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
+    max_sequences: int | None = Field(default=None, ge=1, le=4096)
+
+
+RoutingStrategyName = Literal["prefix_aware", "least_outstanding_requests"]
+
+
+class RoutingConfig(_Model):
+    """``serving_options.routing`` as a mapping: the strategy and, for prefix-aware routing, its two values."""
+
+    strategy: RoutingStrategyName = _default(RoutingOptions, "strategy", literal=True)
+    prefix_length: int | None = Field(default=None, ge=PREFIX_LENGTH_RANGE[0], le=PREFIX_LENGTH_RANGE[1])
+    concurrency_threshold: int | None = Field(
+        default=None, ge=CONCURRENCY_THRESHOLD_RANGE[0], le=CONCURRENCY_THRESHOLD_RANGE[1]
+    )
+
+
+class ServingOptionsConfig(_Model):
+    """``serving_options``: the serving engine's options (speculative decoding, prefix caching, quantization,
+    batching limits, routing), written to the engine named by ``serving``."""
+
+    speculative_decoding: SpeculativeDecodingConfig | None = None
+    prefix_caching: bool | None = None
+    quantization: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9-]{0,63}$")
+    batching: BatchingConfig | None = None
+    routing: RoutingStrategyName | RoutingConfig | None = None
+
+
 class Endpoint(_Model):
     """One SageMaker endpoint."""
 
@@ -228,6 +291,7 @@ class Endpoint(_Model):
     type: EndpointKind = EndpointKind.REALTIME
     model: Model = Field(default_factory=Model)
     serving: Serving = Serving.LMI
+    serving_options: ServingOptionsConfig | None = None
     image: str | None = Field(default=None, min_length=1, max_length=255)
     accelerator: AcceleratorChoice = _default(EndpointRequest, "accelerator")
     instance_type: Annotated[str, StringConstraints(pattern=r"^(auto|ml\.[a-z0-9-]+\.[a-z0-9]+)$")] = "auto"
@@ -391,6 +455,28 @@ class XRaySampling(_Model):
     reservoir_size: int = Field(default=_default(XRaySamplingDecision, "reservoir_size"), ge=0, le=100_000)
 
 
+class CrossAccount(_Model):
+    """CloudWatch cross-account observability: the sink in this (monitoring) account and a link from each of
+    ``observability.source_account_ids``. ``sink_arn`` (known once the sink exists) adds one link stack per
+    source account; ``organization_id`` admits the organization's accounts instead of the listed ones."""
+
+    sink: bool = True
+    sink_name: str | None = Field(default=None, min_length=1, max_length=255, pattern=r"^[a-zA-Z0-9_.-]+$")
+    organization_id: str | None = Field(default=None, pattern=r"^o-[a-z0-9]{10,32}$")
+    sink_arn: str | None = Field(default=None, min_length=1, max_length=2048)
+    resource_types: list[Annotated[str, StringConstraints(min_length=1, max_length=64)]] | None = Field(
+        default=None, min_length=1, max_length=len(LINK_RESOURCE_TYPES)
+    )
+    label_template: str = Field(default=DEFAULT_LABEL_TEMPLATE, min_length=1, max_length=MAX_LABEL_TEMPLATE)
+
+
+class TransactionSearch(_Model):
+    """X-Ray Transaction Search (an account-wide setting) in this account, and in each linked source account."""
+
+    indexing_percentage: float = Field(default=_default(TransactionSearchDecision, "indexing_percentage"), ge=0, le=100)
+    source_accounts: bool = True
+
+
 class Observability(_Model):
     """Dashboards, alarms and tracing."""
 
@@ -399,6 +485,51 @@ class Observability(_Model):
     anomaly_std_devs: float = Field(default=_default(AlarmSettings, "anomaly_std_devs"), gt=0, le=10)
     source_account_ids: list[AccountId] = Field(default_factory=list, max_length=100)
     xray_sampling: XRaySampling | None = None
+    cross_account: CrossAccount | None = None
+    transaction_search: TransactionSearch | None = None
+
+
+class AgentNetwork(_Model):
+    """Where an agent runtime runs: ``PUBLIC``, or ``VPC`` with its subnets and security groups."""
+
+    mode: Literal["PUBLIC", "VPC"] = _default(AgentRuntimeSpec, "network_mode")
+    subnets: list[Annotated[str, StringConstraints(pattern=SUBNET_PATTERN)]] = Field(
+        default_factory=list, max_length=16
+    )
+    security_groups: list[Annotated[str, StringConstraints(pattern=SECURITY_GROUP_PATTERN)]] = Field(
+        default_factory=list, max_length=16
+    )
+
+
+class AgentCode(_Model):
+    """An agent's code in S3 (a zip), run by a managed runtime."""
+
+    s3_uri: S3Uri
+    runtime: Annotated[str, StringConstraints(min_length=1, max_length=32)] = _default(CodeArtifact, "runtime")
+    entry_point: list[Annotated[str, StringConstraints(min_length=1, max_length=256)]] = Field(
+        default_factory=lambda: list(_default(CodeArtifact, "entry_point")), min_length=1, max_length=2
+    )
+
+
+class Agent(_Model):
+    """An agent on Amazon Bedrock AgentCore Runtime: deployed by the platform (an artifact and a role), or an
+    existing runtime (``runtime_id``)."""
+
+    name: Annotated[str, StringConstraints(pattern=r"^[a-zA-Z][a-zA-Z0-9_]{0,26}$")]
+    runtime_id: Annotated[str, StringConstraints(pattern=r"^[a-zA-Z][a-zA-Z0-9_]{0,99}-[a-zA-Z0-9]{10}$")] | None = None
+    container_uri: str | None = Field(default=None, min_length=1, max_length=1024)
+    code: AgentCode | None = None
+    role_arn: RoleArn | None = None
+    network: AgentNetwork = Field(default_factory=AgentNetwork)
+    protocol: Annotated[str, StringConstraints(min_length=1, max_length=8)] = _default(AgentRuntimeSpec, "protocol")
+    conversation: Literal["short", "long"] | None = None
+    idle_timeout_seconds: int | None = Field(default=None, ge=MIN_LIFECYCLE_SECONDS, le=MAX_INSTANCE_SECONDS)
+    max_lifetime_seconds: int | None = Field(default=None, ge=MIN_LIFECYCLE_SECONDS, le=MAX_INSTANCE_SECONDS)
+    capacity_provider_arn: str | None = Field(default=None, min_length=1, max_length=2048)
+    environment: dict[Annotated[str, StringConstraints(pattern=r"^[a-zA-Z_][a-zA-Z0-9_]{0,127}$")], str] = Field(
+        default_factory=dict, max_length=50
+    )
+    tags: dict[TagKey, TagValue] = Field(default_factory=dict, max_length=50)
 
 
 class SavingsPlan(_Model):
@@ -453,3 +584,4 @@ class PlatformConfig(_Model):
     bedrock: Bedrock = Field(default_factory=Bedrock)
     observability: Observability = Field(default_factory=Observability)
     cost: Cost = Field(default_factory=Cost)
+    agents: list[Agent] = Field(default_factory=list, max_length=100)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from inference_constructs.catalog import InstanceType
-from inference_constructs.containers.images import ImageVariant, image_key
+from inference_constructs.containers.images import ImageVariant, image_key, load_snapshot
 from inference_constructs.spec import Accelerator, DType, EndpointKind, Serving
 
 __all__ = [
@@ -41,9 +41,11 @@ __all__ = [
     "headroom",
     "host_ami",
     "host_ami_versions",
+    "host_image_problem",
     "image_runtime",
     "load_compatibility",
     "margin_floor_fraction",
+    "min_cuda_for",
     "neuron_sdk_problem",
     "quantized_layout",
     "tensor_parallel_degrees",
@@ -350,6 +352,51 @@ def default_host_driver(inst: InstanceType) -> str | None:
     if inst.accelerator.is_neuron:
         neuron = data["neuron"].get(inst.family)
         return None if neuron is None else f"Neuron {neuron}"
+    return None
+
+
+def min_cuda_for(inst: InstanceType) -> str | None:
+    """The lowest CUDA toolkit an image needs to run on ``inst``'s GPU generation (``gpu_generations``), or
+    ``None`` when every pinned CUDA image runs there (and on hosts without a GPU)."""
+    if inst.accelerator is not Accelerator.GPU or inst.compute_capability is None:
+        return None
+    row = load_compatibility()["gpu_generations"].get(f"{inst.compute_capability:.1f}")
+    return str(row["min_cuda"]) if isinstance(row, Mapping) else None
+
+
+def host_image_problem(serving: Serving, inst: InstanceType, *, explicit: bool) -> str | None:
+    """Why ``serving``'s image cannot run on ``inst``: its build's CPU architecture or Graviton families
+    (``images.json``), or its CUDA toolkit on the host's GPU generation (``gpu_generations``); ``None`` when it
+    can. A custom image's architecture and CUDA are not known: an arm64 host, or a GPU that needs a newer CUDA
+    than 12.x, is then only used when given ``explicit``-ly. An LLM stack without an image for the host's
+    accelerator is left to the engine rules (:func:`engine_for`)."""
+    need = min_cuda_for(inst)
+    if serving is Serving.CUSTOM:
+        if explicit:
+            return None
+        if inst.architecture != "x86_64":
+            return f"a custom image's architecture is not known, so {inst.architecture} hosts are used only when given"
+        if need is not None:
+            return (
+                f"a custom image's CUDA is not known; {inst.accelerator_model} (compute capability "
+                f"{inst.compute_capability}) needs CUDA {need} or later, so it is used only when given"
+            )
+        return None
+    variant = ImageVariant.for_host(inst.accelerator, inst.architecture)
+    key = image_key(serving, variant)
+    if key is None:
+        return None if serving.is_llm else f"no {serving.value} image is pinned for {variant.value} hosts"
+    image = load_snapshot().images[key]
+    problem = image.host_problem(inst.family, inst.architecture)
+    if problem is not None or need is None:
+        return problem
+    runtime = image_runtime(key)
+    cuda = runtime.cuda if runtime else None
+    if cuda is None or _version(cuda) < _version(need):
+        return (
+            f"{image.repository}:{image.tag} is built on CUDA {cuda or 'unknown'}; {inst.accelerator_model} "
+            f"(compute capability {inst.compute_capability}) needs CUDA {need} or later"
+        )
     return None
 
 

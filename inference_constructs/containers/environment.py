@@ -19,6 +19,7 @@ from functools import cache
 from types import MappingProxyType
 
 from inference_constructs.containers.model_access import TOKEN_KEYS, looks_like_token
+from inference_constructs.containers.serving_options import option_keys, option_variable_owners
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.spec import Accelerator, DType, ModelSpec, Serving
 
@@ -75,6 +76,7 @@ _DTYPE = "model.dtype"
 _ENGINE = "serving"
 ENVIRONMENT_OWNERS: Mapping[str, str] = MappingProxyType(
     {
+        **option_variable_owners(),  # the serving options' variables; a key below names its setting first
         "HF_MODEL_ID": _MODEL,
         "OPTION_MODEL_ID": _MODEL,
         "MODEL_ID": _MODEL,
@@ -210,8 +212,9 @@ def validate_environment(env: Mapping[str, str], problems: ProblemCollector, pat
 @cache
 def owned_keys(serving: Serving) -> frozenset[str]:
     """The variables ``environment`` may not set for ``serving``: every key the library can write for it (on any
-    host, with or without quantization), their aliases, and the token variables."""
-    keys: set[str] = set(TOKEN_KEYS) | _ALIASES.get(serving, frozenset())
+    host, with or without quantization, and every serving option's variable), their aliases, and the token
+    variables."""
+    keys: set[str] = set(TOKEN_KEYS) | _ALIASES.get(serving, frozenset()) | serving_option_keys(serving)
     for accelerator in (Accelerator.GPU, Accelerator.INFERENTIA, Accelerator.CPU):
         for quantization in (None, "fp8"):
             params = ServingParameters(
@@ -219,6 +222,16 @@ def owned_keys(serving: Serving) -> frozenset[str]:
             )
             keys.update(_preset_environment(params))
     return frozenset(keys - OVERRIDABLE_KEYS)
+
+
+def serving_option_keys(serving: Serving) -> frozenset[str]:
+    """The variables the serving options write for ``serving`` on any of its pinned engines."""
+    keys: set[str] = set()
+    for variant in ("gpu", "neuron"):
+        keys |= option_keys(f"{serving.value}-{variant}")
+    if serving is Serving.NEURON:
+        keys |= option_keys("lmi-neuron")
+    return frozenset(keys)
 
 
 def validate_user_environment(env: Mapping[str, str], serving: Serving, problems: ProblemCollector, path: str) -> None:

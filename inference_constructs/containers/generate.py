@@ -71,19 +71,46 @@ def _all_regions(config_dir: Path) -> list[str]:
 
 def generate() -> dict[str, Any]:
     """Build the snapshot document from the installed ``sagemaker-core`` tables."""
-    from sagemaker.core import common_utils, image_uris  # type: ignore[import-untyped]  # dev-only dependency
+    from sagemaker.core import common_utils, fw_utils, image_uris  # type: ignore[import-untyped]  # dev-only dependency
 
     # The SDK re-reads botocore's endpoint table on every call (about 0.2 s); one resolver serves all calls.
     resolver = common_utils._botocore_resolver()
     original = common_utils._botocore_resolver
     common_utils._botocore_resolver = lambda: resolver
+    families = frozenset(fw_utils.GRAVITON_ALLOWED_TARGET_INSTANCE_FAMILY)
+    graviton = (families, frozenset(fw_utils.GRAVITON_ALLOWED_FRAMEWORKS))
     try:
-        return _generate(image_uris)
+        return _generate(image_uris, graviton)
     finally:
         common_utils._botocore_resolver = original
 
 
-def _generate(image_uris: Any) -> dict[str, Any]:
+def _architecture(framework: str, probe: str | None, graviton: tuple[frozenset[str], frozenset[str]]) -> dict[str, Any]:
+    """The CPU architecture the pinned build runs on, with where the SDK says so. The SDK resolves an image in its
+    ``inference_graviton`` scope (the arm64 builds) exactly when the framework has Graviton builds and the instance
+    family is one of its Graviton families; every other scope holds x86_64 builds."""
+    families, frameworks = graviton
+    version = metadata.version("sagemaker-core")
+    family = probe.split(".")[1] if probe else ""
+    if framework in frameworks and family in families:
+        return {
+            "architecture": "arm64",
+            "architecture_source": (
+                f"sagemaker-core {version} image_uri_config/{framework}.json 'inference_graviton' scope (the arm64 "
+                f"builds), which image_uris.retrieve uses for fw_utils.GRAVITON_ALLOWED_TARGET_INSTANCE_FAMILY"
+            ),
+            "host_families": sorted(families),
+        }
+    return {
+        "architecture": "x86_64",
+        "architecture_source": (
+            f"sagemaker-core {version} image_uri_config/{framework}.json 'inference' scope: x86_64 builds (the SDK "
+            f"lists arm64 builds only in an 'inference_graviton' scope)"
+        ),
+    }
+
+
+def _generate(image_uris: Any, graviton: tuple[frozenset[str], frozenset[str]]) -> dict[str, Any]:
     config_dir = Path(image_uris.__file__).with_name("image_uri_config")
     regions = _all_regions(config_dir)
     images: dict[str, Any] = {}
@@ -113,6 +140,7 @@ def _generate(image_uris: Any) -> dict[str, Any]:
             "repository": repository,
             "tag": tag,
             "accounts": dict(sorted(accounts.items())),
+            **_architecture(framework, probe, graviton),
         }
     return {
         "generated_by": "python -m inference_constructs.containers.generate",

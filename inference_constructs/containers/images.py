@@ -62,6 +62,13 @@ class ContainerImage:
         ECR repository name and image tag.
     accounts:
         Registry account per region, for every region the SDK table lists.
+    architecture:
+        The CPU architecture the build runs on (``x86_64`` or ``arm64``), from the SDK table's scope.
+    host_families:
+        For an arm64 build, the instance families the SDK resolves it for (its Graviton families); empty for
+        x86_64 builds, which run on every x86_64 family.
+    architecture_source:
+        Where the SDK states the architecture.
     """
 
     key: str
@@ -70,6 +77,18 @@ class ContainerImage:
     repository: str
     tag: str
     accounts: Mapping[str, str]
+    architecture: str = "x86_64"
+    host_families: tuple[str, ...] = ()
+    architecture_source: str = ""
+
+    def host_problem(self, family: str, architecture: str) -> str | None:
+        """Why this build cannot run on a host of ``family`` with CPU ``architecture``, or ``None`` when it can."""
+        if architecture != self.architecture:
+            return f"{self.repository}:{self.tag} is an {self.architecture} build and the host is {architecture}"
+        if self.host_families and family not in self.host_families:
+            listed = ", ".join(self.host_families)
+            return f"{self.repository}:{self.tag} is published for the {architecture} families {listed}, not {family}"
+        return None
 
     @property
     def mapping_key(self) -> str:
@@ -111,6 +130,9 @@ def load_snapshot() -> ImageSnapshot:
             repository=entry["repository"],
             tag=entry["tag"],
             accounts=MappingProxyType(dict(entry["accounts"])),
+            architecture=entry["architecture"],
+            host_families=tuple(entry.get("host_families", ())),
+            architecture_source=entry["architecture_source"],
         )
         for key, entry in doc["images"].items()
     }

@@ -30,10 +30,6 @@ class CostAnomalyMonitor(Construct):
 
     Parameters
     ----------
-    scope:
-        Parent construct.
-    construct_id:
-        Construct id.
     notify_email:
         Address that receives the anomaly summaries (config ``cost.anomaly_monitor.notify_email``).
     threshold_usd:

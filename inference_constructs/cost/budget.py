@@ -65,10 +65,6 @@ class BudgetGuardrail(Construct):
 
     Parameters
     ----------
-    scope:
-        Parent construct.
-    construct_id:
-        Construct id.
     monthly_limit_usd:
         Budget limit in USD per calendar month (config ``cost.budget.monthly_limit_usd``).
     notify_emails:

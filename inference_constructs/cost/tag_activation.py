@@ -65,10 +65,6 @@ class CostAllocationTagActivation(Construct):
 
     Parameters
     ----------
-    scope:
-        Parent construct.
-    construct_id:
-        Construct id.
     tag_keys:
         Tag keys to activate (config ``cost.activate_cost_allocation_tags``), e.g. ``["team", "cost-center"]``.
     retry_interval:

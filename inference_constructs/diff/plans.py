@@ -1,7 +1,8 @@
 """The plan side of ``diff``: what a config change does to each endpoint and profile, to the monthly cost, to the
 Savings Plan commitment the plan recommends, and to the plan's warnings. Pure Python (no ``aws_cdk`` import).
 
-Per endpoint (by name): added, removed or changed, with the host, instance type, capacity bounds and hosting stack
+Per source account's cross-account link and per agent (by account and name): added, removed or changed. Per
+endpoint (by name): added, removed or changed, with the host, instance type, capacity bounds and hosting stack
 before and after (an instance type change with the new plan's reason for its host), and the on-demand monthly cost
 at the capacity minimum and maximum; per Bedrock profile (by
 name): added, removed, or a model change. Totals are the differences of the summed monthly costs at minimum and at
@@ -144,6 +145,32 @@ def _endpoint_fields(entry: Doc) -> dict[str, Any]:
     }
 
 
+def _entries(doc: Doc, key: str) -> Any:
+    """The named entries at ``key`` (a dotted path); the cross-account links are named by their account."""
+    if key != "observability.cross_account.links":
+        return doc.get(key, [])
+    observability = doc.get("observability")
+    cross = observability.get("cross_account") if isinstance(observability, Mapping) else None
+    links = cross.get("links", []) if isinstance(cross, Mapping) else []
+    return [{"name": link.get("account"), **link} for link in links if isinstance(link, Mapping)]
+
+
+def _link_fields(entry: Doc) -> dict[str, Any]:
+    """What a diff compares of a source account's link: where it deploys, what it shares, whether it exists."""
+    return {k: entry.get(k) for k in ("stack", "region", "resource_types", "deployed")}
+
+
+def _agent_fields(entry: Doc) -> dict[str, Any]:
+    """What a diff compares of an agent: deployed or not, its artifact and its session lifecycle."""
+    life = entry.get("lifecycle") or {}
+    return {
+        "deployed": entry.get("deployed"),
+        "artifact": entry.get("artifact"),
+        "idle_timeout_seconds": life.get("idle_timeout_seconds"),
+        "max_lifetime_seconds": life.get("max_lifetime_seconds"),
+    }
+
+
 def _cost(entry: Doc | None, key: str) -> float:
     value = entry.get(key) if entry is not None else None
     return float(value) if isinstance(value, int | float) else 0.0
@@ -175,7 +202,8 @@ def _item(kind: str, name: str, old: Doc | None, new: Doc | None, fields: Any) -
 
 
 def diff_plans(old: Doc, new: Doc) -> PlanDiff:
-    """Compare two plan documents (``PlatformPlan.to_json()``): endpoints and Bedrock profiles by name.
+    """Compare two plan documents (``PlatformPlan.to_json()``): endpoints and Bedrock profiles by name, the
+    cross-account links by source account, and the agents by name.
 
     Raises
     ------
@@ -186,9 +214,11 @@ def diff_plans(old: Doc, new: Doc) -> PlanDiff:
     for kind, key, fields in (
         ("endpoint", "endpoints", _endpoint_fields),
         ("profile", "bedrock", lambda e: {"model": e.get("model")}),
+        ("source account", "observability.cross_account.links", _link_fields),
+        ("agent", "agents", _agent_fields),
     ):
-        before = _by_name(old.get(key, []), f"old.{key}")
-        after = _by_name(new.get(key, []), f"new.{key}")
+        before = _by_name(_entries(old, key), f"old.{key}")
+        after = _by_name(_entries(new, key), f"new.{key}")
         names = [*before, *(n for n in after if n not in before)]
         items.extend(_item(kind, n, before.get(n), after.get(n), fields) for n in names)
     endpoints = [i for i in items if i.kind == "endpoint"]

@@ -5,22 +5,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from inference_constructs._lazy import lazy_exports
-from inference_constructs.hosting.decisions import (
+from inference_constructs.hosting.decisions import EndpointPlan, plan_endpoint
+from inference_constructs.hosting.interface import IInferenceEndpoint, MetricOptions
+from inference_constructs.hosting.request import (
     AsyncOptions,
     Capacity,
     CapacityReservation,
     DataCaptureOptions,
     DeploymentOptions,
     DeploymentStrategy,
-    EndpointPlan,
     EndpointRequest,
     MetricsOptions,
     MultiModelOptions,
     ServerlessOptions,
     VpcOptions,
-    plan_endpoint,
 )
-from inference_constructs.hosting.interface import IInferenceEndpoint, MetricOptions
 
 if TYPE_CHECKING:
     from inference_constructs.hosting.endpoint import InferenceEndpoint

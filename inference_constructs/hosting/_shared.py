@@ -33,6 +33,8 @@ _WRITTEN = "_inference_constructs_written"
 _ENV = "_inference_constructs_env"
 # ... and of its image mapping.
 _MAPPING = "_inference_constructs_image_mapping"
+#: Attribute of a stack holding each image's (URI, registry account) tokens, made once per stack and image.
+_URIS = "_inference_constructs_image_uris"
 _STORAGE = "_inference_constructs_storage"
 
 
@@ -107,6 +109,11 @@ def image_uri(
         return snapshot.uri(image.key, region), image.accounts[region]
     user = path.removesuffix(".serving") if path != "serving" else scope.node.path
     RegionRules.of(stack).require(image_requirement(image.key, image.repository, image.tag, image.accounts, [user]))
+    uris: dict[tuple[str, str, str], tuple[str, str]] = getattr(stack, _URIS, None) or {}
+    pinned = (image.key, image.repository, image.tag)
+    if pinned in uris:
+        # The same lookups, already in the mapping: the tokens are reused (three jsii round trips per endpoint).
+        return uris[pinned]
     mapping = _mapping(stack, image, snapshot.domains)
     column = image.mapping_key
     # Each column is written once per stack: every set_value is a round trip to the jsii kernel, and
@@ -124,6 +131,8 @@ def image_uri(
     account = mapping.find_in_map(aws_region, column)
     domain = mapping.find_in_map(aws_region, _DOMAIN)
     uri = Fn.join("", [account, ".dkr.ecr.", aws_region, ".", domain, f"/{image.repository}:{image.tag}"])
+    uris[pinned] = (uri, account)
+    setattr(stack, _URIS, uris)
     return uri, account
 
 

@@ -12,7 +12,6 @@ to the plan, which runs them with the config's key paths.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.catalog import Catalog, InstanceType
@@ -24,7 +23,6 @@ from inference_constructs.containers import (
 from inference_constructs.containers.compatibility import endpoint_kinds, variant_hosts
 from inference_constructs.containers.model_access import TOKEN_VARIABLES, gated_prefix, is_commit_hash, looks_like_token
 from inference_constructs.errors import ProblemCollector
-from inference_constructs.hosting.host_ami import host_ami_problem
 from inference_constructs.hosting.request import EndpointRequest, ServerlessOptions
 from inference_constructs.scaling.decisions import (
     check_capacity as check_capacity_bounds,
@@ -373,19 +371,6 @@ def has_image(serving: Serving, inst: InstanceType) -> bool:
     if serving is Serving.CUSTOM:
         return True
     return image_key(serving, ImageVariant.for_host(inst.accelerator, inst.architecture)) is not None
-
-
-def host_filter(req: EndpointRequest, *, explicit: bool) -> Callable[[InstanceType], bool]:
-    """The hosts the sizing may choose for ``req``: an image of its serving stack that takes its kind, and (unless
-    the host is ``explicit``: the AMI decision then names the key) an AMI that runs the image there."""
-
-    def fits_rules(inst: InstanceType) -> bool:
-        variant = ImageVariant.for_host(inst.accelerator, inst.architecture)
-        if not (has_image(req.serving, inst) and hosts_kind(req.kind, req.serving, variant)):
-            return False
-        return explicit or host_ami_problem(req.host_ami, image_key(req.serving, variant), inst) is None
-
-    return fits_rules
 
 
 def check_explicit_host(req: EndpointRequest, catalog: Catalog, p: ProblemCollector, path: str) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from types import MappingProxyType
 
+from inference_constructs._lazy import moved_names
 from inference_constructs.catalog import Catalog, InstanceType, load_catalog
 from inference_constructs.containers import (
     MODEL_DIR,
@@ -44,7 +45,6 @@ from inference_constructs.hosting.checks import (
     check_multi_model_host,
     check_network,
     check_serverless,
-    host_filter,
     key_path,
     stages_weights,
 )
@@ -58,29 +58,10 @@ from inference_constructs.hosting.endpoint_plan import (
 )
 from inference_constructs.hosting.host_ami import HostAmiDecision, decide_host_ami
 from inference_constructs.hosting.metrics_config import check_metrics, decide_metrics_config
-from inference_constructs.hosting.pools import (
-    check_instance_pools,
-    plan_instance_pools,
-    ranked_first_host,
-)
-from inference_constructs.hosting.request import (
-    AsyncOptions,
-    Capacity,
-    CapacityReservation,
-    DataCaptureOptions,
-    DeploymentOptions,
-    DeploymentStrategy,
-    EndpointRequest,
-    MetricsOptions,
-    MultiModelOptions,
-    ServerlessOptions,
-    VpcOptions,
-)
-from inference_constructs.hosting.reservation import (
-    check_capacity_reservation,
-    decide_reservation,
-    reservation_warning,
-)
+from inference_constructs.hosting.pools import check_instance_pools, plan_instance_pools, ranked_first_host
+from inference_constructs.hosting.request import AsyncOptions, EndpointRequest, ServerlessOptions
+from inference_constructs.hosting.reservation import check_capacity_reservation, decide_reservation, reservation_warning
+from inference_constructs.hosting.serving_rules import decide_options, decide_prefix_routing, host_filter, sized_model
 from inference_constructs.isolation import decide_isolation
 from inference_constructs.scaling.decisions import uses_inference_component
 from inference_constructs.sizing import HostDecision, choose_host
@@ -94,24 +75,32 @@ from inference_constructs.spec import (
 __all__ = [
     "DEFAULT_VARIANT_NAME",
     "AsyncOptions",
-    "Capacity",
-    "CapacityReservation",
-    "DataCaptureOptions",
-    "DeploymentOptions",
-    "DeploymentStrategy",
     "EndpointPlan",
     "EndpointRequest",
     "InferenceComponentPlan",
-    "MetricsOptions",
     "ModelData",
     "ModelDataKind",
-    "MultiModelOptions",
     "ServerlessOptions",
     "ServerlessPlan",
-    "VpcOptions",
     "plan_endpoint",
     "startup_timeouts",
 ]
+
+#: The request types this module re-exported, kept for one release: they live in ``hosting.request``.
+__getattr__ = moved_names(
+    __name__,
+    dict.fromkeys(
+        (
+            "Capacity",
+            "DataCaptureOptions",
+            "DeploymentOptions",
+            "DeploymentStrategy",
+            "MultiModelOptions",
+            "VpcOptions",
+        ),
+        "inference_constructs.hosting.request",
+    ),
+)
 
 DEFAULT_VARIANT_NAME = "AllTraffic"
 """Production variant name. Blue/green updates need the same variant name in the new config."""
@@ -157,7 +146,7 @@ def _choose(req: EndpointRequest, catalog: Catalog, path: str) -> HostDecision:
     multi_gpu_rule = req.kind is EndpointKind.MULTI_MODEL
     fits_rules = host_filter(req, explicit=req.instance_type is not None)
     return choose_host(
-        req.model,
+        sized_model(req),
         serving=req.serving,
         accelerator=req.accelerator,
         instance_type=req.instance_type,
@@ -202,6 +191,13 @@ def _model_data(req: EndpointRequest, access: ModelAccess | None = None) -> Mode
         kind = ModelDataKind.PREFIX if m.s3_uri.endswith("/") else ModelDataKind.ARCHIVE
         return ModelData(kind, m.s3_uri)
     return ModelData(ModelDataKind.NONE)
+
+
+def _model_location(req: EndpointRequest, model_data: ModelData) -> str | None:
+    """Where an LLM server loads the model from: the hub id without model data, else the model directory."""
+    if not req.serving.is_llm:
+        return None
+    return req.model.id if model_data.kind is ModelDataKind.NONE else MODEL_DIR
 
 
 _HOST_RAM_SHARE = 0.9
@@ -272,7 +268,7 @@ def _startup_and_storage(
     if host is None:
         return download_s, startup_s, routing, volume
     llm = req.serving.is_llm
-    weights_gb = host.weights_gb
+    weights_gb = host.weights_gb + host.draft_weights_gb  # a speculative draft downloads and loads too
     if llm or req.model.parameters_billion is not None:
         download_s, startup_s = startup_timeouts(weights_gb, accelerator)
         reasons.append(
@@ -466,12 +462,8 @@ def plan_endpoint(
 
     access = _model_access(req)
     model_data = _model_data(req, access)
-    if llm and model_data.kind is ModelDataKind.NONE:
-        location: str | None = req.model.id
-    elif llm:
-        location = MODEL_DIR
-    else:
-        location = None
+    location = _model_location(req, model_data)
+    options = decide_options(req, host, accelerator, image, reasons, path=path) if llm or req.serving_options else None
     serving_parameters = ServingParameters(
         serving=req.serving,
         accelerator=accelerator,
@@ -483,11 +475,18 @@ def plan_endpoint(
         quantization=quantization if llm else None,
         model_loading_timeout_seconds=startup_s if llm else None,
     )
-    extra_env = {**req.environment, **_token_environment(req, access, reasons)}
+    extra_env = {
+        **(options.environment if options else {}),
+        **req.environment,
+        **_token_environment(req, access, reasons),
+    }
     env = container_environment(serving_parameters, extra_env)
     limits = ProblemCollector()
     validate_environment(env, limits, key_path(path, "environment"))
     limits.raise_if_any()
+
+    prefix_routing = decide_prefix_routing(req, host, options, routing, reasons, path=path)
+    routing = prefix_routing.strategy if prefix_routing is not None else routing
 
     pools = plan_instance_pools(
         req,
@@ -563,8 +562,10 @@ def plan_endpoint(
         inference_component=component,
         host_ami=ami,
         model_access=access,
+        warnings=(*warnings, *([reservation_warning(reservation, path)] if reservation else [])),
+        prefix_aware_routing=prefix_routing,
+        serving_options=options if options is not None and options.environment else None,
         instance_pools=pools,
         capacity_reservation=reservation,
         metrics_config=metrics_config,
-        warnings=(*warnings, *([reservation_warning(reservation, path)] if reservation else [])),
     )

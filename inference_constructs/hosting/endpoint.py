@@ -28,17 +28,12 @@ from inference_constructs._grants import grant_managed
 from inference_constructs.catalog import Catalog
 from inference_constructs.compliance import acknowledge_all
 from inference_constructs.hosting import properties
-from inference_constructs.hosting.decisions import (
-    Capacity,
-    EndpointPlan,
-    EndpointRequest,
-    InferenceComponentPlan,
-    plan_endpoint,
-)
+from inference_constructs.hosting.decisions import EndpointPlan, InferenceComponentPlan, plan_endpoint
 from inference_constructs.hosting.imported import EndpointImports, invoke_actions
 from inference_constructs.hosting.metrics import EndpointMetrics
 from inference_constructs.hosting.network import VpcLike, owned_role, resolve_vpc
 from inference_constructs.hosting.outputs import async_output, data_capture
+from inference_constructs.hosting.request import Capacity, EndpointRequest
 from inference_constructs.hosting.role import ExecutionStatements, execution_image
 from inference_constructs.hosting.rollback import rollback_alarms
 from inference_constructs.hosting.scaling_hooks import EndpointScalingHooks

@@ -10,6 +10,7 @@ from enum import StrEnum
 
 from inference_constructs.containers import ContainerImage
 from inference_constructs.containers.model_access import ModelAccess, ModelStaging
+from inference_constructs.containers.serving_options import OptionsDecision, RoutingDecision
 from inference_constructs.hosting.deployment import DeploymentPlan
 from inference_constructs.hosting.host_ami import HostAmiDecision
 from inference_constructs.hosting.metrics_config import MetricsConfigPlan
@@ -163,6 +164,12 @@ class EndpointPlan:
     """The variant's ``CapacityReservationConfig``; None: on-demand capacity."""
     metrics_config: MetricsConfigPlan | None = None
     """The endpoint config's ``MetricsConfig``; None: not written (SageMaker's defaults)."""
+    prefix_aware_routing: RoutingDecision | None = None
+    """``PrefixAwareRoutingConfig`` (``PrefixLength``, ``ConcurrencyThreshold``) and why, when ``routing_strategy`` is
+    ``PREFIX_AWARE``; None otherwise."""
+    serving_options: OptionsDecision | None = None
+    """The container variables the endpoint's serving options wrote (speculative decoding, prefix caching,
+    quantization, batching); None when none was given."""
 
     @property
     def inference_ami_version(self) -> str | None:

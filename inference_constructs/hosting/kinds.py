@@ -18,22 +18,25 @@ from constructs import Construct
 from inference_constructs import _coerce
 from inference_constructs.catalog import Catalog
 from inference_constructs.containers.model_access import HfTokenSecret
+from inference_constructs.containers.serving_options import ServingOptions
 from inference_constructs.errors import ProblemCollector
-from inference_constructs.hosting.decisions import (
+from inference_constructs.hosting.decisions import EndpointPlan
+from inference_constructs.hosting.endpoint import InferenceEndpoint
+from inference_constructs.hosting.request import (
     AsyncOptions,
     Capacity,
+    CapacityLike,
     CapacityReservation,
     DataCaptureOptions,
     DeploymentOptions,
-    EndpointPlan,
     EndpointRequest,
+    InstancePoolsLike,
     MetricsOptions,
     MultiModelOptions,
     ServerlessOptions,
     VpcOptions,
+    coerce_capacity,
 )
-from inference_constructs.hosting.endpoint import InferenceEndpoint
-from inference_constructs.hosting.request import CapacityLike, InstancePoolsLike, coerce_capacity
 from inference_constructs.scaling.autoscaling import ServerlessScaling
 from inference_constructs.scaling.decisions import DEFAULT_PROVISIONED_CONCURRENCY_UTILIZATION
 from inference_constructs.sizing import HostDecision
@@ -126,6 +129,7 @@ class _KindEndpoint(InferenceEndpoint):
         async_inference: AsyncOptions | None = None,
         multi_model: MultiModelOptions | None = None,
         quantization: str | None = None,
+        serving_options: ServingOptions | None = None,
         hf_token: HfTokenLike | None = None,
         image: str | None = None,
         accelerator: AcceleratorChoice | str = AcceleratorChoice.AUTO,
@@ -170,6 +174,9 @@ class _KindEndpoint(InferenceEndpoint):
             quantization=quantization,
             environment=dict(environment or {}),
             hf_token=token,
+            serving_options=_coerce.typed_prop(_prop(path, "serving_options"), serving_options, ServingOptions)
+            if serving_options is not None
+            else None,
             instance_pools=(
                 instance_pools
                 if instance_pools is None or isinstance(instance_pools, str | int)
@@ -249,7 +256,13 @@ class RealtimeEndpoint(_KindEndpoint):
         Blue/green update policy and rollback alarms. Default: blue/green all at once with a 10-minute
         baking period and rollback on 5XX rate or p99 latency.
     quantization:
-        Runtime quantization method. Default: ``fp8`` when ``model.dtype`` is fp8 on GPU, else none.
+        Runtime quantization method (``awq``, ``gptq``, ``fp8``, ``bitsandbytes``, ...; ``model.dtype`` must be the
+        dtype it serves, e.g. int4 for awq). Default: ``fp8`` when ``model.dtype`` is fp8 on GPU, else none.
+    serving_options:
+        Speculative decoding (a draft model, which the sizing counts, or ngram / EAGLE / Medusa), prefix caching,
+        batching limits and prefix-aware routing, written to the engine's own variables
+        (:class:`~inference_constructs.containers.serving_options.ServingOptions`; the config's ``serving:``
+        mapping). Default: the engine's defaults, least-outstanding-requests routing.
     environment:
         Extra container variables, applied last. Default: only the ones derived from the decisions.
     hf_token:
@@ -290,6 +303,7 @@ class RealtimeEndpoint(_KindEndpoint):
         serving: Serving | str = Serving.LMI,
         async_inference: AsyncOptions | None = None,
         quantization: str | None = None,
+        serving_options: ServingOptions | None = None,
         hf_token: HfTokenLike | None = None,
         **props: Unpack[_InstanceProps],
     ) -> None:
@@ -301,6 +315,7 @@ class RealtimeEndpoint(_KindEndpoint):
             serving=serving,
             async_inference=async_inference,
             quantization=quantization,
+            serving_options=serving_options,
             hf_token=hf_token,
             **props,
         )

@@ -26,7 +26,7 @@ from inference_constructs.observability.metric_table import MetricDefinition
 from inference_constructs.observability.metrics import cloudwatch_unit
 
 if TYPE_CHECKING:
-    from inference_constructs.hosting.decisions import Capacity
+    from inference_constructs.hosting.request import Capacity
     from inference_constructs.scaling.inference_component import ModelInferenceComponent
 
 __all__ = ["EndpointMetrics", "MetricOptions"]

@@ -18,7 +18,8 @@ from constructs import Construct
 
 from inference_constructs import _tokens
 from inference_constructs.hosting._shared import InferenceStorage
-from inference_constructs.hosting.decisions import AsyncOptions, DataCaptureOptions, EndpointPlan
+from inference_constructs.hosting.decisions import EndpointPlan
+from inference_constructs.hosting.request import AsyncOptions, DataCaptureOptions
 from inference_constructs.hosting.role import ExecutionStatements
 
 __all__ = ["AsyncOutput", "DataCapture", "async_output", "data_capture"]

@@ -24,9 +24,10 @@ from typing import Any
 from inference_constructs.catalog import Catalog, InstanceType
 from inference_constructs.containers import ServingParameters, container_environment
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
-from inference_constructs.hosting.checks import host_filter, key_path
+from inference_constructs.hosting.checks import key_path
 from inference_constructs.hosting.host_ami import host_ami_problem
 from inference_constructs.hosting.request import EndpointRequest
+from inference_constructs.hosting.serving_rules import host_filter, host_problem, sized_model
 from inference_constructs.sizing import Fit, HostDecision, choose_host, feasible_hosts
 from inference_constructs.spec import Accelerator, EndpointKind
 from inference_constructs.units import HOURS_PER_MONTH
@@ -297,7 +298,7 @@ def _mismatch(inst: InstanceType, v: _Variant, volume_for: Callable[[InstanceTyp
         problem = host_ami_problem(v.ami_version, v.image_key, inst)
         if problem is not None:
             return f"the variant's InferenceAmiVersion {v.ami_version} does not run it: {problem[0]}"
-    volume = volume_for(inst, v.host.weights_gb)
+    volume = volume_for(inst, v.host.weights_gb + v.host.draft_weights_gb)  # a speculative draft is stored too
     if volume != v.volume_size_gb:
         if v.volume_size_gb is None:
             return f"needs a {volume} GB ML storage volume, which the variant (on {first.name}) does not set"
@@ -363,10 +364,14 @@ def plan_instance_pools(
     volume_for: Callable[[InstanceType, float], int | None],
 ) -> InstancePoolsPlan | None:
     """The variant's pools: the chosen host first, then (``auto`` or a count) the next cheapest hosts the sizing
-    finds the model fits, each left out with its reason when it cannot share the variant's image, AMI, volume,
-    key or GPU count; or (a list) the listed hosts in their order, each checked like an explicit host. A pool's
-    container environment is the variant's (``parameters`` with ``extra_env``) at that pool's tensor parallel degree;
-    ``volume_for(host, weights_gb)`` is the ML storage volume a host would get. None without pools or a host.
+    finds the model (with its speculative draft) fits, each left out with its reason when it cannot share the
+    variant's image, AMI, volume, key or GPU count; or (a list) the listed hosts in their order, each checked like an
+    explicit host. Every pool host passes the primary host's rules
+    (:func:`~inference_constructs.hosting.serving_rules.host_problem`: image and kind, the serving options' prefix
+    caching, AMI). A pool's container
+    environment is the variant's (``parameters`` with ``extra_env``: the serving options' variables, the user's and
+    the token's) at that pool's tensor parallel degree; ``volume_for(host, weights_gb)`` is the ML storage volume a
+    host would get. None without pools or a host.
 
     Raises
     ------
@@ -396,12 +401,11 @@ def plan_instance_pools(
             path=path,
             environment_for=environment_for,
             volume_for=volume_for,
-            host_filter=filtered,
         )
         return InstancePoolsPlan(pools, (), "explicit", req.instance_provision_timeout_seconds)
     chosen, left_out = [first], []
     for fit in feasible_hosts(
-        req.model, serving=req.serving, accelerator=req.accelerator, catalog=catalog, predicate=filtered
+        sized_model(req), serving=req.serving, accelerator=req.accelerator, catalog=catalog, predicate=filtered
     ):
         if len(chosen) == count:
             break
@@ -431,7 +435,6 @@ def _listed_pools(
     path: str,
     environment_for: Callable[[int], Mapping[str, str]],
     volume_for: Callable[[InstanceType, float], int | None],
-    host_filter: Callable[[InstanceType], bool],
 ) -> tuple[InstancePool, ...]:
     """The pools of a ranked list: each listed host checked like an explicit ``instance_type``; a host that cannot
     join is an error (it was asked for), not left out."""
@@ -441,7 +444,7 @@ def _listed_pools(
     for i, name in enumerate(listed[1:], start=1):
         try:
             d = choose_host(
-                req.model,
+                sized_model(req),
                 serving=req.serving,
                 accelerator=req.accelerator,
                 instance_type=name,
@@ -452,14 +455,13 @@ def _listed_pools(
         except InferenceConfigError as err:
             p.extend(str(x).replace(f"{key}[{i}].instance_type", f"{key}[{i}]") for x in err.problems)
             continue
-        why = _mismatch(d.instance, v, volume_for)
-        if why is None and not host_filter(d.instance):
-            why = f"serving {req.serving.value} has no image and AMI for it that takes a {req.kind.value} endpoint"
+        why = _mismatch(d.instance, v, volume_for) or host_problem(req, d.instance, explicit=False)
         if why is not None:
             p.add(
                 f"{key}[{i}]",
                 f"{name} cannot be a pool of this variant: {why}",
-                "list hosts that share the first host's accelerator, image, AMI, storage and GPU count",
+                "list hosts that share the first host's accelerator, image, AMI, storage and GPU count and run "
+                "its serving options",
             )
             continue
         pools.append(_pool(i + 1, d, v=v, environment_for=environment_for, why=f"priority {i + 1}: listed; {_fits(d)}"))

@@ -122,7 +122,10 @@ def production_variant(
         volume_size_in_gb=plan.volume_size_gb,
         inference_ami_version=plan.inference_ami_version,
         routing_config=(
-            sagemaker.CfnEndpointConfig.RoutingConfigProperty(routing_strategy=plan.routing_strategy)
+            sagemaker.CfnEndpointConfig.RoutingConfigProperty(
+                routing_strategy=plan.routing_strategy,
+                prefix_aware_routing_config=_prefix_aware(plan),
+            )
             if plan.routing_strategy
             else None
         ),
@@ -138,6 +141,16 @@ def metrics_config(plan: EndpointPlan) -> sagemaker.CfnEndpointConfig.MetricsCon
         enable_detailed_observability=m.enable_detailed_observability,
         enable_enhanced_metrics=m.enable_enhanced_metrics,
         metric_publish_frequency_in_seconds=m.metric_publish_frequency_seconds,
+    )
+
+
+def _prefix_aware(plan: EndpointPlan) -> sagemaker.CfnEndpointConfig.PrefixAwareRoutingConfigProperty | None:
+    """``PrefixAwareRoutingConfig`` when the plan routes by prefix (its length and threshold are the plan's)."""
+    r = plan.prefix_aware_routing
+    if r is None:
+        return None
+    return sagemaker.CfnEndpointConfig.PrefixAwareRoutingConfigProperty(
+        prefix_length=r.prefix_length, concurrency_threshold=r.concurrency_threshold
     )
 
 

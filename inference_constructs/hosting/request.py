@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from inference_constructs._coerce import int_prop, prop_type_error
+from inference_constructs.containers.serving_options import ServingOptions
 from inference_constructs.errors import InferenceConfigError, Problem
 from inference_constructs.hf_token import HfTokenSecret
 from inference_constructs.scaling.defaults import (
@@ -292,6 +293,9 @@ class EndpointRequest:
     data_capture: DataCaptureOptions | None = None
     deployment: DeploymentOptions = field(default_factory=DeploymentOptions)
     quantization: str | None = None
+    """Runtime quantization method (the config's ``serving_options.quantization``), e.g. ``awq`` with ``model.dtype``
+    int4. Default: ``serving_options.quantization``, else ``fp8`` when ``model.dtype`` is fp8 on a GPU LLM server,
+    else none."""
     environment: Mapping[str, str] = field(default_factory=dict)
     """Extra container variables, merged after the library's; keys the library writes are refused."""
     hf_token: HfTokenSecret | None = None
@@ -310,8 +314,27 @@ class EndpointRequest:
     """Run the variant on reserved ML capacity (``CapacityReservationConfig``). None: on-demand capacity."""
     metrics: MetricsOptions | None = None
     """The endpoint config's ``MetricsConfig``. None: not written (SageMaker's defaults)."""
+    serving_options: ServingOptions | None = None
+    """Speculative decoding, prefix caching, batching limits and routing (the config's ``serving_options``),
+    written to the engine's own variables and sized. Default: none (the engine's defaults; LLM real-time endpoints
+    route to the instance with the fewest outstanding requests)."""
 
     def __post_init__(self) -> None:
         # One secret per endpoint: a ModelSpec that carries it (Python API) is read the same as the config key.
         if self.hf_token is None and self.model.hf_token is not None:
             object.__setattr__(self, "hf_token", self.model.hf_token)
+        # The quantization prop and serving_options.quantization are one setting: either may carry it.
+        options_q = self.serving_options.quantization if self.serving_options else None
+        if options_q is not None and self.quantization not in (None, options_q):
+            raise InferenceConfigError(
+                [
+                    Problem(
+                        "serving_options.quantization",
+                        f"{options_q} differs from quantization {self.quantization}",
+                        "give the method once",
+                        "conflict",
+                    )
+                ]
+            )
+        if self.quantization is None and options_q is not None:
+            object.__setattr__(self, "quantization", options_q)

@@ -12,10 +12,9 @@ from constructs import Construct
 from inference_constructs.compliance import acknowledge_all
 from inference_constructs.hosting.decisions import EndpointPlan
 from inference_constructs.observability.alarm_resources import (
-    COMPARISON_OPERATOR_MEMBERS,
-    TREAT_MISSING_DATA_MEMBERS,
     AlarmMetric,
     add_alarm,
+    planned_options,
 )
 
 __all__ = ["rollback_alarms"]
@@ -37,11 +36,7 @@ def rollback_alarms(
             a.construct_id,
             AlarmMetric(a.namespace, a.metric_name, dimensions, a.statistic, a.period_seconds, unit=a.unit),
             threshold=a.threshold,
-            comparison_operator=COMPARISON_OPERATOR_MEMBERS[a.comparison_operator],
-            evaluation_periods=a.evaluation_periods,
-            datapoints_to_alarm=a.datapoints_to_alarm,
-            treat_missing_data=TREAT_MISSING_DATA_MEMBERS[a.treat_missing_data],
-            description=a.description,
+            **planned_options(a, description=a.description),
         )
         acknowledge_all(
             alarm,

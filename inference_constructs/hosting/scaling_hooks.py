@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from aws_cdk import aws_sagemaker as sagemaker
     from constructs import Node
 
-    from inference_constructs.hosting.decisions import Capacity, EndpointPlan
+    from inference_constructs.hosting.decisions import EndpointPlan
+    from inference_constructs.hosting.request import Capacity
 
 __all__ = ["EndpointScalingHooks"]
 

@@ -1,5 +1,6 @@
 """Observability for inference platforms: a SEARCH-based dashboard, alarms on one encrypted SNS topic, an X-Ray
-sampling rule, and a validator for every CloudWatch expression a template carries.
+sampling rule, Transaction Search, the cross-account observability sink and links, and a validator for every
+CloudWatch expression a template carries.
 
 See docs/observability.md.
 """
@@ -17,8 +18,10 @@ if TYPE_CHECKING:
     from inference_constructs.observability import metrics
     from inference_constructs.observability.alarm_resources import RenderedAlarm, alarm_of
     from inference_constructs.observability.alarms import InferenceAlarms
+    from inference_constructs.observability.cross_account import ObservabilityLink, ObservabilitySink
     from inference_constructs.observability.dashboard import InferenceDashboard
     from inference_constructs.observability.tracing import XRaySamplingRule
+    from inference_constructs.observability.transaction_search import TransactionSearch
 
 # The constructs and metric factories load aws_cdk on first use, so the pure modules (metric definitions,
 # targets, the template validator) import without it.
@@ -28,6 +31,8 @@ _getattr, __dir__ = lazy_exports(
         "InferenceAlarms": "inference_constructs.observability.alarms",
         **dict.fromkeys(("RenderedAlarm", "alarm_of"), "inference_constructs.observability.alarm_resources"),
         "InferenceDashboard": "inference_constructs.observability.dashboard",
+        **dict.fromkeys(("ObservabilityLink", "ObservabilitySink"), "inference_constructs.observability.cross_account"),
+        "TransactionSearch": "inference_constructs.observability.transaction_search",
         "XRaySamplingRule": "inference_constructs.observability.tracing",
         "metrics": "",
     },
@@ -46,7 +51,10 @@ __all__ = [
     "InferenceDashboard",
     "MonitoredEndpoint",
     "MonitoredProfile",
+    "ObservabilityLink",
+    "ObservabilitySink",
     "RenderedAlarm",
+    "TransactionSearch",
     "XRaySamplingRule",
     "alarm_of",
     "metrics",

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NotRequired, TypedDict, Unpack
+from typing import Any, TypedDict, Unpack
 
 from aws_cdk import aws_cloudwatch as cloudwatch
 from constructs import Construct
 
 from inference_constructs.errors import InferenceConfigError
+from inference_constructs.hosting.deployment import RollbackAlarmPlan
 from inference_constructs.observability.decisions import AlarmDecision
+from inference_constructs.scaling.types import WakeUpPolicy
 
 #: Statistics CloudWatch renders as ``Statistic``; everything else (``p99``, ``tm90``, ...) is ``ExtendedStatistic``.
 SIMPLE_STATISTICS = frozenset({"SampleCount", "Average", "Sum", "Minimum", "Maximum"})
@@ -101,7 +103,13 @@ class AlarmMath:
     label: str | None = None
 
 
-class AlarmOptions(TypedDict):
+class _ExtraOptions(TypedDict, total=False):
+    actions: Sequence[str]
+    ok_actions: Sequence[str]
+    direct_child: bool
+
+
+class AlarmOptions(_ExtraOptions):
     """How an alarm of :func:`add_alarm` or :func:`add_anomaly_alarm` evaluates and whom it notifies, rendered the
     same way by both.
 
@@ -117,9 +125,24 @@ class AlarmOptions(TypedDict):
     datapoints_to_alarm: int
     treat_missing_data: cloudwatch.TreatMissingData
     description: str
-    actions: NotRequired[Sequence[str]]
-    ok_actions: NotRequired[Sequence[str]]
-    direct_child: NotRequired[bool]
+
+
+#: How a planned alarm evaluates, in CloudFormation's values (comparison operator, evaluation periods, datapoints
+#: to alarm, missing data): a platform alarm, a rollback alarm, a wake-up step policy's alarm.
+AlarmTerms = AlarmDecision | RollbackAlarmPlan | WakeUpPolicy
+
+
+def planned_options(terms: AlarmTerms, *, description: str, **extra: Unpack[_ExtraOptions]) -> AlarmOptions:
+    """The :class:`AlarmOptions` of a planned alarm: its evaluation ``terms`` as the CDK enum members, its
+    ``description``, and the ``extra`` actions and child placement (default: none, a :class:`RenderedAlarm`)."""
+    return {
+        "comparison_operator": COMPARISON_OPERATOR_MEMBERS[terms.comparison_operator],
+        "evaluation_periods": terms.evaluation_periods,
+        "datapoints_to_alarm": terms.datapoints_to_alarm,
+        "treat_missing_data": TREAT_MISSING_DATA_MEMBERS[terms.treat_missing_data],
+        "description": description,
+        **extra,
+    }
 
 
 def add_alarm(
@@ -298,16 +321,9 @@ def add_planned_alarm(
             account_id=account_id,
         )
 
-    options: AlarmOptions = {
-        "comparison_operator": COMPARISON_OPERATOR_MEMBERS[decision.comparison_operator],
-        "evaluation_periods": decision.evaluation_periods,
-        "datapoints_to_alarm": decision.datapoints_to_alarm,
-        "treat_missing_data": TREAT_MISSING_DATA_MEMBERS[decision.treat_missing_data],
-        "description": decision.description,
-        "actions": actions,
-        "ok_actions": ok_actions,
-        "direct_child": direct_child,
-    }
+    options = planned_options(
+        decision, description=decision.description, actions=actions, ok_actions=ok_actions, direct_child=direct_child
+    )
     if decision.kind == "anomaly":
         std_devs = decision.std_devs
         assert std_devs is not None, "an anomaly alarm decision states its band width"

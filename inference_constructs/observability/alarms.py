@@ -19,7 +19,6 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
 
-from inference_constructs._coerce import props_of
 from inference_constructs._kms import alarm_topic_key
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
@@ -128,7 +127,7 @@ class InferenceAlarms(Construct):
             backlog_without_capacity_minutes=backlog_without_capacity_minutes,
             cold_start_seconds=cold_start_seconds,
         )
-        problems = check_alarm_settings(**props_of(settings), alarm_email=alarm_email)
+        problems = check_alarm_settings(settings, alarm_email=alarm_email)
         problems.extend(validate_endpoints(endpoints))
         problems.extend(validate_profiles(profiles))
         problems.raise_if_any()
@@ -225,35 +224,39 @@ def _endpoint_id(endpoint: MonitoredEndpoint, index: int) -> str:
 
 
 def check_alarm_settings(
-    *,
-    anomaly_std_devs: float = _DEFAULTS.anomaly_std_devs,
-    alarm_email: str | None = None,
-    error_rate_percent: float = _DEFAULTS.error_rate_percent,
-    oldest_request_age_seconds: int = _DEFAULTS.oldest_request_age_seconds,
-    backlog_without_capacity_minutes: int = _DEFAULTS.backlog_without_capacity_minutes,
-    cold_start_seconds: float = _DEFAULTS.cold_start_seconds,
-    path: str = "",
+    settings: AlarmSettings = _DEFAULTS, *, alarm_email: str | None = None, path: str = ""
 ) -> ProblemCollector:
-    """Collect every problem with the alarm settings (``path`` prefixes key names, e.g. ``observability``)."""
+    """Collect every problem with the alarm ``settings`` and ``alarm_email`` (``path`` prefixes key names, e.g.
+    ``observability``)."""
     problems = ProblemCollector()
-    if isinstance(anomaly_std_devs, bool) or not math.isfinite(anomaly_std_devs) or anomaly_std_devs <= 0:
+    if (
+        isinstance(settings.anomaly_std_devs, bool)
+        or not math.isfinite(settings.anomaly_std_devs)
+        or settings.anomaly_std_devs <= 0
+    ):
         problems.add(
-            key(path, "anomaly_std_devs"), f"{anomaly_std_devs} is not allowed", "use a number above 0, e.g. 2"
+            key(path, "anomaly_std_devs"), f"{settings.anomaly_std_devs} is not allowed", "use a number above 0, e.g. 2"
         )
     if alarm_email is not None and not is_unresolved(alarm_email) and not _EMAIL.match(alarm_email):
         problems.add(key(path, "alarm_email"), f"{alarm_email!r} is not an email address", "use name@example.com")
-    if not 0 < error_rate_percent <= 100:
-        problems.add(key(path, "error_rate_percent"), f"{error_rate_percent} is not allowed", "use 0 < percent <= 100")
-    if oldest_request_age_seconds <= 0:
+    if not 0 < settings.error_rate_percent <= 100:
         problems.add(
-            key(path, "oldest_request_age_seconds"), f"{oldest_request_age_seconds} is not allowed", "use seconds > 0"
+            key(path, "error_rate_percent"), f"{settings.error_rate_percent} is not allowed", "use 0 < percent <= 100"
         )
-    if not 1 <= backlog_without_capacity_minutes <= _MAX_ALARM_WINDOW_MINUTES:
+    if settings.oldest_request_age_seconds <= 0:
+        problems.add(
+            key(path, "oldest_request_age_seconds"),
+            f"{settings.oldest_request_age_seconds} is not allowed",
+            "use seconds > 0",
+        )
+    if not 1 <= settings.backlog_without_capacity_minutes <= _MAX_ALARM_WINDOW_MINUTES:
         problems.add(
             key(path, "backlog_without_capacity_minutes"),
-            f"{backlog_without_capacity_minutes} is not allowed",
+            f"{settings.backlog_without_capacity_minutes} is not allowed",
             f"use 1..{_MAX_ALARM_WINDOW_MINUTES} (an alarm looks back at most one day)",
         )
-    if cold_start_seconds <= 0:
-        problems.add(key(path, "cold_start_seconds"), f"{cold_start_seconds} is not allowed", "use seconds > 0")
+    if settings.cold_start_seconds <= 0:
+        problems.add(
+            key(path, "cold_start_seconds"), f"{settings.cold_start_seconds} is not allowed", "use seconds > 0"
+        )
     return problems

@@ -98,10 +98,6 @@ class BedrockGovernanceMonitoring(Construct):
 
     Parameters
     ----------
-    scope:
-        Parent construct.
-    construct_id:
-        Construct id.
     guardrails:
         Guardrail versions the profiles enforce. Default: none.
     invocation_logging:

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from inference_constructs._ids import construct_id
 from inference_constructs.observability import metric_table
+from inference_constructs.observability.cross_account_plan import CrossAccountDecision, TransactionSearchDecision
 from inference_constructs.observability.metric_definitions import (
     ERROR_METRICS,
     Dimension,
@@ -477,6 +478,10 @@ class ObservabilityPlan:
         The Bedrock stack's alarms: delivery failures of invocation logging, guardrail interventions.
     governance_dashboard:
         True when the Bedrock stack also graphs those (with ``observability.dashboard``).
+    cross_account:
+        The monitoring account's sink and the source accounts' links, or None (``observability.cross_account``).
+    transaction_search:
+        Transaction Search and the accounts that turn it on, or None (``observability.transaction_search``).
     """
 
     alarm_email: str | None = None
@@ -486,10 +491,25 @@ class ObservabilityPlan:
     alarms: tuple[AlarmDecision, ...] = ()
     governance_alarms: tuple[AlarmDecision, ...] = ()
     governance_dashboard: bool = False
+    cross_account: CrossAccountDecision | None = None
+    transaction_search: TransactionSearchDecision | None = None
+
+    def summary_lines(self, monitoring_stack: str) -> list[str]:
+        """The plan table's cross-account and Transaction Search lines (none without them)."""
+        lines = [] if self.cross_account is None else self.cross_account.summary_lines(monitoring_stack)
+        if self.transaction_search is not None:
+            lines.append(self.transaction_search.summary_line())
+        return lines
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``observability`` section of the plan document."""
+        """The ``observability`` section of the plan document (``cross_account`` and ``transaction_search`` only
+        when the config has them)."""
         x = self.xray_sampling
+        optional: dict[str, Any] = {}
+        if self.cross_account is not None:
+            optional["cross_account"] = self.cross_account.to_dict()
+        if self.transaction_search is not None:
+            optional["transaction_search"] = self.transaction_search.to_dict()
         return {
             "alarm_email": self.alarm_email,
             "anomaly_std_devs": self.settings.anomaly_std_devs,
@@ -498,4 +518,5 @@ class ObservabilityPlan:
             "alarms": [a.to_dict() for a in self.alarms],
             "governance_alarms": [a.to_dict() for a in self.governance_alarms],
             "governance_dashboard": self.governance_dashboard,
+            **optional,
         }

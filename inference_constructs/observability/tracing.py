@@ -73,15 +73,14 @@ class XRaySamplingRule(Construct):
         rule_name: str | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
-        problems = check_sampling_rule(
+        rule = XRaySamplingDecision(
             service_name=service_name,
             url_path=url_path,
             fixed_rate=fixed_rate,
             priority=priority,
             reservoir_size=reservoir_size,
-            http_method=http_method,
-            rule_name=rule_name,
         )
+        problems = check_sampling_rule(rule, http_method=http_method, rule_name=rule_name)
         problems.raise_if_any()
         self.rule_name: str = rule_name or Names.unique_resource_name(self, max_length=_MAX_RULE_NAME)
         """Name of the sampling rule."""
@@ -90,14 +89,14 @@ class XRaySamplingRule(Construct):
             "Resource",
             sampling_rule=xray.CfnSamplingRule.SamplingRuleProperty(
                 rule_name=self.rule_name,
-                priority=priority,
-                fixed_rate=fixed_rate,
-                reservoir_size=reservoir_size,
-                service_name=service_name,
+                priority=rule.priority,
+                fixed_rate=rule.fixed_rate,
+                reservoir_size=rule.reservoir_size,
+                service_name=rule.service_name,
                 service_type="*",
                 host="*",
                 http_method=http_method,
-                url_path=url_path,
+                url_path=rule.url_path,
                 resource_arn="*",
                 version=1,
             ),
@@ -111,34 +110,28 @@ class XRaySamplingRule(Construct):
 
 
 def check_sampling_rule(
-    *,
-    service_name: str,
-    url_path: str = "*",
-    fixed_rate: float = 0.05,
-    priority: int = 1000,
-    reservoir_size: int = 1,
-    http_method: str = "*",
-    rule_name: str | None = None,
-    path: str = "",
+    rule: XRaySamplingDecision, *, http_method: str = "*", rule_name: str | None = None, path: str = ""
 ) -> ProblemCollector:
     """Collect every problem with sampling-rule settings (``path`` prefixes keys: ``observability.xray_sampling``)."""
     problems = ProblemCollector()
-    if not is_unresolved(service_name) and not 1 <= len(service_name) <= _MAX_SERVICE_NAME:
+    if not is_unresolved(rule.service_name) and not 1 <= len(rule.service_name) <= _MAX_SERVICE_NAME:
         problems.add(
             key(path, "service_name"),
-            f"{service_name!r} is not allowed",
+            f"{rule.service_name!r} is not allowed",
             f"use the entry service's segment name, 1..{_MAX_SERVICE_NAME} characters",
         )
-    if not is_unresolved(url_path) and not 1 <= len(url_path) <= _MAX_URL_PATH:
+    if not is_unresolved(rule.url_path) and not 1 <= len(rule.url_path) <= _MAX_URL_PATH:
         problems.add(
-            key(path, "url_path"), f"{url_path!r} is not allowed", f"use a path or '*', 1..{_MAX_URL_PATH} characters"
+            key(path, "url_path"),
+            f"{rule.url_path!r} is not allowed",
+            f"use a path or '*', 1..{_MAX_URL_PATH} characters",
         )
-    if isinstance(fixed_rate, bool) or not math.isfinite(fixed_rate) or not 0 <= fixed_rate <= 1:
-        problems.add(key(path, "fixed_rate"), f"{fixed_rate} is not allowed", "use a fraction 0..1, e.g. 0.05")
-    if isinstance(priority, bool) or not isinstance(priority, int) or not 1 <= priority <= 9999:
-        problems.add(key(path, "priority"), f"{priority} is not allowed", "use a whole number 1..9999")
-    if isinstance(reservoir_size, bool) or not isinstance(reservoir_size, int) or reservoir_size < 0:
-        problems.add(key(path, "reservoir_size"), f"{reservoir_size} is not allowed", "use a whole number >= 0")
+    if isinstance(rule.fixed_rate, bool) or not math.isfinite(rule.fixed_rate) or not 0 <= rule.fixed_rate <= 1:
+        problems.add(key(path, "fixed_rate"), f"{rule.fixed_rate} is not allowed", "use a fraction 0..1, e.g. 0.05")
+    if isinstance(rule.priority, bool) or not isinstance(rule.priority, int) or not 1 <= rule.priority <= 9999:
+        problems.add(key(path, "priority"), f"{rule.priority} is not allowed", "use a whole number 1..9999")
+    if isinstance(rule.reservoir_size, bool) or not isinstance(rule.reservoir_size, int) or rule.reservoir_size < 0:
+        problems.add(key(path, "reservoir_size"), f"{rule.reservoir_size} is not allowed", "use a whole number >= 0")
     if not is_unresolved(http_method) and not 1 <= len(http_method) <= 10:
         problems.add(key(path, "http_method"), f"{http_method!r} is not allowed", "use GET, POST or '*'")
     if rule_name is not None and not is_unresolved(rule_name) and not 1 <= len(rule_name) <= _MAX_RULE_NAME:

@@ -70,7 +70,8 @@ __getattr__, __dir__ = lazy_exports(
         ),
         "CostPlan": "inference_constructs.cost.decisions",
         "InferenceConfigError": "inference_constructs.errors",
-        **dict.fromkeys((*REQUEST_TYPES, "EndpointPlan", "plan_endpoint"), "inference_constructs.hosting.decisions"),
+        **dict.fromkeys(REQUEST_TYPES, "inference_constructs.hosting.request"),
+        **dict.fromkeys(("EndpointPlan", "plan_endpoint"), "inference_constructs.hosting.decisions"),
         **dict.fromkeys(
             ("EndpointFootprint", "MAX_RESOURCES_PER_STACK", "assign_stacks"), "inference_constructs.layout"
         ),

@@ -68,6 +68,11 @@ def host_entry(
         "host_ram_required_gb": round(host.host_ram_required_gb, 2),
         "dtype_note": host.dtype_note or None,
     }
+    if host.draft_weights_gb:  # only with speculative decoding, so other plans keep their shape
+        entry["draft_model"] = {
+            "weights_gb": round(host.draft_weights_gb, 2),
+            "kv_cache_gb": round(host.draft_kv_cache_gb, 2),
+        }
     hint = host.quantization_hint
     entry["quantization_hint"] = (
         None
@@ -84,14 +89,20 @@ def host_entry(
 
 
 def container_entry(h: EndpointPlan) -> dict[str, Any]:
-    """The container: its image, environment, timeouts and routing strategy."""
-    return {
+    """The container: its image, environment, timeouts and routing strategy (with the prefix-aware routing values
+    and the serving options' variables when the endpoint sets them)."""
+    entry: dict[str, Any] = {
         "image": h.image.key if h.image else h.custom_image,
         "environment": dict(h.environment),
         "model_data_download_timeout_seconds": h.model_data_download_timeout_seconds,
         "container_startup_health_check_timeout_seconds": h.container_startup_health_check_timeout_seconds,
         "routing_strategy": h.routing_strategy,
     }
+    if h.prefix_aware_routing is not None:
+        entry["prefix_aware_routing"] = h.prefix_aware_routing.to_dict()
+    if h.serving_options is not None:
+        entry["serving_options"] = h.serving_options.to_dict()
+    return entry
 
 
 def hosting_entry(h: EndpointPlan) -> dict[str, Any]:

@@ -4,7 +4,14 @@
 
 from __future__ import annotations
 
-from inference_constructs.config.schema import Endpoint
+from inference_constructs.config.schema import Endpoint, RoutingConfig
+from inference_constructs.containers.serving_options import (
+    BatchingLimits,
+    RoutingOptions,
+    RoutingStrategy,
+    ServingOptions,
+    SpeculativeDecoding,
+)
 from inference_constructs.hf_token import HfTokenSecret
 from inference_constructs.hosting.request import (
     AsyncOptions,
@@ -21,7 +28,7 @@ from inference_constructs.hosting.request import (
 )
 from inference_constructs.spec import AcceleratorChoice, ModelArchitecture, ModelSpec
 
-__all__ = ["endpoint_request", "model_spec"]
+__all__ = ["endpoint_request", "model_spec", "serving_options"]
 
 
 def model_spec(endpoint: Endpoint) -> ModelSpec:
@@ -110,4 +117,35 @@ def endpoint_request(endpoint: Endpoint) -> EndpointRequest:
             if e.metrics
             else None
         ),
+        serving_options=serving_options(e),
+    )
+
+
+def serving_options(endpoint: Endpoint) -> ServingOptions | None:
+    """The :class:`ServingOptions` of an endpoint's ``serving_options`` block (None without one).
+
+    ``routing`` as a string is the strategy; the scaling target ``scaling.concurrency_per_instance`` is copied into
+    the routing options, where the prefix-aware routing decision reads it.
+    """
+    block = endpoint.serving_options
+    if block is None:
+        return None
+    sd = block.speculative_decoding
+    b = block.batching
+    r = block.routing
+    routing = None
+    if r is not None:
+        cfg = RoutingConfig(strategy=r) if isinstance(r, str) else r
+        routing = RoutingOptions(
+            strategy=RoutingStrategy(cfg.strategy),
+            prefix_length=cfg.prefix_length,
+            concurrency_threshold=cfg.concurrency_threshold,
+            concurrency_per_instance=endpoint.scaling.concurrency_per_instance,
+        )
+    return ServingOptions(
+        speculative_decoding=SpeculativeDecoding(**sd.model_dump()) if sd else None,
+        prefix_caching=block.prefix_caching,
+        quantization=block.quantization,
+        batching=BatchingLimits(**b.model_dump()) if b else None,
+        routing=routing,
     )

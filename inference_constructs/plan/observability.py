@@ -9,6 +9,17 @@ from collections.abc import Sequence
 from inference_constructs.bedrock.inference_profile_plan import ProfileSpec
 from inference_constructs.bedrock.invocation_logging_plan import InvocationLoggingSpec
 from inference_constructs.config.schema import PlatformConfig
+from inference_constructs.observability.cross_account_plan import (
+    LOG_GROUPS,
+    METRICS,
+    TRACES,
+    CrossAccountDecision,
+    LinkDecision,
+    TransactionSearchDecision,
+    check_cross_account,
+    link_stack_name,
+    sink_region,
+)
 from inference_constructs.observability.decisions import (
     AlarmSettings,
     DashboardDecision,
@@ -21,7 +32,83 @@ from inference_constructs.observability.decisions import (
 from inference_constructs.plan.endpoint import EndpointDecisions
 from inference_constructs.spec import EndpointKind
 
-__all__ = ["decide_observability"]
+__all__ = ["cross_account_problems", "decide_cross_account", "decide_observability", "decide_transaction_search"]
+
+
+def _resource_types(config: PlatformConfig) -> tuple[str, ...]:
+    """What the links share: the config's list, else metrics (every dashboard and alarm reads them), and traces
+    and log groups (the ``aws/spans`` log group) when Transaction Search is on."""
+    obs = config.observability
+    cross = obs.cross_account
+    if cross is not None and cross.resource_types is not None:
+        return tuple(cross.resource_types)
+    return (METRICS,) + ((TRACES, LOG_GROUPS) if obs.transaction_search is not None else ())
+
+
+def sink_name(config: PlatformConfig) -> str:
+    """The sink's name: ``cross_account.sink_name``, else ``<platform name>-monitoring``."""
+    cross = config.observability.cross_account
+    return cross.sink_name if cross is not None and cross.sink_name else f"{config.name}-monitoring"
+
+
+def cross_account_problems(config: PlatformConfig) -> list[str]:
+    """Every problem with ``observability.cross_account`` (none without it)."""
+    cross = config.observability.cross_account
+    if cross is None:
+        return []
+    return check_cross_account(
+        source_account_ids=config.observability.source_account_ids,
+        organization_id=cross.organization_id,
+        resource_types=_resource_types(config),
+        sink_name=sink_name(config) if cross.sink else None,
+        sink_arn=cross.sink_arn,
+        label_template=cross.label_template,
+        own_account=config.account,
+        region=config.region,
+    )
+
+
+def decide_cross_account(config: PlatformConfig) -> CrossAccountDecision | None:
+    """The sink (when ``cross_account.sink``) and one link per source account; a link is deployed (has a link
+    stack) once ``cross_account.sink_arn`` names the sink, in the sink's Region."""
+    obs = config.observability
+    cross = obs.cross_account
+    if cross is None:
+        return None
+    types = _resource_types(config)
+    region = sink_region(cross.sink_arn) if cross.sink_arn else config.region
+    return CrossAccountDecision(
+        sink_name=sink_name(config) if cross.sink else None,
+        source_account_ids=() if cross.organization_id else tuple(obs.source_account_ids),
+        organization_id=cross.organization_id,
+        resource_types=types,
+        links=tuple(
+            LinkDecision(
+                stack=link_stack_name(config.name, account),
+                account=account,
+                region=region,
+                sink_arn=cross.sink_arn,
+                resource_types=types,
+                label_template=cross.label_template,
+            )
+            for account in obs.source_account_ids
+        ),
+    )
+
+
+def decide_transaction_search(
+    config: PlatformConfig, cross: CrossAccountDecision | None
+) -> TransactionSearchDecision | None:
+    """Transaction Search in this account (``"this"``) and, with ``source_accounts``, in each source account that
+    has a link stack (the traces are produced where the workloads run)."""
+    search = config.observability.transaction_search
+    if search is None:
+        return None
+    linked = tuple(link.account for link in cross.links if link.sink_arn) if cross is not None else ()
+    return TransactionSearchDecision(
+        indexing_percentage=search.indexing_percentage,
+        accounts=("this", *(linked if search.source_accounts else ())),
+    )
 
 
 def decide_observability(
@@ -37,6 +124,7 @@ def decide_observability(
     gpu = tuple(e.endpoint_name for e in endpoints if e.hosting.gpu_count > 0 and e.kind is not EndpointKind.SERVERLESS)
     x = obs.xray_sampling
     guarded = [p for p in profiles if p.guardrail is not None]
+    cross = decide_cross_account(config)
     governance = tuple(delivery_failure_alarm(d) for d in (logging.delivery_paths if logging else ())) + tuple(
         intervention_alarm(i, p.name, p.guardrail.intervention_alarm_percent)
         for i, p in enumerate(guarded)
@@ -58,4 +146,6 @@ def decide_observability(
         alarms=tuple(a for p in profiles for a in profile_alarms(p.name, settings=settings)),
         governance_alarms=governance,
         governance_dashboard=obs.dashboard and bool(governance),
+        cross_account=cross,
+        transaction_search=decide_transaction_search(config, cross),
     )

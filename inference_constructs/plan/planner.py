@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from inference_constructs.agents.runtime_plan import AgentRuntimeSpec
 from inference_constructs.bedrock.inference_profile_plan import check_profile_specs, check_router_roles, plan_entries
 from inference_constructs.bedrock.invocation_logging_plan import check_invocation_logging
 from inference_constructs.bedrock.invocation_logging_plan import plan_entry as logging_plan_entry
@@ -23,13 +24,14 @@ from inference_constructs.cost.commitment import CommitmentRecommendation, recom
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK, assign_stacks
 from inference_constructs.observability.decisions import AlarmSettings, endpoint_alarm_prefix, endpoint_alarms
+from inference_constructs.plan.agents import agent_specs
 from inference_constructs.plan.bedrock import bedrock_workload, invocation_logging_spec, profile_specs, router_specs
 from inference_constructs.plan.cost import budget_warnings, decide_cost
 from inference_constructs.plan.endpoint import EndpointDecisions, capacity_schedule, decide_endpoint
-from inference_constructs.plan.observability import decide_observability
+from inference_constructs.plan.observability import cross_account_problems, decide_cross_account, decide_observability
 from inference_constructs.plan.platform import PlatformPlan
 from inference_constructs.plan.regions import account_requirements, region_requirements
-from inference_constructs.regions import region_problems
+from inference_constructs.regions import RegionRequirement, region_problems
 from inference_constructs.spec import EndpointKind
 
 __all__ = ["hosting_stack_name", "plan_platform"]
@@ -82,6 +84,8 @@ def plan_platform(
     problems.extend(cost_problems)
     gpu_endpoints = sum(1 for e in endpoints if e.hosting.gpu_count > 0 and e.kind is not EndpointKind.SERVERLESS)
     problems.extend(dashboard_problems(config, gpu_endpoints))
+    agents, extra_problems = _agents_and_links(config)
+    problems.extend(extra_problems)
     numbers, stack_problems = assign_stacks(
         [e.footprint for e in endpoints],
         [e.config.stack for e in endpoints],
@@ -107,8 +111,7 @@ def plan_platform(
             ),
         )
     requirements = region_requirements(config, endpoints)
-    if config.region:
-        problems.extend(region_problems(config.region, requirements))
+    problems.extend(_region_problems(config, requirements))
     # with ``account`` set, a role of another account is refused by the config constraints (``arn_account``, same
     # reason text); the account requirements become rules of environment-agnostic stacks only
     accounts = account_requirements(config)
@@ -155,7 +158,27 @@ def plan_platform(
         tags={PLATFORM_TAG: config.name, **config.tags},
         invocation_logging=logging,
         observability=decide_observability(config, endpoints, specs, logging, alarm_settings),
+        agents=agents,
     )
+
+
+def _agents_and_links(config: PlatformConfig) -> tuple[tuple[AgentRuntimeSpec, ...], list[str]]:
+    """The agents' specs, and every problem of ``agents`` and ``observability.cross_account``."""
+    agents, problems = agent_specs(config)
+    return agents, cross_account_problems(config) + problems
+
+
+def _region_problems(config: PlatformConfig, requirements: dict[str, tuple[RegionRequirement, ...]]) -> list[str]:
+    """What the configured region lacks; without one, what each link stack's region (the sink's) lacks."""
+    if config.region:
+        return region_problems(config.region, requirements)
+    cross = decide_cross_account(config)
+    return [
+        p
+        for link in (cross.links if cross is not None else ())
+        if link.region and link.stack in requirements
+        for p in region_problems(link.region, {link.stack: requirements[link.stack]})
+    ]
 
 
 def hosting_stack_name(platform: str, number: int) -> str:

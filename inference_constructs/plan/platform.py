@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from inference_constructs.agents.runtime_plan import AgentRuntimeSpec
 from inference_constructs.bedrock.inference_profile_plan import ProfileSpec
 from inference_constructs.bedrock.invocation_logging_plan import InvocationLoggingSpec
 from inference_constructs.bedrock.plan_sections import InvocationLoggingPlan, ProfilePlan, RouterPlan
@@ -62,6 +63,8 @@ class PlatformPlan:
     observability: ObservabilityPlan = field(default_factory=ObservabilityPlan)
     """Alarm topic subscription, alarm thresholds, the dashboard, X-Ray sampling, and the alarms outside the
     hosting stacks."""
+    agents: tuple[AgentRuntimeSpec, ...] = ()
+    """The ``agents:`` entries: runtimes the agents stack deploys, and existing ones (``runtime_id``) only listed."""
 
     @property
     def needs_bedrock_stack(self) -> bool:
@@ -110,6 +113,8 @@ class PlatformPlan:
             "observability": self.observability.to_dict(),
             "warnings": list(self.warnings) + [w for e in self.endpoints for w in e.warnings],
         }
+        if self.agents:  # only with the key: plans of configs without agents stay as they were
+            doc["agents"] = [a.to_dict() for a in self.agents]
         return doc
 
     def region_requirements(self, part: str) -> tuple[RegionRequirement, ...]:
@@ -153,4 +158,20 @@ class PlatformPlan:
             bedrock=self.bedrock,
             routers=self.bedrock_routers,
             warnings=self.to_json()["warnings"],
+            observability=[
+                *self.observability.summary_lines(f"{self.name}-observability"),
+                *(_agent_line(a, self.name) for a in self.agents),
+            ],
         )
+
+
+def _agent_line(agent: AgentRuntimeSpec, platform: str) -> str:
+    """The plan table's line of one agent."""
+    if not agent.deployed:
+        return f"agent {agent.name}: existing runtime {agent.runtime_id} (not deployed here)"
+    life = agent.lifecycle
+    return (
+        f"agent {agent.name}: runtime {agent.runtime_name} in {platform}-agents; idle timeout "
+        f"{life.idle_timeout_seconds} s, max lifetime {life.max_lifetime_seconds} s ({life.reason}); memory is billed "
+        "until a session ends, CPU only while it runs"
+    )

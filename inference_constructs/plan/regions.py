@@ -10,6 +10,7 @@ from inference_constructs.aws_limits import ARNS
 from inference_constructs.bedrock.model_source import ModelSource, source_region_requirement
 from inference_constructs.config.schema import PlatformConfig
 from inference_constructs.errors import InferenceConfigError
+from inference_constructs.observability.cross_account_plan import link_stack_name
 from inference_constructs.plan.endpoint import EndpointDecisions
 from inference_constructs.regions import (
     AccountRequirement,
@@ -40,7 +41,20 @@ def region_requirements(
         budget_action=bool(budget.monthly_limit_usd and budget.deny_role_arns),
         anomaly_monitor=bool(config.cost.anomaly_monitor.notify_email),
         profile_sources=_profile_sources(config),
+        transaction_search=transaction_search_parts(config),
+        agents=[f"agents[{i}]" for i, a in enumerate(config.agents) if a.runtime_id is None],
     )
+
+
+def transaction_search_parts(config: PlatformConfig) -> list[str]:
+    """The stacks that turn on Transaction Search: ``observability``, and each link stack when it is on in the
+    source accounts (a link stack exists once ``cross_account.sink_arn`` is set)."""
+    obs = config.observability
+    if obs.transaction_search is None:
+        return []
+    cross = obs.cross_account
+    linked = obs.transaction_search.source_accounts and cross is not None and cross.sink_arn is not None
+    return ["observability", *(link_stack_name(config.name, a) for a in obs.source_account_ids if linked)]
 
 
 def _profile_sources(config: PlatformConfig) -> list[RegionRequirement]:

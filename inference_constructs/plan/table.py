@@ -28,16 +28,19 @@ def plan_table(
     bedrock: Sequence[ProfilePlan],
     routers: Sequence[RouterPlan],
     warnings: Sequence[str],
+    observability: Sequence[str] = (),
 ) -> str:
     """A short human-readable table of the endpoint decisions, then why each host, the cheaper dtype each could use,
     how each gated model is reached, the baseline cost, the Savings Plan, the Bedrock lines and every warning
-    (``PlatformPlan.table``). Without endpoints, only the Bedrock lines and the warnings."""
+    (``PlatformPlan.table``), and the ``observability`` lines (cross-account sink and links, Transaction Search).
+    Without endpoints, only the Bedrock, observability lines and the warnings."""
     lines = _endpoint_lines(endpoints, catalog=catalog, baseline_usd_per_hour=baseline_usd_per_hour)
     sp = savings_plan.to_dict() if savings_plan is not None else None
     if sp is not None and sp["commitment_usd_per_hour"] is not None:
         lines.append(_savings_plan_line(sp, catalog))
     lines.extend(_guardrail_lines(bedrock))
     lines.extend(_bedrock_lines(bedrock, routers))
+    lines.extend(observability)
     lines.extend(f"warning: {w}" for w in warnings)
     return "\n".join(lines) + "\n"
 

@@ -12,10 +12,9 @@ from constructs import Construct
 
 from inference_constructs import _tokens
 from inference_constructs.observability.alarm_resources import (
-    COMPARISON_OPERATOR_MEMBERS,
-    TREAT_MISSING_DATA_MEMBERS,
     AlarmMetric,
     add_alarm,
+    planned_options,
 )
 from inference_constructs.observability.metric_definitions import Dimension
 from inference_constructs.scaling.decisions import (
@@ -155,12 +154,7 @@ def add_wake_up(
             policy.period_seconds,
         ),
         threshold=policy.threshold,
-        comparison_operator=COMPARISON_OPERATOR_MEMBERS[policy.comparison_operator],
-        evaluation_periods=policy.evaluation_periods,
-        datapoints_to_alarm=policy.datapoints_to_alarm,
-        treat_missing_data=TREAT_MISSING_DATA_MEMBERS[policy.treat_missing_data],
-        description=policy.reason,
-        actions=[action.scaling_policy_arn],
+        **planned_options(policy, description=policy.reason, actions=[action.scaling_policy_arn]),
     )
     return action, alarm
 

@@ -54,10 +54,6 @@ class EndpointScaling(CapacityScaling):
 
     Parameters
     ----------
-    scope:
-        Parent construct.
-    construct_id:
-        Construct id.
     endpoint_name:
         Name of the endpoint. Pass the endpoint resource's name attribute (a token) so the scalable
         target is created after the endpoint.
@@ -252,10 +248,6 @@ class ServerlessScaling(Construct):
 
     Parameters
     ----------
-    scope:
-        Parent construct.
-    construct_id:
-        Construct id.
     endpoint_name:
         Name of the serverless endpoint (pass the endpoint's name attribute).
     max_provisioned_concurrency:

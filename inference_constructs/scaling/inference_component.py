@@ -41,13 +41,14 @@ from inference_constructs.region_rules import RegionRules
 from inference_constructs.regions import type_requirement
 from inference_constructs.scaling._base import CapacityScaling, Cooldowns
 from inference_constructs.scaling.autoscaling import DEFAULT_VARIANT_NAME
+from inference_constructs.scaling.checks import check_capacity
 from inference_constructs.scaling.decisions import (
-    MAX_CAPACITY,
     ScalableDimension,
     ScalingIntent,
     ScalingPlan,
     inference_component_wake_up_policy,
 )
+from inference_constructs.spec import EndpointKind
 
 _IC_NAME_MAX = 63
 
@@ -70,10 +71,9 @@ def managed_instance_scaling(
         Counts out of range or min > max.
     """
     problems = ProblemCollector()
-    if max_instance_count < 1 or max_instance_count > MAX_CAPACITY:
-        problems.add("capacity.max", f"{max_instance_count} is out of range", f"use 1..{MAX_CAPACITY}")
-    if min_instance_count < 0 or min_instance_count > max_instance_count:
-        problems.add("capacity.min", f"{min_instance_count} is out of range", f"use 0..{max_instance_count}")
+    check_capacity(
+        problems, "", kind=EndpointKind.REALTIME, min_capacity=min_instance_count, max_capacity=max_instance_count
+    )
     problems.raise_if_any()
     return sagemaker.CfnEndpointConfig.ManagedInstanceScalingProperty(
         status="ENABLED", min_instance_count=min_instance_count, max_instance_count=max_instance_count
@@ -128,10 +128,6 @@ class ModelInferenceComponent(Construct):
 
     Parameters
     ----------
-    scope:
-        Parent construct.
-    construct_id:
-        Construct id.
     endpoint_name:
         Endpoint to place the model on; pass the endpoint's name attribute so the component is
         created after the endpoint.
@@ -285,10 +281,6 @@ class InferenceComponentScaling(CapacityScaling):
 
     Parameters
     ----------
-    scope:
-        Parent construct.
-    construct_id:
-        Construct id.
     inference_component_name:
         Physical name of the component.
     max_copy_count:
@@ -315,16 +307,9 @@ class InferenceComponentScaling(CapacityScaling):
         super().__init__(scope, construct_id)
         self._path = self.node.path
         problems = ProblemCollector()
-        if max_copy_count < 1 or max_copy_count > MAX_CAPACITY:
-            problems.add(f"{self._path}.capacity.max", f"{max_copy_count} is out of range", f"use 1..{MAX_CAPACITY}")
-        if min_copy_count < 0:
-            problems.add(f"{self._path}.capacity.min", f"{min_copy_count} is negative", "use 0 or more")
-        if min_copy_count > max_copy_count:
-            problems.add(
-                f"{self._path}.capacity.min",
-                f"{min_copy_count} is greater than capacity.max {max_copy_count}",
-                "set min <= max",
-            )
+        check_capacity(
+            problems, self._path, kind=EndpointKind.REALTIME, min_capacity=min_copy_count, max_capacity=max_copy_count
+        )
         problems.raise_if_any()
         self.min_copy_count = min_copy_count
         self.max_copy_count = max_copy_count

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from inference_constructs.containers.memory import GPU_MEMORY_BEHAVIOUR, no_gpu_fix
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.observability import metric_table
@@ -39,11 +41,78 @@ __all__ = [
 ]
 
 
-def _cooldowns(name: str, scale_out: int | None, scale_in: int | None) -> tuple[int, int]:
-    default = COOLDOWNS[name]
-    return (
-        default.scale_out_seconds if scale_out is None else scale_out,
-        default.scale_in_seconds if scale_in is None else scale_in,
+@dataclass(frozen=True)
+class _Tracked:
+    """A predefined target-tracking metric: the policy's construct id, the metric and what it keeps, in words."""
+
+    construct_id: str
+    predefined_metric: str
+    keeps: str
+
+
+#: The predefined metrics of the concurrency and invocation signals, for a variant and for an inference
+#: component's copies (Application Auto Scaling ``PredefinedMetricType``).
+_PREDEFINED: dict[tuple[str, bool], _Tracked] = {
+    ("concurrency", False): _Tracked(
+        "Concurrency",
+        "SageMakerVariantConcurrentRequestsPerModelHighResolution",
+        "in-flight requests per instance (ConcurrentRequestsPerModel, 10 s resolution), the bottleneck of a "
+        "batching model server",
+    ),
+    ("concurrency", True): _Tracked(
+        "ConcurrencyPerCopy",
+        "SageMakerInferenceComponentConcurrentRequestsPerCopyHighResolution",
+        "in-flight requests per copy (ConcurrentRequestsPerCopy, 10 s resolution); one copy fills one instance",
+    ),
+    ("invocations", False): _Tracked(
+        metric_table.INVOCATIONS.name,
+        "SageMakerVariantInvocationsPerInstance",
+        "invocations per instance per minute (InvocationsPerInstance)",
+    ),
+    ("invocations", True): _Tracked(
+        metric_table.INVOCATIONS_PER_COPY.name,
+        "SageMakerInferenceComponentInvocationsPerCopy",
+        "invocations per copy per minute (InvocationsPerCopy)",
+    ),
+}
+
+
+def _tracking(
+    signal: str,
+    construct_id: str,
+    target: float,
+    cooldowns: tuple[int | None, int | None],
+    reason: str,
+    *,
+    predefined_metric: str | None = None,
+    custom_metric: MetricRef | None = None,
+) -> TargetTrackingPolicy:
+    """A target-tracking policy on ``signal``'s metric, its cooldowns (scale-out, scale-in) over the signal's
+    defaults in :data:`COOLDOWNS`."""
+    default = COOLDOWNS[signal]
+    scale_out, scale_in = cooldowns
+    return TargetTrackingPolicy(
+        construct_id=construct_id,
+        predefined_metric=predefined_metric,
+        custom_metric=custom_metric,
+        target_value=target,
+        scale_out_cooldown_seconds=default.scale_out_seconds if scale_out is None else scale_out,
+        scale_in_cooldown_seconds=default.scale_in_seconds if scale_in is None else scale_in,
+        reason=reason,
+    )
+
+
+def _predefined(
+    signal: str, inference_component: bool, target: float, cooldowns: tuple[int | None, int | None]
+) -> TargetTrackingPolicy:
+    row = _PREDEFINED[signal, inference_component]
+    return _tracking(
+        signal,
+        row.construct_id,
+        target,
+        cooldowns,
+        f"keeps {_fmt(target)} {row.keeps}",
+        predefined_metric=row.predefined_metric,
     )
 
 
@@ -66,30 +135,8 @@ def concurrency_policy(
         return None
     if not ok:
         return None
-    out_s, in_s = _cooldowns("concurrency", scale_out_cooldown_seconds, scale_in_cooldown_seconds)
-    if inference_component:
-        return TargetTrackingPolicy(
-            construct_id="ConcurrencyPerCopy",
-            predefined_metric="SageMakerInferenceComponentConcurrentRequestsPerCopyHighResolution",
-            target_value=per_instance,
-            scale_out_cooldown_seconds=out_s,
-            scale_in_cooldown_seconds=in_s,
-            reason=(
-                f"keeps {_fmt(per_instance)} in-flight requests per copy (ConcurrentRequestsPerCopy, 10 s resolution); "
-                "one copy fills one instance"
-            ),
-        )
-    return TargetTrackingPolicy(
-        construct_id="Concurrency",
-        predefined_metric="SageMakerVariantConcurrentRequestsPerModelHighResolution",
-        target_value=per_instance,
-        scale_out_cooldown_seconds=out_s,
-        scale_in_cooldown_seconds=in_s,
-        reason=(
-            f"keeps {_fmt(per_instance)} in-flight requests per instance (ConcurrentRequestsPerModel, "
-            "10 s resolution), the bottleneck of a batching model server"
-        ),
-    )
+    cooldowns = (scale_out_cooldown_seconds, scale_in_cooldown_seconds)
+    return _predefined("concurrency", inference_component, per_instance, cooldowns)
 
 
 def invocations_policy(
@@ -115,24 +162,8 @@ def invocations_policy(
         return None
     if not ok:
         return None
-    out_s, in_s = _cooldowns("invocations", scale_out_cooldown_seconds, scale_in_cooldown_seconds)
-    if inference_component:
-        return TargetTrackingPolicy(
-            construct_id=metric_table.INVOCATIONS_PER_COPY.name,
-            predefined_metric="SageMakerInferenceComponentInvocationsPerCopy",
-            target_value=per_instance_per_minute,
-            scale_out_cooldown_seconds=out_s,
-            scale_in_cooldown_seconds=in_s,
-            reason=f"keeps {_fmt(per_instance_per_minute)} invocations per copy per minute (InvocationsPerCopy)",
-        )
-    return TargetTrackingPolicy(
-        construct_id=metric_table.INVOCATIONS.name,
-        predefined_metric="SageMakerVariantInvocationsPerInstance",
-        target_value=per_instance_per_minute,
-        scale_out_cooldown_seconds=out_s,
-        scale_in_cooldown_seconds=in_s,
-        reason=f"keeps {_fmt(per_instance_per_minute)} invocations per instance per minute (InvocationsPerInstance)",
-    )
+    cooldowns = (scale_out_cooldown_seconds, scale_in_cooldown_seconds)
+    return _predefined("invocations", inference_component, per_instance_per_minute, cooldowns)
 
 
 def gpu_memory_policy(
@@ -187,18 +218,15 @@ def gpu_memory_policy(
         return None
     if not ok:
         return None
-    out_s, in_s = _cooldowns("gpu_memory", scale_out_cooldown_seconds, scale_in_cooldown_seconds)
     target = gpu_metric_target(percent_per_gpu, gpu_count)
-    return TargetTrackingPolicy(
-        construct_id="GpuMemory",
+    return _tracking(
+        "gpu_memory",
+        "GpuMemory",
+        target,
+        (scale_out_cooldown_seconds, scale_in_cooldown_seconds),
+        f"keeps GPU memory at {_fmt(percent_per_gpu)}% per GPU; GPUMemoryUtilization runs 0-100 x {gpu_count} "
+        f"GPUs, so the target is {_fmt(target)}",
         custom_metric=_metric_ref(metric_table.GPU_MEMORY_UTILIZATION, VARIANT_DIMENSIONS),
-        target_value=target,
-        scale_out_cooldown_seconds=out_s,
-        scale_in_cooldown_seconds=in_s,
-        reason=(
-            f"keeps GPU memory at {_fmt(percent_per_gpu)}% per GPU; GPUMemoryUtilization runs 0-100 x {gpu_count} "
-            f"GPUs, so the target is {_fmt(target)}"
-        ),
     )
 
 
@@ -223,14 +251,13 @@ def backlog_policy(
         return None
     if not ok:
         return None
-    out_s, in_s = _cooldowns("backlog", scale_out_cooldown_seconds, scale_in_cooldown_seconds)
-    return TargetTrackingPolicy(
-        construct_id="Backlog",
+    return _tracking(
+        "backlog",
+        "Backlog",
+        per_instance,
+        (scale_out_cooldown_seconds, scale_in_cooldown_seconds),
+        f"keeps the queue at {_fmt(per_instance)} requests per instance (ApproximateBacklogSizePerInstance)",
         custom_metric=_metric_ref(metric_table.APPROXIMATE_BACKLOG_SIZE_PER_INSTANCE, ENDPOINT_ONLY_DIMENSIONS),
-        target_value=per_instance,
-        scale_out_cooldown_seconds=out_s,
-        scale_in_cooldown_seconds=in_s,
-        reason=f"keeps the queue at {_fmt(per_instance)} requests per instance (ApproximateBacklogSizePerInstance)",
     )
 
 
@@ -306,15 +333,12 @@ def provisioned_concurrency_policy(
     key = _key(path, "serverless.provisioned_concurrency_utilization")
     if not _check_range(problems, key, target_utilization, 0, 1):
         return None
-    out_s, in_s = _cooldowns("provisioned_concurrency", scale_out_cooldown_seconds, scale_in_cooldown_seconds)
-    return TargetTrackingPolicy(
-        construct_id="ProvisionedConcurrencyUtilization",
+    return _tracking(
+        "provisioned_concurrency",
+        "ProvisionedConcurrencyUtilization",
+        target_utilization,
+        (scale_out_cooldown_seconds, scale_in_cooldown_seconds),
+        f"keeps provisioned concurrency {_fmt(target_utilization * 100)}% used "
+        "(ServerlessProvisionedConcurrencyUtilization), so warm capacity follows traffic",
         predefined_metric="SageMakerVariantProvisionedConcurrencyUtilization",
-        target_value=target_utilization,
-        scale_out_cooldown_seconds=out_s,
-        scale_in_cooldown_seconds=in_s,
-        reason=(
-            f"keeps provisioned concurrency {_fmt(target_utilization * 100)}% used "
-            "(ServerlessProvisionedConcurrencyUtilization), so warm capacity follows traffic"
-        ),
     )

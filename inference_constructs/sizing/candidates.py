@@ -15,6 +15,7 @@ from inference_constructs.containers.compatibility import (
     engine_for,
     family_problem,
     feature_problem,
+    host_image_problem,
     neuron_sdk_problem,
 )
 from inference_constructs.sizing.memory import memory_estimate
@@ -64,6 +65,13 @@ def _screen(inst: InstanceType, rules: _Rules, serving: Serving) -> Rejection | 
         return _reject(inst, RejectionKind.DEVICES, f"{inst.devices} devices; at most {rules.max_devices} allowed")
     if inst.burstable and not rules.allow_burstable:
         return _reject(inst, RejectionKind.BURSTABLE, "burstable ml.t* host; not chosen for autoscaled endpoints")
+    if not inst.chosen_automatically:
+        facts = ", ".join(inst.estimated_facts)
+        return _reject(
+            inst,
+            RejectionKind.ESTIMATED,
+            f"estimated {facts} (catalog); not chosen automatically: give it as instance_type, or refresh the prices",
+        )
     return None
 
 
@@ -96,6 +104,9 @@ def _fit_on(
 ) -> Fit:
     """The fit of ``model`` on ``inst`` with ``serving``'s engine there, engine rules included. A chosen
     host holds the concurrency target; an ``explicit`` one with a paged KV cache at least one sequence."""
+    image = host_image_problem(serving, inst, explicit=explicit)
+    if image is not None:
+        return Fit(inst, False, 0, 0, 0.0, 0.0, 0.0, _reject(inst, RejectionKind.ENGINE, image))
     if llm and inst.accelerator is not Accelerator.CPU:
         problem, note = _engine_problem(model, serving, inst)
         if problem:

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from inference_constructs.catalog import Catalog, InstanceType, load_catalog
 from inference_constructs.catalog.models import resolve_model
-from inference_constructs.containers.compatibility import dtype_quality
+from inference_constructs.containers.compatibility import dtype_quality, host_image_problem
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.sizing.candidates import (
     _REJECTIONS_PER_KIND,
@@ -20,7 +20,7 @@ from inference_constructs.sizing.candidates import (
     _Rules,
     _screened,
 )
-from inference_constructs.sizing.explain import _fmt, _kv_counted, _reason, _unknown_instance_hint
+from inference_constructs.sizing.explain import _fmt, _held, _kv_counted, _reason, _unknown_instance_hint
 from inference_constructs.sizing.memory import memory_estimate
 from inference_constructs.sizing.placement import _usable_per_shard
 from inference_constructs.sizing.types import (
@@ -228,6 +228,10 @@ def _check_explicit(
             f"{key}: {name} has {inst.devices} devices; at most {rules.max_devices} allowed here "
             f"(multi-model endpoints on GPU need a single-GPU instance type)"
         )
+    image = host_image_problem(serving, inst, explicit=True)
+    if image is not None:
+        fix = _alternatives(model, cat, rules, serving, engine=True)
+        raise InferenceConfigError(f"{key}: {name} cannot run the model; {image}; {fix}")
     if llm and inst.accelerator is not Accelerator.CPU:
         problem, _ = _engine_problem(model, serving, inst)
         if problem:
@@ -388,4 +392,6 @@ def _decision(
         degree_rejections=fit.degree_rejections,
         dtype_note=fit.dtype_note,
         kv=fit.kv,
+        draft_weights_gb=round(est.draft_weights_gb, 3),
+        draft_kv_cache_gb=round(est.draft_gb(_held(est, fit)) - est.draft_weights_gb, 3),
     )

@@ -33,12 +33,20 @@ def _kv_counted(est: MemoryEstimate, fit: Fit) -> float:
     return est.kv_cache_gb
 
 
+def _held(est: MemoryEstimate, fit: Fit) -> int:
+    """The sequences the fit's KV cache is counted for (the target, or what an explicit paged host holds)."""
+    if fit.kv is not None and not fit.kv.batch_fits:
+        return fit.kv.max_length_sequences
+    return est.sequences
+
+
 _TOO_SMALL = (RejectionKind.DEVICE_MEMORY, RejectionKind.HOST_MEMORY)
 _NOT_ALLOWED = {
     RejectionKind.ACCELERATOR: "another accelerator",
     RejectionKind.DEVICES: "too many devices",
     RejectionKind.BURSTABLE: "burstable",
     RejectionKind.EXCLUDED: "excluded",
+    RejectionKind.ESTIMATED: "with estimated facts",
 }
 
 
@@ -75,9 +83,13 @@ def _reason(est: MemoryEstimate, fit: Fit, passed_over: tuple[tuple[RejectionKin
     else:
         kv = " (estimated)" if est.kv_estimated else ""
         pad = f", padding {_fmt(fit.padding_gb)}" if fit.padding_gb >= 0.05 else ""
+        draft = ""
+        if est.draft_weights_gb > 0.0:
+            draft_kv = est.draft_gb(_held(est, fit)) - est.draft_weights_gb
+            draft = f", draft model {_fmt(est.draft_weights_gb)} + KV cache {_fmt(draft_kv)}"
         need = (
             f"needs {_fmt(required)} GiB (weights {_fmt(est.weights_gb)}, "
-            f"KV cache {_fmt(_kv_counted(est, fit))}{kv}{pad}, overhead)"
+            f"KV cache {_fmt(_kv_counted(est, fit))}{kv}{pad}{draft}, overhead)"
         )
     head = "given explicitly" if explicit else f"cheapest {inst.accelerator.value} host that fits"
     shards = ""

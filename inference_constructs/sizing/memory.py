@@ -83,7 +83,7 @@ def memory_estimate(model: ModelSpec, *, llm: bool = True) -> MemoryEstimate:
     ``llm=False`` (classical serving) counts weights only (no KV cache), and a model without
     ``parameters_billion`` gets :data:`CLASSICAL_DEFAULT_FOOTPRINT_GIB`. An LLM without
     ``parameters_billion`` (given or known by id) cannot be sized: the caller must reject it or take
-    an explicit host.
+    an explicit host. A ``model.draft`` (speculative decoding) adds its weights and KV cache per token.
     """
     model = resolve_model(model)
     if model.parameters_billion is None:
@@ -96,6 +96,7 @@ def memory_estimate(model: ModelSpec, *, llm: bool = True) -> MemoryEstimate:
     per_token = 2.0 * arch.layers * arch.kv_heads * arch.head_dim * _kv_bytes(model.dtype)
     kv = per_token * model.max_context_tokens * model.max_concurrent_sequences / GIB
     kv_fields = {"layers", "kv_heads", "head_dim"}
+    draft = memory_estimate(model.draft) if model.draft is not None else None
     return MemoryEstimate(
         weights_gb=_stored_weights_gb(model, arch),
         kv_cache_gb=kv,
@@ -109,4 +110,6 @@ def memory_estimate(model: ModelSpec, *, llm: bool = True) -> MemoryEstimate:
         kv_per_token_gb=per_token / GIB,
         context_tokens=model.max_context_tokens,
         sequences=model.max_concurrent_sequences,
+        draft_weights_gb=draft.weights_gb if draft else 0.0,
+        draft_kv_per_token_gb=draft.kv_per_token_gb if draft else 0.0,
     )

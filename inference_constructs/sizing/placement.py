@@ -54,7 +54,10 @@ def _shard_need(est: MemoryEstimate, tp: int, neuron: bool, sequences: int | Non
     padding = extra_params * est.weight_bytes / GIB
     kv_total = est.kv_cache_gb if sequences is None else est.kv_gb(sequences)
     kv_shard = kv_total * kv_per_shard / arch.kv_heads
-    need = ((est.weights_gb + padding) / tp + kv_shard) * (1.0 + est.overhead_fraction) + est.per_shard_overhead_gb
+    draft_shard = est.draft_gb(sequences) / tp  # a draft model is split over the target's shards
+    need = ((est.weights_gb + padding) / tp + kv_shard + draft_shard) * (
+        1.0 + est.overhead_fraction
+    ) + est.per_shard_overhead_gb
     return _Shard(need, heads, kv_per_shard, padding)
 
 
@@ -64,7 +67,9 @@ def _kv_tokens_per_shard(est: MemoryEstimate, tp: int, neuron: bool, limit: floa
     if arch is None or est.kv_per_token_gb <= 0.0:
         return 0
     fixed = _shard_need(est, tp, neuron, 0)
-    per_token = est.kv_per_token_gb * fixed.kv_heads / arch.kv_heads * (1.0 + est.overhead_fraction)
+    per_token = (est.kv_per_token_gb * fixed.kv_heads / arch.kv_heads + est.draft_kv_per_token_gb / tp) * (
+        1.0 + est.overhead_fraction
+    )
     return max(0, math.floor((limit - fixed.need) / per_token + 1e-9))
 
 
@@ -104,7 +109,7 @@ def _host_ram_needed(est: MemoryEstimate, inst: InstanceType) -> float:
     factor = HOST_RAM_WEIGHTS_FACTOR[inst.accelerator]
     if inst.accelerator.is_neuron and est.neuron_compiled:
         factor = 0.0
-    return est.weights_gb * factor + HOST_RAM_RESERVE_GIB
+    return (est.weights_gb + est.draft_weights_gb) * factor + HOST_RAM_RESERVE_GIB
 
 
 @lru_cache(maxsize=65536)
@@ -171,6 +176,13 @@ def evaluate_host(
         f"needs {_fmt(shard.need * tp)} GiB, has {_fmt(usable * tp)} GiB usable on {_plural(tp, unit)} "
         f"({_fmt(shard.need)} per {unit} above {_fmt(limit)} with the {MARGIN_FLOOR_FRACTION:.0%} margin){larger}"
     )
+    if est.draft_weights_gb > 0.0:
+        alone = replace(est, draft_weights_gb=0.0, draft_kv_per_token_gb=0.0)
+        if evaluate_host(alone, inst, engine, admit_fewer).fits:
+            why = (
+                f"fits the target model alone, not with the speculative draft model ({_fmt(est.draft_weights_gb)} GiB "
+                f"weights + {_fmt(est.draft_gb() - est.draft_weights_gb)} GiB KV cache): {why}"
+            )
     return Fit(
         inst,
         False,

@@ -34,6 +34,8 @@ class RejectionKind(StrEnum):
     """The model does not fit the accelerator memory at any allowed tensor parallel degree."""
     HOST_MEMORY = "host_memory"
     """The host RAM cannot load the weights."""
+    ESTIMATED = "estimated"
+    """A fact of the host (its price, device memory, ...) is an estimate: never chosen automatically."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,9 @@ class MemoryEstimate:
 
     ``weights_gb`` is the checkpoint as stored; ``kv_cache_gb`` the whole KV cache without
     replication. Placement adds head padding, KV replication and overhead (:func:`evaluate_host`).
-    ``architecture`` is the completed shape (``None`` for classical models).
+    ``architecture`` is the completed shape (``None`` for classical models). ``draft_weights_gb`` and
+    ``draft_kv_per_token_gb`` are a speculative-decoding draft model's weights and KV cache per token (0 without
+    one): the draft sits on the same shards and its KV cache holds the same tokens as the target's.
     """
 
     weights_gb: float
@@ -67,15 +71,23 @@ class MemoryEstimate:
     kv_per_token_gb: float = 0.0
     context_tokens: int = 0
     sequences: int = 0
+    draft_weights_gb: float = 0.0
+    draft_kv_per_token_gb: float = 0.0
 
     def kv_gb(self, sequences: int) -> float:
         """KV cache of ``sequences`` sequences of ``context_tokens`` (all KV heads, no replication)."""
         return self.kv_per_token_gb * self.context_tokens * sequences
 
+    def draft_gb(self, sequences: int | None = None) -> float:
+        """The draft model's weights + its KV cache for ``sequences`` sequences (default: the target's)."""
+        held = self.sequences if sequences is None else sequences
+        return self.draft_weights_gb + self.draft_kv_per_token_gb * self.context_tokens * held
+
     @property
     def base_gb(self) -> float:
-        """Weights + KV cache + proportional overhead, before per-shard overhead, padding and replication."""
-        return (self.weights_gb + self.kv_cache_gb) * (1.0 + self.overhead_fraction)
+        """Weights + KV cache (with a draft model's) + proportional overhead, before per-shard overhead, padding
+        and replication."""
+        return (self.weights_gb + self.kv_cache_gb + self.draft_gb()) * (1.0 + self.overhead_fraction)
 
     def required_gb(self, shards: int) -> float:
         """Total memory needed over ``shards`` shards, without padding or KV replication."""
@@ -209,6 +221,10 @@ class HostDecision:
     passed_over: tuple[tuple[RejectionKind, int], ...] = ()
     """How many cheaper hosts were passed over, per reason, all of them (``rejected`` lists a few of each);
     empty for an explicit host."""
+    draft_weights_gb: float = 0.0
+    """A speculative-decoding draft model's weights counted in ``memory_required_gb`` (0 without one)."""
+    draft_kv_cache_gb: float = 0.0
+    """The draft model's KV cache counted in ``memory_required_gb`` (0 without one)."""
 
     @property
     def instance_type(self) -> str:

@@ -1,5 +1,6 @@
 """Observability stack: the alarm topic (shared by every alarm of the platform), Bedrock profile alarms,
-the fleet dashboard and the optional X-Ray sampling rule.
+the fleet dashboard, the optional X-Ray sampling rule and Transaction Search, and (in a monitoring account) the
+cross-account observability sink.
 
 Bedrock profile ids arrive through SSM parameters the Bedrock stack writes, not through exports: a model bump
 replaces a profile (new id), and CloudFormation refuses to change an export another stack imports."""
@@ -19,9 +20,13 @@ from inference_constructs.observability import (
     InferenceDashboard,
     MonitoredEndpoint,
     MonitoredProfile,
+    ObservabilitySink,
     XRaySamplingRule,
 )
 from inference_constructs.observability.decisions import ObservabilityPlan
+from inference_constructs.observability.transaction_search import transaction_search_for
+from inference_constructs.region_rules import add_region_rules
+from inference_constructs.regions import RegionRequirement
 from inference_constructs.stacks._handoff import key_segment, local_value
 
 
@@ -37,9 +42,11 @@ class ObservabilityStack(Stack):
         observability: ObservabilityPlan,
         endpoints: Sequence[MonitoredEndpoint],
         profiles: Sequence[MonitoredProfile],
+        region_requirements: Sequence[RegionRequirement] = (),
         **kwargs: Any,
     ) -> None:
         super().__init__(scope, construct_id, **kwargs)
+        add_region_rules(self, region_requirements)
         profiles = [
             replace(p, profile_id=local_value(self, p.profile_id, key=f"bedrock-profiles/{key_segment(p.name)}/id"))
             for p in profiles
@@ -63,3 +70,15 @@ class ObservabilityStack(Stack):
         self.sampling_rule: XRaySamplingRule | None = None
         if observability.xray_sampling is not None:
             self.sampling_rule = XRaySamplingRule(self, "SamplingRule", **props_of(observability.xray_sampling))
+        cross = observability.cross_account
+        self.sink: ObservabilitySink | None = None
+        if cross is not None and cross.sink_name is not None:
+            self.sink = ObservabilitySink(
+                self,
+                "Sink",
+                sink_name=cross.sink_name,
+                source_account_ids=cross.source_account_ids,
+                organization_id=cross.organization_id,
+                resource_types=cross.resource_types,
+            )
+        self.transaction_search = transaction_search_for(self, observability.transaction_search, "this")

@@ -23,9 +23,11 @@ from inference_constructs.errors import InferenceConfigError, Problem
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK
 from inference_constructs.observability import MonitoredProfile
 from inference_constructs.plan import PlanSource, PlatformPlan, platform_plan
+from inference_constructs.stacks.agents import AgentsStack
 from inference_constructs.stacks.bedrock import BedrockStack
 from inference_constructs.stacks.cost import CostStack
 from inference_constructs.stacks.hosting import HostingStack, monitored
+from inference_constructs.stacks.link import LinkStack
 from inference_constructs.stacks.observability import ObservabilityStack
 
 PLAN_FILE = "inference-plan.json"
@@ -38,7 +40,8 @@ def build_platform(scope: Construct, plan: PlatformPlan, *, env: Environment | N
     Each stack's construct id and CloudFormation stack name are ``<name>-<role>`` (``acme-genai-hosting-1``)
     wherever ``scope`` sits. ``env`` defaults to the config's ``account``/``region`` (none: the stacks take the
     Stage's environment, or stay environment-agnostic). Returns the stacks by role (``bedrock``,
-    ``observability``, ``hosting-1``..., ``cost``).
+    ``observability``, ``link-<account>``..., ``agents``, ``hosting-1``..., ``cost``); a link stack is bound to its
+    source account and the sink's Region whatever ``env`` says.
     """
     name = plan.name
     if env is None and (plan.account or plan.region):
@@ -71,10 +74,32 @@ def build_platform(scope: Construct, plan: PlatformPlan, *, env: Environment | N
         observability=obs,
         endpoints=[monitored(name, e) for e in plan.endpoints],
         profiles=profiles,
+        region_requirements=plan.region_requirements("observability"),
         stack_name=f"{name}-observability",
         env=env,
     )
     stacks["observability"] = observability
+    for link in obs.cross_account.links if obs.cross_account is not None else ():
+        if link.sink_arn is None:
+            continue
+        stacks[link.stack.removeprefix(f"{name}-")] = LinkStack(
+            scope,
+            link.stack,
+            link=link,
+            transaction_search=obs.transaction_search,
+            region_requirements=plan.region_requirements(link.stack),
+            stack_name=link.stack,
+            env=Environment(account=link.account, region=link.region),
+        )
+    if any(a.deployed for a in plan.agents):
+        stacks["agents"] = AgentsStack(
+            scope,
+            f"{name}-agents",
+            agents=plan.agents,
+            region_requirements=plan.region_requirements("agents"),
+            stack_name=f"{name}-agents",
+            env=env,
+        )
     for stack_name, endpoints in plan.endpoints_by_stack().items():
         stacks[stack_name.removeprefix(f"{name}-")] = HostingStack(
             scope,
@@ -199,7 +224,9 @@ class InferencePlatform(Construct):
         """Where the plan document was written (None when ``plan_file`` is None)."""
         self.stacks: Mapping[str, Stack] = MappingProxyType(build_platform(stage, plan, env=env))
         """The platform's stacks by role: ``bedrock`` (when the config has Bedrock profiles, routers or invocation
-        logging), ``observability``, ``hosting-1``, ``hosting-2``..., ``cost`` (when the config asks for any)."""
+        logging), ``observability``, ``link-<account>`` (one per source account once
+        ``observability.cross_account.sink_arn`` is set), ``agents`` (when the config deploys an AgentCore runtime),
+        ``hosting-1``, ``hosting-2``..., ``cost`` (when the config asks for any)."""
         if self._adds_gates:
             add_compliance_gates(stage)
         if plan_path is not None:

@@ -31,8 +31,15 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from inference_loadtest.arrivals import SCHEDULE_EPSILON_S
 from inference_loadtest.eventstream import PRELUDE_LENGTH, STRING_HEADER_TYPE
-from inference_loadtest.formats import LineStreamDecoder, StreamFormat, bedrock_observation, request_body
+from inference_loadtest.formats import (
+    LineStreamDecoder,
+    StreamFormat,
+    bedrock_observation,
+    converse_messages,
+    request_body,
+)
 from inference_loadtest.measure import Record, StreamTimes, Take
 from inference_loadtest.prompts import Prompt
 from inference_loadtest.stats import RequestResult
@@ -369,11 +376,11 @@ class AsyncEngine:
     def _body(self, prompt: Prompt) -> bytes:
         if self.operation == "ConverseStream":
             params = {
-                "messages": [{"role": "user", "content": [{"text": prompt.text}]}],
+                "messages": converse_messages(prompt.history, prompt.text),
                 "inferenceConfig": {"maxTokens": prompt.max_tokens},
             }
             return json.dumps(params).encode()
-        return request_body(self.format, prompt.text, prompt.max_tokens)
+        return request_body(self.format, prompt.text, prompt.max_tokens, history=prompt.history)
 
     def _sign(self, prompt: Prompt) -> _Signed:
         _CAPTURE.request = None
@@ -382,7 +389,7 @@ class AsyncEngine:
             if self.operation == "ConverseStream":
                 self.client.converse_stream(
                     modelId=self.identifier,
-                    messages=[{"role": "user", "content": [{"text": prompt.text}]}],
+                    messages=converse_messages(prompt.history, prompt.text),
                     inferenceConfig={"maxTokens": prompt.max_tokens},
                 )
             else:
@@ -556,23 +563,43 @@ async def run_fixed(engine: AsyncEngine, concurrency: int, take: Take, record: R
 
 
 async def run_open_loop(
-    engine: AsyncEngine, arrivals: Callable[[], float | None], take: Take, record: Record, max_in_flight: int
+    engine: AsyncEngine,
+    arrivals: Callable[[], float | None],
+    take: Take,
+    record: Record,
+    max_in_flight: int,
+    *,
+    duration_s: float | None = None,
 ) -> None:
-    """Start a request at each arrival time (``arrivals()``: seconds after the previous one, None to stop)."""
+    """Start a request at each arrival time (``arrivals()``: seconds after the previous one, None to stop).
+
+    Each result's ``scheduled`` is its arrival time on the ``time.perf_counter`` clock, so a request that waited
+    for one of the ``max_in_flight`` slots (or for a late loop) is measured from when it was due. No request is
+    scheduled ``duration_s`` or more after the first.
+    """
     slots = asyncio.Semaphore(max_in_flight)
     loop = asyncio.get_running_loop()
 
-    async def one(index: int, prompt: Prompt) -> None:
+    async def one(index: int, prompt: Prompt, scheduled: float) -> None:
         async with slots:
-            record(index, await engine.invoke(prompt))
+            result = await engine.invoke(prompt)
+        result.scheduled = scheduled
+        record(index, result)
 
     tasks = []
-    at = loop.time()
+    start, start_perf = loop.time(), time.perf_counter()
+    offset = 0.0
     try:
-        while (gap := arrivals()) is not None and (item := take()) is not None:
-            await asyncio.sleep(max(0.0, at - loop.time()))
-            tasks.append(asyncio.create_task(one(*item)))
-            at += gap
+        while duration_s is None or offset < duration_s - SCHEDULE_EPSILON_S:
+            item = take()
+            if item is None:
+                break
+            await asyncio.sleep(max(0.0, start + offset - loop.time()))
+            tasks.append(asyncio.create_task(one(item[0], item[1], start_perf + offset)))
+            gap = arrivals()
+            if gap is None:
+                break
+            offset += gap
         await asyncio.gather(*tasks)
     finally:
         engine.close()

@@ -20,8 +20,10 @@ from inference_loadtest.formats import (
     LineStreamDecoder,
     StreamFormat,
     bedrock_observation,
+    converse_messages,
     request_body,
     response_output_tokens,
+    response_text,
 )
 from inference_loadtest.measure import StreamTimes
 from inference_loadtest.options import LoadOptions
@@ -103,7 +105,7 @@ class Calls:
         self._s3 = s3
         self.options = options
         service = "bedrock-runtime" if target.api is Api.CONVERSE_STREAM else "sagemaker-runtime"
-        pool = max([*options.concurrency, options.max_in_flight if options.rates_rps else 1])
+        pool = max([*options.concurrency, options.max_in_flight if options.open_loop() else 1])
         self.client = client or make_client(service, pool=pool)
         self._local = threading.local()
         self._stop = threading.Event()
@@ -167,7 +169,7 @@ class Calls:
             return RequestResult(ok=False, e2e_s=end - start, error=type(exc).__name__, started=start, ended=end)
 
     def _stream(self, prompt: Prompt, called: float) -> RequestResult:
-        body = request_body(self.target.format, prompt.text, prompt.max_tokens)
+        body = request_body(self.target.format, prompt.text, prompt.max_tokens, history=prompt.history)
         resp = self.client.invoke_endpoint_with_response_stream(
             EndpointName=self.target.identifier, Body=body, ContentType="application/json"
         )
@@ -197,7 +199,7 @@ class Calls:
     def _converse(self, prompt: Prompt, called: float) -> RequestResult:
         resp = self.client.converse_stream(
             modelId=self.target.identifier,
-            messages=[{"role": "user", "content": [{"text": prompt.text}]}],
+            messages=converse_messages(prompt.history, prompt.text),
             inferenceConfig={"maxTokens": prompt.max_tokens},
         )
         state = StreamTimes(start=self._sent(called))
@@ -211,7 +213,7 @@ class Calls:
         """The body of a non-streaming request: ``options.payload`` as given, else the LLM request JSON."""
         if self.options.payload is not None:
             return self.options.payload
-        return request_body(self.target.format, prompt.text, prompt.max_tokens, stream=False)
+        return request_body(self.target.format, prompt.text, prompt.max_tokens, stream=False, history=prompt.history)
 
     def _invoke(self, prompt: Prompt, called: float) -> RequestResult:
         resp = self.client.invoke_endpoint(
@@ -222,6 +224,7 @@ class Calls:
         start = self._sent(called)
         count = response_output_tokens(payload)
         return RequestResult(
+            text=response_text(payload),
             ok=True,
             e2e_s=end - start,
             ttft_s=end - start,  # without streaming the first token arrives with the whole response

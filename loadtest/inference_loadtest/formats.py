@@ -27,7 +27,7 @@ Errors inside an HTTP 200 stream, counted as failed requests:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -68,10 +68,13 @@ class Observation:
     """The server's own count of output tokens, when this slice carried it."""
     error: str | None = None
     done: bool = False
+    text: str = ""
+    """The generated text this slice carried (special tokens left out), for scoring a response's quality."""
 
     def merge(self, other: Observation) -> None:
         """Fold ``other`` (a later slice) into this one."""
         self.content_events += other.content_events
+        self.text += other.text
         if other.server_output_tokens is not None:
             self.server_output_tokens = other.server_output_tokens
         self.error = self.error or other.error
@@ -149,10 +152,12 @@ def _token_line(obj: Mapping[str, Any]) -> Observation:
     if not isinstance(token, Mapping):
         return Observation(error=f"unknown stream line: {json.dumps(obj)[:80]}")
     count = details.get("generated_tokens")
+    text = token.get("text")
     return Observation(
         content_events=1,
         server_output_tokens=count if isinstance(count, int) else None,
         done=obj.get("generated_text") is not None,
+        text=text if isinstance(text, str) and not token.get("special") else "",
     )
 
 
@@ -164,6 +169,7 @@ def _openai(obj: Mapping[str, Any]) -> Observation:
         delta = choice.get("delta") or {}
         if delta.get("content"):
             obs.content_events += 1
+            obs.text += str(delta["content"])
         if choice.get("finish_reason") == "error":
             obs.error = "finish_reason error"
     usage = obj.get("usage")
@@ -176,7 +182,8 @@ def bedrock_observation(event: Mapping[str, Any]) -> Observation:
     """One parsed ConverseStream event (botocore yields ``{"contentBlockDelta": {...}}`` and so on)."""
     if "contentBlockDelta" in event:
         delta = event["contentBlockDelta"].get("delta") or {}
-        return Observation(content_events=1 if delta.get("text") else 0)
+        text = delta.get("text")
+        return Observation(content_events=1 if text else 0, text=text if isinstance(text, str) else "")
     if "metadata" in event:
         usage = event["metadata"].get("usage") or {}
         count = usage.get("outputTokens")
@@ -186,18 +193,37 @@ def bedrock_observation(event: Mapping[str, Any]) -> Observation:
     return Observation()
 
 
-def request_body(fmt: StreamFormat, prompt: str, max_tokens: int, *, stream: bool = True) -> bytes:
-    """The JSON request a container of ``fmt`` expects. ``AUTO`` sends the TGI/LMI shape both accept."""
+def request_body(
+    fmt: StreamFormat,
+    prompt: str,
+    max_tokens: int,
+    *,
+    stream: bool = True,
+    history: Sequence[tuple[str, str]] = (),
+) -> bytes:
+    """The JSON request a container of ``fmt`` expects. ``AUTO`` sends the TGI/LMI shape both accept.
+
+    ``history``: earlier turns as (role, text); OpenAI-compatible servers get them as ``messages``, TGI/LMI
+    ``inputs`` as the turns' texts joined by blank lines before ``prompt`` (no chat template: the text is the
+    history, word for word). Default: none.
+    """
     body: dict[str, Any]
     if fmt is StreamFormat.OPENAI:
-        body = {"messages": [{"role": "user", "content": prompt}], "max_tokens": max_tokens, "stream": stream}
+        messages = [{"role": role, "content": text} for role, text in (*history, ("user", prompt))]
+        body = {"messages": messages, "max_tokens": max_tokens, "stream": stream}
         if stream:
             body["stream_options"] = {"include_usage": True}
     else:
-        body = {"inputs": prompt, "parameters": {"max_new_tokens": max_tokens, "details": True}}
+        inputs = "\n\n".join([*(text for _, text in history), prompt])
+        body = {"inputs": inputs, "parameters": {"max_new_tokens": max_tokens, "details": True}}
         if stream:
             body["stream"] = True
     return json.dumps(body).encode()
+
+
+def converse_messages(history: Sequence[tuple[str, str]], prompt: str) -> list[dict[str, Any]]:
+    """Bedrock ``Converse`` ``messages``: the history's turns, then ``prompt`` as the user's."""
+    return [{"role": role, "content": [{"text": text}]} for role, text in (*history, ("user", prompt))]
 
 
 def response_output_tokens(body: bytes) -> int | None:
@@ -216,4 +242,25 @@ def response_output_tokens(body: bytes) -> int | None:
     details = obj.get("details")
     if isinstance(details, Mapping) and isinstance(details.get("generated_tokens"), int):
         return int(details["generated_tokens"])
+    return None
+
+
+def response_text(body: bytes) -> str | None:
+    """The generated text of a non-streaming JSON response (TGI/LMI ``generated_text``, OpenAI
+    ``choices[0].message.content``); None when the body has none."""
+    try:
+        obj = json.loads(body)
+    except ValueError:
+        return None
+    if isinstance(obj, list) and obj and isinstance(obj[0], Mapping):
+        obj = obj[0]
+    if not isinstance(obj, Mapping):
+        return None
+    if isinstance(obj.get("generated_text"), str):
+        return str(obj["generated_text"])
+    choices = obj.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], Mapping):
+        message = choices[0].get("message") or {}
+        if isinstance(message, Mapping) and isinstance(message.get("content"), str):
+            return str(message["content"])
     return None

@@ -33,6 +33,7 @@ class StreamTimes:
     events: int = 0
     server_tokens: int | None = None
     error: str | None = None
+    text: list[str] = field(default_factory=list)
 
     def observe(self, obs: Observation, now: float) -> None:
         """Count what one decoded piece of the stream carried, arrived at ``now``."""
@@ -44,6 +45,8 @@ class StreamTimes:
             self.itls.extend([0.0] * (obs.content_events - 1))  # arrived together in one event
             self.last = now
             self.events += obs.content_events
+        if obs.text:
+            self.text.append(obs.text)
         if obs.server_output_tokens is not None:
             self.server_tokens = obs.server_output_tokens
         self.error = self.error or obs.error
@@ -62,4 +65,5 @@ class StreamTimes:
             retries=retries,
             started=self.start,
             ended=end,
+            text="".join(self.text),
         )

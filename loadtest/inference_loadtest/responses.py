@@ -44,6 +44,10 @@ class Behaviour:
     """Added to ``ttft_ms`` per other request in flight when one arrives: a batching server's queueing."""
     itl_ms_per_in_flight: float = 0.0
     """Added to ``itl_ms`` per other request in flight when one arrives: a larger batch decodes slower."""
+    stall_request: int = 0
+    """The Nth request the server receives (1-based; 0: none) waits ``stall_ms`` more before its first token: a
+    stall, to show that an open-loop test measures the requests scheduled during it from their due time."""
+    stall_ms: float = 0.0
 
 
 def max_tokens(body: dict[str, Any], default: int) -> int:

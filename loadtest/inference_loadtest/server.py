@@ -149,6 +149,8 @@ class _Handler:
         except ValueError:
             body = {}
         n = responses.max_tokens(body, b.output_tokens)
+        if b.stall_request and number == b.stall_request:
+            b = replace(b, ttft_ms=b.ttft_ms + b.stall_ms)
         others = counters.in_flight
         if others and (b.ttft_ms_per_in_flight or b.itl_ms_per_in_flight):
             b = replace(

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from inference_loadtest.arrivals import dispersion
+
 PERCENTILES = (50, 90, 99)
 
 
@@ -48,10 +50,38 @@ class RequestResult:
     ended: float = 0.0
     request_id: str | None = None
     """The service's ``x-amzn-RequestId`` of a response that streamed (None otherwise)."""
+    index: int = -1
+    """The request's position in its level (the prompt it sent is ``prompts[index % len(prompts)]``)."""
+    scheduled: float | None = None
+    """Open loop: when the arrival process scheduled the request (same clock as ``started``); None: closed loop."""
+    input_tokens: int | None = None
+    """The prompt's input length in tokens as the workload built it (None: unknown)."""
+    group: str | None = None
+    """The workload's group of the request (``shared prefix``, ``turn 2``, ...), None without groups."""
+    text: str | None = None
+    """The generated text (streams: the content events' text; ``InvokeEndpoint``: the body's), for scoring."""
+    check_passed: bool | None = None
+    """The quality check's verdict on ``text`` (None: no check, or the request failed)."""
+    check_detail: str | None = None
+    """Why the check failed (or the judge's answer)."""
 
     @property
     def mean_itl_s(self) -> float | None:
         return sum(self.itls_s) / len(self.itls_s) if self.itls_s else None
+
+    @property
+    def lag_s(self) -> float:
+        """How much later than scheduled the request was sent: 0 in a closed loop (no schedule)."""
+        return 0.0 if self.scheduled is None else max(0.0, self.started - self.scheduled)
+
+    @property
+    def ttft_from_schedule_s(self) -> float | None:
+        """TTFT counted from the scheduled send time (open loop), else from the send: what a user waited."""
+        return None if self.ttft_s is None else self.ttft_s + self.lag_s
+
+    @property
+    def e2e_from_schedule_s(self) -> float:
+        return self.e2e_s + self.lag_s
 
 
 @dataclass(frozen=True)
@@ -62,10 +92,12 @@ class Slo:
     itl_ms: float | None = None
 
     def met_by(self, r: RequestResult) -> bool:
-        """Goodput rule: the request succeeded, its TTFT and its mean inter-token latency are within the SLO."""
+        """Goodput rule: the request succeeded, its TTFT (from the scheduled send time in an open loop) and its mean
+        inter-token latency are within the SLO."""
         if not r.ok:
             return False
-        if self.ttft_ms is not None and (r.ttft_s is None or r.ttft_s * 1000 > self.ttft_ms):
+        ttft = r.ttft_from_schedule_s
+        if self.ttft_ms is not None and (ttft is None or ttft * 1000 > self.ttft_ms):
             return False
         itl = r.mean_itl_s
         return not (self.itl_ms is not None and itl is not None and itl * 1000 > self.itl_ms)
@@ -113,7 +145,8 @@ def level_summary(
     for r in measured:
         if not r.ok:
             errors[r.error or "error"] = errors.get(r.error or "error", 0) + 1
-    return {
+    open_loop = any(r.scheduled is not None for r in measured)
+    out: dict[str, Any] = {
         "concurrency": concurrency,
         "rate_rps": rate_rps,
         "requests": len(measured),
@@ -123,9 +156,12 @@ def level_summary(
         "throttled": sum(1 for r in measured if r.throttled),
         "retries": sum(r.retries for r in measured),
         "warmup_excluded": len(results) - len(measured),
-        "ttft_ms": summary_ms([r.ttft_s for r in ok if r.ttft_s is not None]),
+        "latency_from": "scheduled send time" if open_loop else "send",
+        "ttft_ms": summary_ms([t for r in ok if (t := r.ttft_from_schedule_s) is not None]),
         "itl_ms": summary_ms([gap for r in ok for gap in r.itls_s]),
-        "e2e_ms": summary_ms([r.e2e_s for r in ok]),
+        "e2e_ms": summary_ms([r.e2e_from_schedule_s for r in ok]),
+        "input_tokens": token_stats([r.input_tokens for r in measured if r.input_tokens is not None]),
+        "output_tokens_per_request": token_stats([r.output_tokens for r in ok]),
         "output_tokens": tokens,
         "output_tokens_from_server": bool(ok) and all(r.output_tokens_from_server for r in ok),
         "output_tokens_per_s": round(tps, 2),
@@ -140,9 +176,55 @@ def level_summary(
         "cost_per_million_output_tokens_usd": cost,
         "interrupted": interrupted,
     }
+    if open_loop:
+        out["ttft_from_send_ms"] = summary_ms([r.ttft_s for r in ok if r.ttft_s is not None])
+        out["e2e_from_send_ms"] = summary_ms([r.e2e_s for r in ok])
+        lags = [r.lag_s for r in measured]
+        out["schedule_lag_ms"] = {**summary_ms(lags), "max": round(max(lags) * 1000, 2)}
+        out["arrivals"] = {
+            "scheduled": dispersion([r.scheduled for r in measured if r.scheduled is not None]),
+            "sent": dispersion([r.started for r in measured]),
+        }
+    groups = sorted({r.group for r in measured if r.group is not None}, key=_group_order)
+    if groups:
+        out["groups"] = {g: _group_summary([r for r in measured if r.group == g], slo) for g in groups}
+    return out
 
 
-def _p90_within(level: dict[str, Any], slo: Slo) -> bool:
+def token_stats(values: Sequence[int]) -> dict[str, float | int | None]:
+    """Count, total, mean and p50/p90/p99 of token counts (None when there are none)."""
+    out: dict[str, float | int | None] = {
+        "count": len(values),
+        "total": sum(values),
+        "mean": round(sum(values) / len(values), 2) if values else None,
+    }
+    for p in PERCENTILES:
+        v = percentile(values, p)
+        out[f"p{p}"] = None if v is None else round(v, 2)
+    return out
+
+
+def _group_order(name: str) -> tuple[int, str]:
+    """``turn 2`` before ``turn 10``; other names alphabetically."""
+    head, _, number = name.rpartition(" ")
+    return (int(number), head) if number.isdigit() else (0, name)
+
+
+def _group_summary(results: Sequence[RequestResult], slo: Slo) -> dict[str, Any]:
+    ok = [r for r in results if r.ok]
+    return {
+        "requests": len(results),
+        "errors": len(results) - len(ok),
+        "ttft_ms": summary_ms([t for r in ok if (t := r.ttft_from_schedule_s) is not None]),
+        "e2e_ms": summary_ms([r.e2e_from_schedule_s for r in ok]),
+        "input_tokens": token_stats([r.input_tokens for r in results if r.input_tokens is not None]),
+        "output_tokens_per_request": token_stats([r.output_tokens for r in ok]),
+        "goodput_fraction": round(sum(1 for r in results if slo.met_by(r)) / len(results), 4) if results else 0.0,
+    }
+
+
+def holds_slo(level: dict[str, Any], slo: Slo) -> bool:
+    """A level holds the SLO: some request succeeded and its p90 TTFT and p90 ITL are within the bounds."""
     if level["requests"] == 0 or level["errors"] == level["requests"]:
         return False
     for key, bound in (("ttft_ms", slo.ttft_ms), ("itl_ms", slo.itl_ms)):
@@ -172,7 +254,7 @@ def knee(
     holds: int | None = None
     breaks: int | None = None
     for lv in sweep:
-        if _p90_within(lv, slo):
+        if holds_slo(lv, slo):
             holds = lv["concurrency"]
         else:
             breaks = lv["concurrency"]

@@ -42,3 +42,13 @@ def test_ttft_split_adds_up_to_the_overhead_per_stream() -> None:
     split = loadtest.ttft_split([result, unmatched, warmup], [frame])
     # THEN each side is what it took, and the warm-up and the stream the server has no record of are left out
     assert split == {"request_ms": 0.5, "server_late_ms": 1.5, "client_late_ms": 0.25}
+
+
+def test_rate_run_reports_every_figure() -> None:
+    # GIVEN a fast local server WHEN half a second of 20 requests/s runs open-loop (no timing asserted)
+    row = loadtest.rate_run(rate_rps=20.0, duration_s=0.5, engine="async", ttft_ms=5, itl_ms=1)
+    # THEN the 10 scheduled requests ran and every figure is there
+    assert (row["engine"], row["requests"], row["errors"]) == ("async", 10, 0)
+    assert row["lag_p50_ms"] >= 0
+    assert row["overhead_from_schedule_ms"] >= row["overhead_from_send_ms"] - 0.01
+    assert row["client_cpu_per_s"] > 0

@@ -443,6 +443,14 @@ PROPERTY_MAP: dict[tuple[str, str], Source] = {
     (CONFIG, "ProductionVariants[0].RoutingConfig.RoutingStrategy"): Plan(
         "container.routing_strategy", _c("routing_strategy")
     ),
+    (CONFIG, "ProductionVariants[0].RoutingConfig.PrefixAwareRoutingConfig.PrefixLength"): Plan(
+        "container.prefix_aware_routing.prefix_length",
+        lambda c: c.endpoint["container"]["prefix_aware_routing"]["prefix_length"],
+    ),
+    (CONFIG, "ProductionVariants[0].RoutingConfig.PrefixAwareRoutingConfig.ConcurrencyThreshold"): Plan(
+        "container.prefix_aware_routing.concurrency_threshold",
+        lambda c: c.endpoint["container"]["prefix_aware_routing"]["concurrency_threshold"],
+    ),
     (CONFIG, "ProductionVariants[0].ManagedInstanceScaling.Status"): Fixed(
         "ENABLED", "an inference-component variant scales its instances with its copies"
     ),

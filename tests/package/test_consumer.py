@@ -49,6 +49,8 @@ def test_the_consumer_app_synthesizes_with_the_gates_on(clean_python: Path, cons
         "monitored": "team-b-chat",
         "latency": "p50",
         "tokens_period_minutes": 60,
+        # an imported endpoint, typed IInferenceEndpoint, offers the invocation metrics of every endpoint
+        "team_b_errors": ["Invocation5XXErrors", "team-b-chat"],
     }
     assert "AWS::IAM::Policy" not in types
     assert {"AWS::IAM::ManagedPolicy", "AWS::CloudWatch::Dashboard", "AWS::CloudWatch::Alarm"} <= set(types)

@@ -88,7 +88,7 @@ def test_wheel_leaves_the_load_tester_to_its_own_distribution(wheel: Path) -> No
     # AND the loadtest extra requires the tester's distribution, with its chart extra
     requires = [line for line in _metadata(wheel, "METADATA").splitlines() if line.startswith("Requires-Dist:")]
     assert [r for r in requires if 'extra == "loadtest"' in r] == [
-        'Requires-Dist: inference-loadtest[chart]<0.2,>=0.1.0; extra == "loadtest"'
+        'Requires-Dist: inference-loadtest[chart,quality]<0.2,>=0.1.0; extra == "loadtest"'
     ]
 
 

@@ -63,6 +63,7 @@ for endpoint in endpoints:
 profile.grant_invoke(caller)
 
 latency = chat.metric_model_latency(statistic="p50", period=Duration.minutes(5))
+team_b_errors = team_b.metric_invocation_5xx_errors(period=Duration.minutes(5))
 tokens = profile.metric_output_token_count(period=Duration.hours(1))
 InferenceDashboard(stack, "Dashboard", endpoints=endpoints, profiles=[profile])
 alarms = InferenceAlarms(stack, "Alarms", endpoints=endpoints, profiles=[profile])
@@ -76,6 +77,7 @@ print(
             "capacity": [chat.capacity.min, chat.capacity.max],
             "monitored": MonitoredEndpoint.of(team_b).name,
             "latency": latency.statistic,
+            "team_b_errors": [team_b_errors.metric_name, (team_b_errors.dimensions or {})["EndpointName"]],
             "tokens_period_minutes": tokens.period.to_minutes(),
         }
     )

@@ -44,6 +44,18 @@ REQUIRED_FAMILIES = (
     "c6i",
     "c7i",
     "r5",
+    "g7",
+    "g7e",
+    "p6-b200",
+    "p6-b300",
+    "p6e-gb200",
+    "c6g",
+    "m6g",
+    "r6g",
+    "c7g",
+    "c8g",
+    "m8g",
+    "r8g",
 )
 
 
@@ -53,6 +65,21 @@ def test_every_catalog_name_is_a_sagemaker_hosting_instance_type():
     unknown = {i.name for i in CATALOG.instances} - HOSTING_TYPES
     # THEN none is unknown to SageMaker hosting
     assert unknown == set()
+
+
+def _cloudformation_instance_types() -> frozenset[str]:
+    import cfnlint
+
+    schemas = Path(cfnlint.__file__).parent / "data" / "schemas"
+    digest = json.loads((schemas / "providers" / "us-east-1.json").read_text())["AWS::SageMaker::EndpointConfig"]
+    schema = json.loads((schemas / "resources" / f"{digest}.json").read_text())
+    return frozenset(schema["definitions"]["ProductionVariant"]["properties"]["InstanceType"]["enum"])
+
+
+def test_every_catalog_name_is_in_the_cloudformation_schema_enum():
+    # GIVEN the InstanceType enum of AWS::SageMaker::EndpointConfig ProductionVariant in cfn-lint's bundled schema
+    # WHEN the catalog names are compared with it / THEN each is a hosting type CloudFormation accepts
+    assert {i.name for i in CATALOG.instances} - _cloudformation_instance_types() == set()
 
 
 @pytest.mark.parametrize("family", REQUIRED_FAMILIES)
@@ -135,10 +162,10 @@ def test_gpu_counts_and_memory_match_sagemaker_sdk_table(name, count, total_gib)
 
 @pytest.mark.parametrize("inst", CATALOG.instances, ids=lambda i: i.name)
 def test_local_nvme_follows_sagemaker_sdk_rule(inst):
-    # GIVEN the SageMaker Python SDK rule: families with a "d", and g5, g6*, p5*, trn1* have local storage;
-    # trn2 marked local too (NVMe on EC2, so VolumeSizeInGB must not be sent)
+    # GIVEN the SageMaker Python SDK rule (sagemaker-core common_utils.volume_size_supported): families with a
+    # "d", and g5, g6*, g7e, p5*, p6-b200, trn1*, trn2 have local storage (so VolumeSizeInGB must not be sent)
     family = inst.family
-    expected = "d" in family or family.startswith(("g5", "g6", "p5", "trn1", "trn2"))
+    expected = "d" in family or family.startswith(("g5", "g6", "g7e", "p5", "p6-b200", "trn1", "trn2"))
     # WHEN the row is read / THEN its flag matches
     assert inst.local_nvme == expected
 
@@ -150,7 +177,9 @@ def test_catalog_is_dated_and_sourced():
     assert dt.date.fromisoformat(CATALOG.prices_as_of) <= dt.date.today()
     assert "Price List" in CATALOG.price_source
     estimates = {i.name for i in CATALOG.instances if i.price_is_estimate}
-    assert estimates == {"ml.p5e.48xlarge", "ml.p5en.48xlarge", "ml.trn1n.32xlarge", "ml.trn2.48xlarge"}
+    new_families = ("g7", "g7e", "p6-b200", "p6-b300", "p6e-gb200", "c6g", "m6g", "r6g", "c7g", "c8g", "m8g", "r8g")
+    added = {i.name for i in CATALOG.instances if i.family in new_families}
+    assert estimates == {"ml.p5e.48xlarge", "ml.p5en.48xlarge", "ml.trn1n.32xlarge", "ml.trn2.48xlarge"} | added
     assert all("ESTIMATE" in CATALOG.price_sources[k] for k in CATALOG.price_sources if k.startswith("derived"))
 
 

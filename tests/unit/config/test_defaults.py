@@ -24,6 +24,7 @@ from inference_constructs.bedrock.inference_profile_plan import ProfileSpec
 from inference_constructs.bedrock.invocation_logging_plan import InvocationLoggingSpec
 from inference_constructs.bedrock.pricing import Workload
 from inference_constructs.config import schema
+from inference_constructs.containers.serving_options import RoutingOptions, SpeculativeDecoding
 from inference_constructs.cost.commitment import recommend_commitment
 from inference_constructs.cost.decisions import AnomalySubscriptionPlan, BudgetPlan
 from inference_constructs.hosting.request import (
@@ -58,6 +59,8 @@ OWNERS: dict[type[BaseModel], type[Any] | Callable[..., Any]] = {
     schema.Observability: AlarmSettings,
     schema.XRaySampling: XRaySamplingDecision,
     schema.AnomalyMonitor: AnomalySubscriptionPlan,
+    schema.SpeculativeDecodingConfig: SpeculativeDecoding,
+    schema.RoutingConfig: RoutingOptions,
 }
 
 #: (config model, key) whose default differs from the same-named field of a decision type on purpose.

@@ -260,11 +260,11 @@ def test_environment_passthrough_is_merged_and_shown_in_the_plan() -> None:
     # GIVEN two container options the library does not own (numbers and booleans allowed)
     text = _config(
         "{id: org/m, parameters_billion: 8}",
-        "    environment: {OPTION_ENABLE_PREFIX_CACHING: true, SERVING_JOB_QUEUE_SIZE: 2000}\n",
+        "    environment: {OPTION_ENFORCE_EAGER: true, SERVING_JOB_QUEUE_SIZE: 2000}\n",
     )
     # WHEN planned THEN both are in the container environment as strings, beside the library's own keys
     env = _env(text)
-    assert env["OPTION_ENABLE_PREFIX_CACHING"] == "true"
+    assert env["OPTION_ENFORCE_EAGER"] == "true"
     assert env["SERVING_JOB_QUEUE_SIZE"] == "2000"
     assert env["OPTION_ROLLING_BATCH"] == "vllm"
 

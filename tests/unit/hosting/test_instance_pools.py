@@ -8,14 +8,24 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from aws_cdk import Stack
+from aws_cdk import App, Stack
+from aws_cdk.assertions import Template
 
+from inference_constructs.catalog import load_catalog
 from inference_constructs.config import validate_config
 from inference_constructs.containers import ImageVariant, image_key
+from inference_constructs.containers.serving_options import (
+    BatchingLimits,
+    RoutingOptions,
+    RoutingStrategy,
+    ServingOptions,
+    SpeculativeDecoding,
+)
 from inference_constructs.diff.templates import diff_templates
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting import (
     Capacity,
+    EndpointPlan,
     EndpointRequest,
     MultiModelOptions,
     RealtimeEndpoint,
@@ -29,6 +39,7 @@ from inference_constructs.plan import plan_platform
 from inference_constructs.sizing import choose_host, feasible_hosts
 from inference_constructs.spec import (
     AcceleratorChoice,
+    DType,
     EndpointKind,
     ModelArchitecture,
     ModelSourceKind,
@@ -285,3 +296,82 @@ def test_a_pool_model_is_counted_in_the_endpoints_stack_footprint() -> None:
     assert (
         estimated_resources(endpoint.footprint) == estimated_resources(replace(endpoint.footprint, pool_models=0)) + 1
     )
+
+
+# ------------------------------------------------------------------------------------------------ serving options
+
+#: An fp16 model small enough for a T4 (g4dn), whose TGI caches no prefixes (compute capability below 8.0).
+TINY_FP16 = ModelSpec(id="Qwen/Qwen2.5-1.5B-Instruct", dtype=DType.FP16)
+PREFIX_ROUTED = ServingOptions(routing=RoutingOptions(strategy=RoutingStrategy.PREFIX_AWARE))
+
+
+def _tgi(**kw: Any) -> EndpointRequest:
+    return replace(_request(TINY_FP16, **kw), serving=Serving.TGI)
+
+
+def test_pool_hosts_follow_the_serving_options_host_rule_as_the_variants_host_does() -> None:
+    # GIVEN TGI pools of a model that fits a T4, without and with prefix-aware routing (needs prefix caching)
+    catalog = load_catalog()
+    plain = plan_endpoint(_tgi(instance_pools=5))
+    routed = plan_endpoint(_tgi(instance_pools=5, serving_options=PREFIX_ROUTED))
+    assert plain.instance_pools is not None and routed.instance_pools is not None
+
+    def lowest_capability(plan: EndpointPlan) -> float:
+        assert plan.instance_pools is not None
+        hosts = [catalog.get(p.instance_type) for p in plan.instance_pools.pools]
+        return min((h.compute_capability or 0.0) if h else 0.0 for h in hosts)
+
+    # THEN without options T4 hosts are pools; with routing no pool host is below compute capability 8.0
+    assert lowest_capability(plain) < 8.0
+    assert len(routed.instance_pools.pools) == 5
+    assert lowest_capability(routed) >= 8.0
+    assert routed.routing_strategy == "PREFIX_AWARE"
+
+
+def test_fails_a_listed_pool_host_where_the_engine_caches_no_prefixes() -> None:
+    with pytest.raises(InferenceConfigError) as err:
+        plan_endpoint(
+            _tgi(instance_pools=("ml.g5.xlarge", "ml.g4dn.xlarge"), serving_options=PREFIX_ROUTED), path="endpoints[0]"
+        )
+    assert [p.path for p in err.value.problems] == ["endpoints[0].instance_pools[1]"]
+    assert "ml.g4dn.xlarge cannot be a pool of this variant: the engine caches no prefixes on it" in str(err.value)
+
+
+def test_a_pools_own_model_carries_the_serving_options_variables() -> None:
+    # GIVEN a 20B model whose L40S pool runs at another tensor parallel degree, with engine options
+    options = ServingOptions(prefix_caching=True, batching=BatchingLimits(max_sequences=32))
+    stack = Stack(App(), "S")
+    endpoint = RealtimeEndpoint(
+        stack, "Chat", model=MEDIUM, accelerator="gpu", capacity=(1, 4), instance_pools=5, serving_options=options
+    )
+    plan = endpoint.plan
+    assert plan.instance_pools is not None and plan.serving_options is not None
+    written = dict(plan.serving_options.environment)
+    assert written == {"OPTION_ENABLE_PREFIX_CACHING": "true", "OPTION_MAX_ROLLING_BATCH_SIZE": "32"}
+    # THEN every pool's environment has them, the own model's too (at its own degree)
+    (own,) = [p for p in plan.instance_pools.pools if p.own_model]
+    assert own.environment["OPTION_TENSOR_PARALLEL_DEGREE"] == "2"
+    for pool in plan.instance_pools.pools:
+        assert {k: pool.environment.get(k) for k in written} == written
+    # AND both synthesized models (the variant's and the pool's) carry them
+    template = Template.from_stack(stack).to_json()
+    models = [template["Resources"][i]["Properties"] for i in logical_ids(template, "AWS::SageMaker::Model")]
+    assert len(models) == 2
+    for model in models:
+        env = model["PrimaryContainer"]["Environment"]
+        assert {k: env.get(k) for k in written} == written
+
+
+def test_pool_hosts_hold_the_speculative_draft_beside_the_model() -> None:
+    # GIVEN the same pools without and with a draft model
+    draft = ServingOptions(speculative_decoding=SpeculativeDecoding(model="Qwen/Qwen2.5-0.5B-Instruct", tokens=4))
+    plain = plan_endpoint(_request(instance_pools=5))
+    drafted = plan_endpoint(_request(instance_pools=5, serving_options=draft))
+    assert plain.instance_pools is not None and drafted.instance_pools is not None and drafted.host is not None
+    assert drafted.host.draft_weights_gb > 0
+    without = {p.instance_type: p.memory_required_gb for p in plain.instance_pools.pools}
+    # THEN every pool host counts the draft's memory (as the variant's host does), and still holds it
+    for pool in drafted.instance_pools.pools:
+        assert pool.memory_required_gb <= pool.memory_available_gb
+        if pool.instance_type in without:
+            assert pool.memory_required_gb > without[pool.instance_type] + 0.5

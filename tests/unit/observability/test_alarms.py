@@ -11,6 +11,7 @@ from aws_cdk.assertions import Match, Template
 
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.observability.alarms import InferenceAlarms, check_alarm_settings
+from inference_constructs.observability.decisions import AlarmSettings
 from inference_constructs.observability.targets import MonitoredEndpoint, MonitoredProfile
 from inference_constructs.observability.validate import validate_template
 from inference_constructs.spec import EndpointKind
@@ -260,7 +261,7 @@ def test_fails_on_invalid_settings(stack: Stack, kwargs: dict[str, Any], message
 
 def test_collects_every_problem_with_config_path() -> None:
     # GIVEN two bad settings and the config path / WHEN checked / THEN both are reported under that path
-    problems = check_alarm_settings(anomaly_std_devs=-1, alarm_email="x", path="observability").problems
+    problems = check_alarm_settings(AlarmSettings(anomaly_std_devs=-1), alarm_email="x", path="observability").problems
     assert problems == [
         "observability.anomaly_std_devs: -1 is not allowed; use a number above 0, e.g. 2",
         "observability.alarm_email: 'x' is not an email address; use name@example.com",
@@ -305,3 +306,24 @@ def test_alarms_of_a_scale_to_zero_endpoint_read_its_inference_component(app: Ap
     ]
     assert dims
     assert all(d == [{"Name": "InferenceComponentName", "Value": "playground-component"}] for d in dims)
+
+
+def test_alarms_on_a_linked_source_account_read_that_account(synth: Synth) -> None:
+    # GIVEN alarms in a monitoring account's stack on a real-time endpoint and a profile of a source account
+    app = App()
+    stack = Stack(app, "Monitoring", env={"account": "999988887777", "region": "us-east-1"})
+    source = "111122223333"
+    InferenceAlarms(
+        stack,
+        "Alarms",
+        endpoints=[MonitoredEndpoint("chat", kind=EndpointKind.REALTIME, gpu_count=4, account_id=source)],
+        profiles=[MonitoredProfile("team-a", "a1b2c3d4e5f6", account_id=source)],
+    )
+    template = synth(app, stack)
+    alarms = _alarms(template)
+    # THEN every alarm (anomaly, metric math, static) reads each of its metrics from the source account
+    queries = [q for props in alarms.values() for q in props["Metrics"] if "MetricStat" in q]
+    assert alarms and all("Metrics" in props for props in alarms.values())
+    assert queries and {q["AccountId"] for q in queries} == {source}
+    # AND none uses SEARCH (CloudWatch alarms need one time series)
+    assert validate_template(template) == []

@@ -9,6 +9,7 @@ from aws_cdk import App, Stack
 from aws_cdk.assertions import Template
 
 from inference_constructs.errors import InferenceConfigError
+from inference_constructs.observability.decisions import XRaySamplingDecision
 from inference_constructs.observability.tracing import XRaySamplingRule, check_sampling_rule
 from tests.unit.observability.conftest import Synth, cfn_lint
 
@@ -79,5 +80,7 @@ def test_fails_on_invalid_settings(stack: Stack, kwargs: dict[str, Any], message
 
 def test_config_path_prefixes_problem_keys() -> None:
     # GIVEN the config layer's path / WHEN checked / THEN keys are prefixed with it
-    problems = check_sampling_rule(service_name="a", priority=0, path="observability.xray_sampling").problems
+    problems = check_sampling_rule(
+        XRaySamplingDecision(service_name="a", priority=0), path="observability.xray_sampling"
+    ).problems
     assert problems == ["observability.xray_sampling.priority: 0 is not allowed; use a whole number 1..9999"]

@@ -82,6 +82,7 @@ CONFIG_ONLY: dict[str, str] = {
 _SERVERLESS_ONLY = "only applies to type: serverless (refused elsewhere); its keys are ServerlessEndpoint's own"
 _MULTI_MODEL_ONLY = "only applies to type: multi-model (refused elsewhere); its keys are MultiModelEndpoint's own"
 _NO_INSTANCES = "serverless endpoints have no instances"
+_NO_LLM_OPTIONS = "serving options are for llm engines on instances (refused for this endpoint type's engines)"
 NOT_ON_KIND: dict[EndpointKind, dict[str, str]] = {
     EndpointKind.REALTIME: {"serverless": _SERVERLESS_ONLY, "multi_model": _MULTI_MODEL_ONLY},
     EndpointKind.ASYNC: {"serverless": _SERVERLESS_ONLY, "multi_model": _MULTI_MODEL_ONLY},
@@ -99,8 +100,10 @@ NOT_ON_KIND: dict[EndpointKind, dict[str, str]] = {
         "instance_provision_timeout_seconds": _NO_INSTANCES + " to provision",
         "capacity_reservation": _NO_INSTANCES + " to reserve",
         "metrics": "no source documents MetricsConfig for serverless endpoints (refused by the plan)",
+        "serving_options": _NO_LLM_OPTIONS,
     },
     EndpointKind.MULTI_MODEL: {
+        "serving_options": _NO_LLM_OPTIONS,
         "serverless": _SERVERLESS_ONLY,
         "async": "only applies to type: async; a multi-model endpoint is real-time",
     },

@@ -100,7 +100,7 @@ def test_the_tester_command_line_has_its_own_names(capsys: pytest.CaptureFixture
     assert exc.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: inference-loadtest")
-    assert "{run,recommend-job,results}" in out
+    assert "{run,recommend-job,compare,results}" in out
 
 
 def test_the_deprecated_alias_reexports_the_tester_and_warns() -> None:

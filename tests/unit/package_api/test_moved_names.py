@@ -30,6 +30,17 @@ MOVED = [
         "inference_constructs.bedrock.invocation_logging_plan",
     ),
     ("inference_constructs.cost.scope", "CostPlan", "inference_constructs.cost.decisions"),
+    *(
+        ("inference_constructs.hosting.decisions", name, "inference_constructs.hosting.request")
+        for name in (
+            "Capacity",
+            "DataCaptureOptions",
+            "DeploymentOptions",
+            "DeploymentStrategy",
+            "MultiModelOptions",
+            "VpcOptions",
+        )
+    ),
 ]
 
 #: What ``inference_constructs.plan`` offered when it was one module: its own names and the decision types and

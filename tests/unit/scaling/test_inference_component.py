@@ -15,7 +15,7 @@ from inference_constructs.scaling import (
     ModelInferenceComponent,
     ScheduledFloor,
 )
-from inference_constructs.scaling.inference_component import scale_to_zero_variant
+from inference_constructs.scaling.inference_component import managed_instance_scaling, scale_to_zero_variant
 from inference_constructs.spec import EndpointKind
 from tests.unit.scaling._plans import GPU4, scaling_plan
 from tests.unit.scaling._synth import synth_checked
@@ -257,6 +257,22 @@ def test_fails_invalid_copy_bounds(kwargs: dict[str, int], match: str) -> None:
     # THEN it is refused
     with pytest.raises(InferenceConfigError, match=match):
         InferenceComponentScaling(Stack(), "Scaling", inference_component_name="chat-ic", **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"min_instance_count": 3, "max_instance_count": 2}, r"capacity\.min: 3 is greater than capacity\.max 2"),
+        ({"min_instance_count": -1, "max_instance_count": 2}, r"capacity\.min: -1 is negative"),
+        ({"max_instance_count": 0}, r"capacity\.max: 0 is out of range"),
+    ],
+)
+def test_fails_invalid_managed_instance_bounds(kwargs: dict[str, int], match: str) -> None:
+    # GIVEN instance bounds the capacity rule refuses (the same rule as every endpoint's capacity)
+    # WHEN the managed instance scaling is built
+    # THEN it is refused with the capacity key
+    with pytest.raises(InferenceConfigError, match=match):
+        managed_instance_scaling(**kwargs)
 
 
 @pytest.mark.parametrize(

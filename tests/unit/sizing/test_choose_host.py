@@ -89,9 +89,13 @@ def test_classical_model_never_gets_an_accelerator(serving, billions):
 def test_sklearn_without_size_gets_cheapest_non_burstable_cpu_host():
     # GIVEN a scikit-learn model of unknown size
     decision = choose_host(ModelSpec(), serving=Serving.SKLEARN)
-    # WHEN chosen / THEN the cheapest non-burstable CPU host, sized from the default footprint
+    # WHEN chosen / THEN the cheapest non-burstable CPU host with sourced facts, sized from the default footprint
     cheapest = min(
-        (i for i in CATALOG.instances if i.accelerator is Accelerator.CPU and not i.burstable),
+        (
+            i
+            for i in CATALOG.instances
+            if i.accelerator is Accelerator.CPU and not i.burstable and i.chosen_automatically
+        ),
         key=lambda i: i.price_per_hour_usd,
     )
     assert decision.price_per_hour_usd == cheapest.price_per_hour_usd
