@@ -6,4 +6,4 @@ echo "== ruff"
 ruff check .
 ruff format --check --quiet .
 echo "== mypy"; mypy
-echo "== pytest"; exec python -m pytest -n auto "$@"
+echo "== pytest"; exec python -m pytest -n auto --dist loadfile "$@"

@@ -17,15 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict, Unpack
+from typing import Any, Protocol, TypedDict, Unpack
 
 from aws_cdk import aws_cloudwatch as cloudwatch
 from constructs import Construct
 
 from inference_constructs.errors import InferenceConfigError
-from inference_constructs.hosting.deployment import RollbackAlarmPlan
 from inference_constructs.observability.decisions import AlarmDecision
-from inference_constructs.scaling.types import WakeUpPolicy
 
 #: Statistics CloudWatch renders as ``Statistic``; everything else (``p99``, ``tm90``, ...) is ``ExtendedStatistic``.
 SIMPLE_STATISTICS = frozenset({"SampleCount", "Average", "Sum", "Minimum", "Maximum"})
@@ -127,9 +125,20 @@ class AlarmOptions(_ExtraOptions):
     description: str
 
 
-#: How a planned alarm evaluates, in CloudFormation's values (comparison operator, evaluation periods, datapoints
-#: to alarm, missing data): a platform alarm, a rollback alarm, a wake-up step policy's alarm.
-AlarmTerms = AlarmDecision | RollbackAlarmPlan | WakeUpPolicy
+class AlarmTerms(Protocol):
+    """How a planned alarm evaluates, in CloudFormation's values: what a platform alarm
+    (``observability.decisions.AlarmDecision``), a rollback alarm (``hosting.deployment.RollbackAlarmPlan``) and a
+    wake-up step policy's alarm (``scaling.types.WakeUpPolicy``) each carry. A protocol, so the layers that plan
+    those alarms stay above this one and this module imports none of them."""
+
+    @property
+    def comparison_operator(self) -> str: ...
+    @property
+    def evaluation_periods(self) -> int: ...
+    @property
+    def datapoints_to_alarm(self) -> int: ...
+    @property
+    def treat_missing_data(self) -> str: ...
 
 
 def planned_options(terms: AlarmTerms, *, description: str, **extra: Unpack[_ExtraOptions]) -> AlarmOptions:

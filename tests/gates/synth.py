@@ -68,11 +68,17 @@ def cli_context() -> dict[str, Any]:
 def synth_config(config: Path, outdir: Path) -> Assembly:
     """Synthesize ``config`` into ``outdir`` as ``cdk synth`` does (same feature flags from cdk.json); a
     failed gate is recorded, not raised."""
-    result = Assembly(outdir=outdir)
+    error = None
     try:
         synthesize(App(outdir=str(outdir), context=cli_context()), config)
     except RuntimeError as exc:  # cdk-nag findings: ValidationFailed
-        result.error = str(exc)
+        error = str(exc)
+    return read_assembly(outdir, error)
+
+
+def read_assembly(outdir: Path, error: str | None = None) -> Assembly:
+    """The assembly in ``outdir`` with its templates read, and the synth's ``error`` (None when it passed)."""
+    result = Assembly(outdir=outdir, error=error)
     for path in sorted(outdir.glob("*.template.json")):
         result.templates[path.name.removesuffix(".template.json")] = json.loads(path.read_text())
     return result
@@ -112,7 +118,4 @@ def synth_templates(config: Path, outdir: Path) -> Assembly:
     app = App(outdir=str(outdir), context=cli_context())
     build_platform(app, plan)
     write_plan(plan, app.synth().directory)
-    result = Assembly(outdir=outdir)
-    for path in sorted(outdir.glob("*.template.json")):
-        result.templates[path.name.removesuffix(".template.json")] = json.loads(path.read_text())
-    return result
+    return read_assembly(outdir)

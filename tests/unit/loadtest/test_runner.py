@@ -217,19 +217,30 @@ def test_ctrl_c_leaves_a_partial_report(engine: str, server: LocalServer, sagema
     # (Ctrl-C raises KeyboardInterrupt, as in a terminal, whatever SIGINT handler an earlier test in this
     # process left behind)
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
-    timer.start()
+    done = threading.Event()
+
+    def ctrl_c_after_two_requests() -> None:
+        # the third request reaching the server means two finished at concurrency 1: a point in the run, not
+        # in wall time, so a busy machine cannot move it before the first level starts
+        while not done.is_set() and server.counters.requests < 3:
+            done.wait(0.01)
+        if not done.is_set():
+            os.kill(os.getpid(), signal.SIGINT)
+
+    watcher = threading.Thread(target=ctrl_c_after_two_requests, daemon=True)
+    watcher.start()
     try:
-        # WHEN Ctrl-C arrives half a second in
+        # WHEN Ctrl-C arrives during the first level, after two requests finished
         test, levels = _run(sagemaker_runtime, _target(), engine, concurrency=(1, 2), requests=40)
     finally:
-        timer.cancel()
+        done.set()
+        watcher.join()
         signal.signal(signal.SIGINT, previous)
     # THEN the run stops, and the report holds the requests finished so far, marked partial
     assert test.interrupted
     assert len(levels) == 1
     assert levels[0]["interrupted"] is True
-    assert 1 <= levels[0]["requests"] < 40
+    assert 2 <= levels[0]["requests"] < 40
 
 
 def test_fails_for_the_async_engine_without_streaming(sagemaker_runtime: Any) -> None:
