@@ -24,10 +24,9 @@ if TYPE_CHECKING:
         Residency,
     )
     from inference_constructs.compliance import acknowledge, add_compliance_gates
+    from inference_constructs.containers.routing import RoutingOptions, RoutingStrategy
     from inference_constructs.containers.serving_options import (
         BatchingLimits,
-        RoutingOptions,
-        RoutingStrategy,
         ServingOptions,
         SpeculativeDecoding,
         SpeculativeMethod,
@@ -107,15 +106,12 @@ _EXPORTS: dict[str, str] = {
         "inference_constructs.spec",
     ),
     **dict.fromkeys(
-        (
-            "BatchingLimits",
-            "RoutingOptions",
-            "RoutingStrategy",
-            "ServingOptions",
-            "SpeculativeDecoding",
-            "SpeculativeMethod",
-        ),
+        ("BatchingLimits", "ServingOptions", "SpeculativeDecoding", "SpeculativeMethod"),
         "inference_constructs.containers.serving_options",
+    ),
+    **dict.fromkeys(
+        ("RoutingOptions", "RoutingStrategy"),
+        "inference_constructs.containers.routing",
     ),
     **dict.fromkeys(("HfTokenSecret",), "inference_constructs.hf_token"),
     **dict.fromkeys(("Statistic",), "inference_constructs.stats"),

@@ -31,12 +31,8 @@ from inference_constructs.bedrock.inference_profile_plan import ProfileSpec
 from inference_constructs.bedrock.invocation_logging_plan import InvocationLoggingSpec
 from inference_constructs.bedrock.pricing import Workload
 from inference_constructs.containers.model_access import HfTokenSecret
-from inference_constructs.containers.serving_options import (
-    CONCURRENCY_THRESHOLD_RANGE,
-    PREFIX_LENGTH_RANGE,
-    RoutingOptions,
-    SpeculativeDecoding,
-)
+from inference_constructs.containers.routing import CONCURRENCY_THRESHOLD_RANGE, PREFIX_LENGTH_RANGE, RoutingOptions
+from inference_constructs.containers.serving_options import SpeculativeDecoding
 from inference_constructs.cost.commitment import recommend_commitment
 from inference_constructs.cost.decisions import AnomalySubscriptionPlan, BudgetPlan
 from inference_constructs.hosting.checks import (

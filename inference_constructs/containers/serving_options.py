@@ -4,13 +4,12 @@ prefix-aware routing, written to each pinned engine's own container variables.
 Pure Python: no ``aws_cdk`` import. What each engine accepts, and the source of every variable name at the pinned
 version, is data (``serving_options.json`` next to this module, keyed like ``images.json``); an option an engine
 lacks is refused naming the key, the value and the engines that take it. :func:`draft_model` is the speculative
-draft the sizing counts beside the target; :func:`decide_routing` the production variant's ``RoutingConfig``.
+draft the sizing counts beside the target; the routing block's decision is :mod:`.routing`'s.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -22,23 +21,18 @@ from typing import Any
 from inference_constructs._coerce import enum_prop
 from inference_constructs.catalog.models import resolve_model
 from inference_constructs.containers.model_access import gated_prefix
+from inference_constructs.containers.routing import RoutingOptions, RoutingStrategy
 from inference_constructs.errors import ProblemCollector
-from inference_constructs.spec import DType, EndpointKind, ModelSpec
+from inference_constructs.spec import DType, ModelSpec
 
 __all__ = [
-    "CONCURRENCY_THRESHOLD_RANGE",
-    "PREFIX_LENGTH_RANGE",
     "SERVING_OPTIONS_FILE",
     "BatchingLimits",
     "OptionsDecision",
-    "RoutingDecision",
-    "RoutingOptions",
-    "RoutingStrategy",
     "ServingOptions",
     "SpeculativeDecoding",
     "SpeculativeMethod",
     "caches_prefixes",
-    "decide_routing",
     "decide_serving_options",
     "draft_model",
     "load_serving_options",
@@ -50,15 +44,6 @@ __all__ = [
 SERVING_OPTIONS_FILE = Path(__file__).with_name("serving_options.json")
 """The packaged option table."""
 
-PREFIX_LENGTH_RANGE = (1024, 65536)
-"""``PrefixAwareRoutingConfig.PrefixLength`` bounds (cfn-lint's bundled AWS::SageMaker::EndpointConfig schema;
-SageMaker API reference PrefixAwareRoutingConfig): bytes of the request body (InvokeEndpoint), or characters of the
-messages' text (OpenAI-compatible API)."""
-
-CONCURRENCY_THRESHOLD_RANGE = (1, 1024)
-"""``PrefixAwareRoutingConfig.ConcurrencyThreshold`` bounds (same sources): in-flight requests on the
-prefix-selected instance before the endpoint routes to another one."""
-
 
 class SpeculativeMethod(StrEnum):
     """How draft tokens are proposed (vLLM ``SpeculativeConfig.method``; TGI: ``ngram`` or ``medusa``)."""
@@ -68,13 +53,6 @@ class SpeculativeMethod(StrEnum):
     EAGLE3 = "eagle3"
     MEDUSA = "medusa"
     NGRAM = "ngram"
-
-
-class RoutingStrategy(StrEnum):
-    """The production variant's ``RoutingConfig.RoutingStrategy`` the plan writes."""
-
-    LEAST_OUTSTANDING_REQUESTS = "least_outstanding_requests"
-    PREFIX_AWARE = "prefix_aware"
 
 
 @dataclass(frozen=True)
@@ -130,38 +108,6 @@ class BatchingLimits:
     max_batch_prefill_tokens: int | None = None
     max_batched_tokens: int | None = None
     max_sequences: int | None = None
-
-
-@dataclass(frozen=True)
-class RoutingOptions:
-    """How the endpoint routes requests to its instances (real-time endpoints only).
-
-    Parameters
-    ----------
-    strategy:
-        ``prefix_aware`` (requests sharing a prefix go to the same instance, so its prefix cache hits) or
-        ``least_outstanding_requests``. Default: ``prefix_aware``.
-    prefix_length:
-        ``PrefixLength``, 1,024..65,536 bytes of the request body (characters of the messages' text on the
-        OpenAI-compatible API): cover the shared content (system prompt) plus enough unique content to spread
-        conversations over the instances. Default: 1,024, the documented minimum.
-    concurrency_threshold:
-        ``ConcurrencyThreshold``, 1..1,024 in-flight requests on the prefix-selected instance before another one
-        is chosen. Default: ``concurrency_per_instance`` rounded up, else ``model.max_concurrent_sequences``.
-    concurrency_per_instance:
-        The scaling target of in-flight requests per instance (the config copies ``scaling.concurrency_per_instance``
-        here). Default: none.
-    """
-
-    strategy: RoutingStrategy = RoutingStrategy.PREFIX_AWARE
-    prefix_length: int | None = None
-    concurrency_threshold: int | None = None
-    concurrency_per_instance: float | None = None
-
-    def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "strategy", enum_prop("serving_options.routing.strategy", self.strategy, RoutingStrategy)
-        )
 
 
 @dataclass(frozen=True)
@@ -517,100 +463,3 @@ _WRITERS: Mapping[str, Callable[[_Write], None]] = {
     "max_batched_tokens": _limit("max_batched_tokens"),
     "max_sequences": _limit("max_sequences"),
 }
-
-
-@dataclass(frozen=True)
-class RoutingDecision:
-    """The production variant's routing: ``RoutingConfig.RoutingStrategy`` and, for ``PREFIX_AWARE``, the
-    ``PrefixAwareRoutingConfig`` values, each with its reason."""
-
-    strategy: str | None
-    prefix_length: int | None = None
-    concurrency_threshold: int | None = None
-    reason: str = ""
-
-    def to_dict(self) -> dict[str, object]:
-        """The plan's ``routing`` block."""
-        return {
-            "strategy": self.strategy,
-            "prefix_length": self.prefix_length,
-            "concurrency_threshold": self.concurrency_threshold,
-            "reason": self.reason,
-        }
-
-
-def decide_routing(
-    options: ServingOptions | None,
-    *,
-    kind: EndpointKind,
-    default_strategy: str | None,
-    caches_prefixes: bool,
-    inference_component: bool,
-    model: ModelSpec,
-    problems: ProblemCollector,
-    path: str = "",
-) -> RoutingDecision | None:
-    """The routing of ``options.routing``, or ``None`` to keep ``default_strategy`` (no routing block given).
-
-    Prefix-aware routing only on real-time endpoints without an inference component, and only where the engine
-    caches prefixes on the chosen host (``caches_prefixes``); ``PrefixLength`` defaults to the documented minimum
-    and ``ConcurrencyThreshold`` to the scaling target per instance, else the engine's batch.
-    """
-    routing = options.routing if options else None
-    if routing is None:
-        return None
-    key = f"{path}.serving_options.routing" if path else "serving_options.routing"
-    if routing.strategy is RoutingStrategy.LEAST_OUTSTANDING_REQUESTS:
-        if default_strategy is None:
-            problems.add(
-                f"{key}.strategy",
-                f"least_outstanding_requests is not available for {kind.value} endpoints",
-                "remove routing",
-            )
-        return RoutingDecision(default_strategy, reason="least outstanding requests routing (serving_options.routing)")
-    where = None
-    if kind is not EndpointKind.REALTIME:
-        where = f"{kind.value} endpoints (sagemaker documents prefix-aware routing for real-time endpoints only)"
-    elif inference_component:
-        where = "an endpoint hosted through an inference component (capacity.min 0)"
-    elif not caches_prefixes:
-        where = "an engine that does not cache prefixes on this host (see serving_options.prefix_caching)"
-    if where is not None:
-        problems.add(
-            f"{key}.strategy", f"prefix_aware is not available for {where}", "remove routing, or serve where it applies"
-        )
-        return None
-    low, high = PREFIX_LENGTH_RANGE
-    length = routing.prefix_length if routing.prefix_length is not None else low
-    if not low <= length <= high:
-        problems.add(f"{key}.prefix_length", f"{length} is outside {low}..{high}", f"use {low}..{high}")
-    tlow, thigh = CONCURRENCY_THRESHOLD_RANGE
-    if routing.concurrency_threshold is not None:
-        threshold = routing.concurrency_threshold
-        why_threshold = "given"
-    elif routing.concurrency_per_instance is not None:
-        threshold = min(thigh, max(tlow, math.ceil(routing.concurrency_per_instance)))
-        why_threshold = (
-            f"scaling.concurrency_per_instance {routing.concurrency_per_instance:g} rounded up: above it the instance "
-            "is past its scaling target, so a request goes to a less loaded one"
-        )
-    else:
-        threshold = min(thigh, max(tlow, model.max_concurrent_sequences))
-        why_threshold = (
-            f"model.max_concurrent_sequences {model.max_concurrent_sequences}: beyond the engine's batch a request "
-            "would queue on the prefix-selected instance"
-        )
-    if not tlow <= threshold <= thigh:
-        problems.add(f"{key}.concurrency_threshold", f"{threshold} is outside {tlow}..{thigh}", f"use {tlow}..{thigh}")
-    why_length = (
-        "given"
-        if routing.prefix_length is not None
-        else f"the documented minimum {low}: set it to the shared system prompt plus enough unique content to spread "
-        "conversations over the instances"
-    )
-    reason = (
-        f"prefix-aware routing: requests sharing their first {length:,} bytes (characters on the openai-compatible "
-        f"api) go to the same instance, so its prefix cache hits (prefix length: {why_length}); concurrency "
-        f"threshold {threshold} ({why_threshold})"
-    )
-    return RoutingDecision("PREFIX_AWARE", length, threshold, reason)

@@ -10,7 +10,8 @@ from enum import StrEnum
 
 from inference_constructs.containers import ContainerImage
 from inference_constructs.containers.model_access import ModelAccess, ModelStaging
-from inference_constructs.containers.serving_options import OptionsDecision, RoutingDecision
+from inference_constructs.containers.routing import RoutingDecision
+from inference_constructs.containers.serving_options import OptionsDecision
 from inference_constructs.hosting.deployment import DeploymentPlan
 from inference_constructs.hosting.host_ami import HostAmiDecision
 from inference_constructs.hosting.metrics_config import MetricsConfigPlan

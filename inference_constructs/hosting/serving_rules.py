@@ -14,11 +14,10 @@ from dataclasses import replace
 
 from inference_constructs.catalog import InstanceType
 from inference_constructs.containers import ContainerImage, ImageVariant, image_key
+from inference_constructs.containers.routing import RoutingDecision, decide_routing
 from inference_constructs.containers.serving_options import (
     OptionsDecision,
-    RoutingDecision,
     caches_prefixes,
-    decide_routing,
     decide_serving_options,
     draft_model,
     needs_prefix_cache,
@@ -120,7 +119,7 @@ def decide_prefix_routing(
     """The prefix-aware routing of the serving options (refused where it cannot apply), or None for the default."""
     p = ProblemCollector()
     decision = decide_routing(
-        req.serving_options,
+        req.serving_options.routing if req.serving_options else None,
         kind=req.kind,
         default_strategy=routing,
         caches_prefixes=options.caches_prefixes if options else False,

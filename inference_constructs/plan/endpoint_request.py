@@ -5,13 +5,8 @@
 from __future__ import annotations
 
 from inference_constructs.config.schema import Endpoint, RoutingConfig
-from inference_constructs.containers.serving_options import (
-    BatchingLimits,
-    RoutingOptions,
-    RoutingStrategy,
-    ServingOptions,
-    SpeculativeDecoding,
-)
+from inference_constructs.containers.routing import RoutingOptions, RoutingStrategy
+from inference_constructs.containers.serving_options import BatchingLimits, ServingOptions, SpeculativeDecoding
 from inference_constructs.hf_token import HfTokenSecret
 from inference_constructs.hosting.request import (
     AsyncOptions,

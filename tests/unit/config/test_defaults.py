@@ -24,7 +24,8 @@ from inference_constructs.bedrock.inference_profile_plan import ProfileSpec
 from inference_constructs.bedrock.invocation_logging_plan import InvocationLoggingSpec
 from inference_constructs.bedrock.pricing import Workload
 from inference_constructs.config import schema
-from inference_constructs.containers.serving_options import RoutingOptions, SpeculativeDecoding
+from inference_constructs.containers.routing import RoutingOptions
+from inference_constructs.containers.serving_options import SpeculativeDecoding
 from inference_constructs.cost.commitment import recommend_commitment
 from inference_constructs.cost.decisions import AnomalySubscriptionPlan, BudgetPlan
 from inference_constructs.hosting.request import (

@@ -14,13 +14,8 @@ from aws_cdk.assertions import Template
 from inference_constructs.catalog import load_catalog
 from inference_constructs.config import validate_config
 from inference_constructs.containers import ImageVariant, image_key
-from inference_constructs.containers.serving_options import (
-    BatchingLimits,
-    RoutingOptions,
-    RoutingStrategy,
-    ServingOptions,
-    SpeculativeDecoding,
-)
+from inference_constructs.containers.routing import RoutingOptions, RoutingStrategy
+from inference_constructs.containers.serving_options import BatchingLimits, ServingOptions, SpeculativeDecoding
 from inference_constructs.diff.templates import diff_templates
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting import (

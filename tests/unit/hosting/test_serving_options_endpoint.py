@@ -13,7 +13,8 @@ from aws_cdk import App, Stack
 from aws_cdk.assertions import Match, Template
 
 from inference_constructs.config import parse_config
-from inference_constructs.containers.serving_options import RoutingOptions, ServingOptions, SpeculativeDecoding
+from inference_constructs.containers.routing import RoutingOptions
+from inference_constructs.containers.serving_options import ServingOptions, SpeculativeDecoding
 from inference_constructs.diff.templates import diff_templates
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting import RealtimeEndpoint
