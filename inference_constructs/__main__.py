@@ -26,6 +26,7 @@ LOADTEST_COMMANDS = {
     "loadtest": "measure TTFT, inter-token latency, throughput and cost per token of a deployed endpoint or profile",
     "recommend-job": "write (or --submit) a SageMaker Inference Recommender job that confirms a plan endpoint's host",
     "results": "read a finished Inference Recommender job into a report",
+    "compare": "two load-test reports side by side: every level's figures, B - A, a chart",
 }
 
 
@@ -35,7 +36,8 @@ Plan, compare and load-test an inference platform described in one YAML config.
 
   plan CONFIG [--json]    the decisions (hosts, images, scaling, cost) without synthesizing or AWS access
   diff OLD NEW            what a config change does: changes, replacements, cost and commitment deltas
-  loadtest ...            measure a deployed endpoint or profile (needs the loadtest extra)"""
+  loadtest ...            measure a deployed endpoint or profile (needs the loadtest extra)
+  compare A.json B.json   two load-test reports side by side (needs the loadtest extra)"""
 
 #: Where ``--help`` ends: exit codes and where to read on.
 EPILOG = """\

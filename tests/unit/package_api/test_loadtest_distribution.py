@@ -55,7 +55,7 @@ def test_the_library_and_its_command_line_load_nothing_of_the_tester() -> None:
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("command", ["loadtest", "recommend-job", "results"])
+@pytest.mark.parametrize("command", ["loadtest", "recommend-job", "results", "compare"])
 def test_without_the_tester_a_load_test_command_names_the_install_command(command: str) -> None:
     # GIVEN an interpreter where inference_loadtest cannot be imported
     code = "import sys; sys.modules['inference_loadtest'] = None\n"
@@ -76,7 +76,7 @@ def test_the_library_command_line_lists_the_load_test_commands(capsys: pytest.Ca
 
     with pytest.raises(SystemExit):
         main(["--help"])
-    assert "{plan,loadtest,recommend-job,results,diff}" in capsys.readouterr().out
+    assert "{plan,loadtest,recommend-job,results,compare,diff}" in capsys.readouterr().out
 
 
 def test_with_the_tester_the_library_command_line_runs_its_commands(capsys: pytest.CaptureFixture[str]) -> None:
@@ -90,6 +90,11 @@ def test_with_the_tester_the_library_command_line_runs_its_commands(capsys: pyte
     usage = capsys.readouterr().out
     assert usage.startswith("usage: python -m inference_constructs loadtest")
     assert "--slo-ttft-ms" in usage
+    # AND the comparison of two reports is the tester's too
+    with pytest.raises(SystemExit) as exc:
+        main(["compare", "--help"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.startswith("usage: python -m inference_constructs compare")
 
 
 def test_the_tester_command_line_has_its_own_names(capsys: pytest.CaptureFixture[str]) -> None:
