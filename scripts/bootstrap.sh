@@ -46,8 +46,12 @@ if [ "${INFERENCE_NO_INSTALL:-}" != 1 ] && { [ ! -x .venv/bin/python ] || [ "$(c
   echo "bootstrap: installing Python packages into .venv" >&2
   [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
   .venv/bin/python -m pip install --quiet --upgrade pip 2>&1 | grep -v '^WARNING: Location' >&2 || true
-  .venv/bin/python -m pip install --quiet -r requirements-dev.txt 2>&1 | { grep -v '^WARNING: Location' >&2 || true; }
+  # --no-compile, then compileall on every core: pip byte-compiles one file at a time, and aws-cdk-lib alone is
+  # over half a minute of it; without byte code every process would compile the sources again at import.
+  .venv/bin/python -m pip install --quiet --no-compile -r requirements-dev.txt 2>&1 | { grep -v '^WARNING: Location' >&2 || true; }
   [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "bootstrap: pip install failed" >&2; exit 1; }
+  .venv/bin/python -m compileall -q -j 0 "$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" \
+    >/dev/null 2>&1 || true
   pip_check
   .venv/bin/python -c "import aws_cdk, cdk_nag, pydantic, yaml, cfnlint, pytest" \
     || { echo "bootstrap: Python packages failed to install" >&2; exit 1; }
@@ -96,7 +100,7 @@ if [ ! -f "$sdk_floor_dir/botocore/data/bedrock/2023-04-20/service-2.json" ]; th
   fi
   echo "bootstrap: installing botocore $sdk_floor (service models for the handler tests) into $sdk_floor_dir" >&2
   rm -rf "$sdk_floor_dir"
-  .venv/bin/python -m pip install --quiet --no-deps --target "$sdk_floor_dir" "botocore==$sdk_floor" 2>&1 \
+  .venv/bin/python -m pip install --quiet --no-deps --no-compile --target "$sdk_floor_dir" "botocore==$sdk_floor" 2>&1 \
     | { grep -v '^WARNING: Location' >&2 || true; }
   [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "bootstrap: pip install of botocore $sdk_floor failed" >&2; exit 1; }
 fi
