@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import re
 import shutil
-import subprocess
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -22,10 +20,10 @@ import yaml
 from inference_constructs.__main__ import main
 from inference_constructs.diff import DiffReport, compare
 from inference_constructs.plan import HOURS_PER_MONTH
+from tests.gates import update_oracle as oracle
 from tests.gates.synth import ROOT, synth_templates
 
 BASE: dict[str, Any] = yaml.safe_load((ROOT / "config" / "default.yaml").read_text())
-CDK = ROOT / "node_modules" / ".bin" / "cdk"
 
 
 def _model_bump(c: dict[str, Any]) -> None:
@@ -280,23 +278,38 @@ _LINE = re.compile(
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def _cdk_replacements(old: Path, new: Path, stack: str, home: Path) -> set[str]:
-    """The logical ids the CDK CLI marks ``replace`` when diffing ``new``'s stack against ``old``'s template."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    env.update(HOME=str(home), CDK_DISABLE_CLI_TELEMETRY="true", FORCE_COLOR="0", AWS_EC2_METADATA_DISABLED="true")
-    template = old / f"{stack}.template.json"
-    proc = subprocess.run(
-        [str(CDK), "diff", "--no-notices", "--exclusively", "--app", str(new), "--template", str(template), stack],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=home,
-        timeout=300,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    lines = _ANSI.sub("", proc.stdout + proc.stderr).splitlines()
-    return {m["id"] for m in map(_LINE.match, lines) if m and m["verdict"] == "replace"}
+def _direct_replacements(report: DiffReport) -> set[tuple[str, str]]:
+    """(stack, logical id) of what ``report`` replaces because its own text changed."""
+    assert report.templates is not None
+    return {
+        (c.stack, c.logical_id)
+        for c in report.templates.changes
+        if c.status == "replaced" and any(f.endswith("(direct)") for f in c.forced_by)
+    }
+
+
+@pytest.fixture(scope="module")
+def cli_replacements(
+    diff_assemblies: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, set[tuple[str, str]]]:
+    """For each pair, the (stack, logical id) the pinned CDK CLI marks ``replace`` when it diffs each stack
+    ``diff`` reports changed (the new assembly's stack against the old template), every pair's stacks diffed in
+    one CLI process (``oracle.cdk_diffs``)."""
+    old = _assembly(diff_assemblies, tmp_path_factory, "base")
+    keys: list[tuple[str, str]] = []
+    for name in PAIRS:
+        new = _assembly(diff_assemblies, tmp_path_factory, name)
+        report = compare(str(old / "inference-plan.json"), str(new / "inference-plan.json"))
+        assert report.templates is not None
+        changed = {c.stack for c in report.templates.changes if c.status in ("updated", "replaced")}
+        keys += [(name, stack) for stack in sorted(changed)]
+    jobs = [(diff_assemblies[name], stack, old / f"{stack}.template.json") for name, stack in keys]
+    outputs = oracle.cdk_diffs(jobs, home=tmp_path_factory.mktemp("cdk-home"))
+    found: dict[str, set[tuple[str, str]]] = {name: set() for name in PAIRS}
+    for (name, stack), output in zip(keys, outputs, strict=True):
+        lines = _ANSI.sub("", output).splitlines()
+        found[name] |= {(stack, m["id"]) for m in map(_LINE.match, lines) if m and m["verdict"] == "replace"}
+    return found
 
 
 #: Pairs whose templates replace something because its own text changes (the CLI must agree on a non-empty set).
@@ -305,24 +318,20 @@ DIRECT_REPLACEMENTS = {"model-bump", "instance-type", "longer-context", "tag"}
 
 @pytest.mark.parametrize("pair", list(PAIRS), indirect=True)
 def test_cdk_cli_marks_the_same_resources_replace(
-    pair: tuple[Path, Path, DiffReport], tmp_path: Path, request: pytest.FixtureRequest
+    pair: tuple[Path, Path, DiffReport],
+    cli_replacements: dict[str, set[tuple[str, str]]],
+    request: pytest.FixtureRequest,
 ) -> None:
     # GIVEN the pinned CDK CLI (the test command installs it: its absence is a failure, not a skip)
-    assert CDK.exists() and shutil.which("node") is not None, "the pinned CDK CLI is not installed"
+    assert oracle.CDK_CLI_LIB.exists() and shutil.which("node") is not None, "the pinned CDK CLI is not installed"
     # AND a pair's diff_assemblies and the resources diff says are replaced because their own text changed
-    old, new, report = pair
-    assert report.templates is not None
-    stacks = {c.stack for c in report.templates.changes if c.status in ("updated", "replaced")}
-    ours = {
-        (c.stack, c.logical_id)
-        for c in report.templates.changes
-        if c.status == "replaced" and any(f.endswith("(direct)") for f in c.forced_by)
-    }
+    _, _, report = pair
+    ours = _direct_replacements(report)
     # WHEN the CDK CLI diffs each changed stack offline THEN it marks exactly those resources "replace"
-    theirs = {(s, i) for s in sorted(stacks) for i in _cdk_replacements(old, new, s, tmp_path)}
-    assert theirs == ours
+    name = request.node.callspec.params["pair"]
+    assert cli_replacements[name] == ours
     # AND the comparison is not of two empty sets where the change does replace something
-    assert bool(ours) == (request.node.callspec.params["pair"] in DIRECT_REPLACEMENTS)
+    assert bool(ours) == (name in DIRECT_REPLACEMENTS)
 
 
 @pytest.mark.parametrize("pair", ["capacity"], indirect=True)

@@ -178,18 +178,32 @@ def synths(tmp_path_factory: pytest.TempPathFactory) -> _Synths:
     return _Synths(tmp_path_factory.mktemp("pairs"))
 
 
+def _changed_stacks(synths: _Synths, before: str, after: str) -> list[str]:
+    old, new = synths[before].templates, synths[after].templates
+    return [s for s in sorted(old.keys() & new.keys()) if old[s] != new[s]]
+
+
+@pytest.fixture(scope="module")
+def pair_diffs(synths: _Synths) -> dict[tuple[str, str, str], str]:
+    """The pinned CDK CLI's ``cdk diff`` of every changed stack of every pair, by (before, after, stack), run
+    in one CLI process (:func:`oracle.cdk_diffs`)."""
+    keys = [(b, a, s) for _, b, a in PAIRS for s in _changed_stacks(synths, b, a)]
+    jobs = [(synths[a].outdir, s, synths[b].outdir / f"{s}.template.json") for b, a, s in keys]
+    return dict(zip(keys, oracle.cdk_diffs(jobs), strict=True))
+
+
 @pytest.mark.parametrize(("name", "before", "after"), PAIRS, ids=[p[0] for p in PAIRS])
-def test_pair_is_an_update_cloudformation_can_apply(synths: _Synths, name: str, before: str, after: str) -> None:
+def test_pair_is_an_update_cloudformation_can_apply(
+    synths: _Synths, pair_diffs: dict[tuple[str, str, str], str], name: str, before: str, after: str
+) -> None:
     # GIVEN the templates before and after the change
     old, new = synths[before].templates, synths[after].templates
     assert old != new
     # THEN no rule of the oracle is broken (rules a-d)
     assert oracle.violations(old, new) == []
     # AND the pinned CDK CLI's own diff replaces no resource under a kept name (rule e), per changed stack
-    for stack in sorted(old.keys() & new.keys()):
-        if old[stack] == new[stack]:
-            continue
-        output = oracle.cdk_diff(synths[after].outdir, stack, synths[before].outdir / f"{stack}.template.json")
+    for stack in _changed_stacks(synths, before, after):
+        output = pair_diffs[before, after, stack]
         assert f"Stack {stack}" in output
         assert oracle.cdk_diff_violations(stack, output, old, new) == []
 
@@ -282,10 +296,7 @@ def test_oracle_rule_c_catches_an_endpoint_that_moves_stack(synths: _Synths) -> 
     ]
 
 
-def test_cdk_diff_reports_the_profile_replacement(synths: _Synths) -> None:
+def test_cdk_diff_reports_the_profile_replacement(pair_diffs: dict[tuple[str, str, str], str]) -> None:
     # The CLI's own model agrees that a model bump replaces the profile (and the oracle's rule e reads it)
-    output = oracle.cdk_diff(
-        synths["model-bump"].outdir, "pairs-bedrock", synths["base"].outdir / "pairs-bedrock.template.json"
-    )
-    replaced = oracle.cdk_replacements(output)
+    replaced = oracle.cdk_replacements(pair_diffs["base", "model-bump", "pairs-bedrock"])
     assert [t for t, _ in replaced] == ["AWS::Bedrock::ApplicationInferenceProfile"]

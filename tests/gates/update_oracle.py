@@ -24,9 +24,11 @@ e. ``cdk diff --template <before>`` of the CDK CLI the repo pins: every resource
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
-from collections.abc import Iterator, Mapping
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -208,30 +210,54 @@ def violations(before: Templates, after: Templates) -> list[str]:
 _REPLACED = re.compile(r"^\[~\] (\S+) (.+) (\S+) replace$")
 
 
+#: The pinned CLI's bundle (what ``bin/cdk`` runs) and the driver that runs its entry point once per job.
+CDK_CLI_LIB = ROOT / "node_modules" / "aws-cdk" / "lib" / "index.js"
+CDK_JOBS = Path(__file__).with_name("cdk_cli_jobs.js")
+
+
+def cdk_diffs(jobs: Sequence[tuple[Path, str, Path]], *, home: Path | None = None) -> list[str]:
+    """``cdk diff --template`` of each job's ``(assembly, stack, before template)``: ``stack`` in the synthesized
+    assembly against the template file. The CLI reads both from disk and asks AWS for nothing (no credentials
+    are needed; every ``AWS_`` variable is left out). The jobs run one after another through the CLI's own entry
+    point in one Node process (``cdk_cli_jobs.js``), each with the command line and working folder ``cdk diff``
+    would have, so the 16 MB CLI is loaded once, not once per job; ``home`` is the CLI's home folder."""
+    if not jobs:
+        return []
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(CDK_DISABLE_CLI_TELEMETRY="true", FORCE_COLOR="0", AWS_EC2_METADATA_DISABLED="true")
+    if home is not None:
+        env["HOME"] = str(home)
+    commands = [
+        {
+            "args": ["diff", "--app", str(a), "--template", str(t), stack, "--exclusively", "--no-notices"],
+            "cwd": str(a),
+        }
+        for a, stack, t in jobs
+    ]
+    with tempfile.TemporaryDirectory(prefix="cdk-diff-jobs-") as work:
+        listed = Path(work) / "jobs.json"
+        listed.write_text(json.dumps(commands), encoding="utf-8")
+        result = subprocess.run(
+            ["node", str(CDK_JOBS), str(CDK_CLI_LIB), str(listed)],
+            capture_output=True,
+            text=True,
+            timeout=300 + 60 * len(jobs),
+            check=False,
+            env=env,
+        )
+    if result.returncode != 0:
+        raise RuntimeError(f"the cdk diff jobs failed ({result.returncode}): {result.stderr[-2000:]}")
+    outputs: list[dict[str, Any]] = json.loads(result.stdout)
+    for (_, stack, _), run in zip(jobs, outputs, strict=True):
+        if run["code"] not in (0, 1):
+            raise RuntimeError(f"cdk diff of {stack} failed ({run['code']}): {run['output'][-2000:]}")
+    return [str(run["output"]) for run in outputs]
+
+
 def cdk_diff(assembly: Path, stack: str, before_template: Path) -> str:
-    """``cdk diff --template`` of ``stack`` in the synthesized ``assembly`` against ``before_template``: the
-    CLI reads both from disk and asks AWS for nothing (no credentials are needed)."""
-    result = subprocess.run(
-        [
-            str(CDK),
-            "diff",
-            "--app",
-            str(assembly),
-            "--template",
-            str(before_template),
-            stack,
-            "--exclusively",
-            "--no-notices",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        cwd=assembly,
-    )
-    if result.returncode not in (0, 1):
-        raise RuntimeError(f"cdk diff failed ({result.returncode}): {result.stderr[-2000:]}")
-    return result.stdout + result.stderr
+    """``cdk diff --template`` of ``stack`` in ``assembly`` against ``before_template`` (:func:`cdk_diffs`)."""
+    (output,) = cdk_diffs([(assembly, stack, before_template)])
+    return output
 
 
 def cdk_replacements(diff_output: str) -> list[tuple[str, str]]:
