@@ -11,6 +11,8 @@ is shown to break rule d, and each of the two steps to pass every rule.
 from __future__ import annotations
 
 import copy
+import os
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -300,3 +302,24 @@ def test_cdk_diff_reports_the_profile_replacement(pair_diffs: dict[tuple[str, st
     # The CLI's own model agrees that a model bump replaces the profile (and the oracle's rule e reads it)
     replaced = oracle.cdk_replacements(pair_diffs["base", "model-bump", "pairs-bedrock"])
     assert [t for t, _ in replaced] == ["AWS::Bedrock::ApplicationInferenceProfile"]
+
+
+def test_a_diff_job_prints_what_the_same_cdk_command_prints_alone(
+    synths: _Synths, pair_diffs: dict[tuple[str, str, str], str]
+) -> None:
+    # GIVEN the pinned CLI run on its own, as a user runs it, on one stack of one pair
+    before, after, stack = "base", "tags", "pairs-hosting-1"
+    template = synths[before].outdir / f"{stack}.template.json"
+    args = ["diff", "--app", str(synths[after].outdir), "--template", str(template), stack]
+    alone = subprocess.run(
+        [str(oracle.CDK), *args, "--exclusively", "--no-notices"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+        cwd=synths[after].outdir,
+        env={**{k: v for k, v in os.environ.items() if not k.startswith("AWS_")}, "FORCE_COLOR": "0"},
+    )
+    # THEN its output is the job's, byte for byte (the jobs share one Node process and nothing else)
+    assert alone.stdout + alone.stderr == pair_diffs[before, after, stack]
+    assert "[~] AWS::IAM::Role" in alone.stderr + alone.stdout
