@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -86,11 +87,21 @@ def test_a_natural_mistake_is_one_clean_error(
     assert message in seen["message"]
 
 
+def _wait_for_the_suites_mypy(timeout_s: float = 900.0) -> None:
+    """``scripts/test.sh`` runs the project's mypy beside pytest and names the file its exit status goes to, once
+    its cache is written, in ``INFERENCE_MYPY_DONE``: wait for that file (no variable: nothing to wait for)."""
+    done = os.environ.get("INFERENCE_MYPY_DONE")
+    deadline = time.monotonic() + timeout_s
+    while done and not Path(done).exists() and time.monotonic() < deadline:
+        time.sleep(0.5)
+
+
 def test_the_consumer_app_type_checks_with_mypy_strict(clean_python: Path, consumer: Path, tmp_path: Path) -> None:
     # GIVEN the consumer app and its mistakes, against the installed wheel's types; mypy starts from a copy of the
     # project's own cache when the suite's mypy step left one (aws-cdk-lib's modules then load from it; mypy
     # re-checks every module whose file or options differ, so the installed wheel's modules are checked afresh)
     cache = tmp_path / "mypy-cache"
+    _wait_for_the_suites_mypy()
     if REPO_MYPY_CACHE.is_dir():
         shutil.copytree(REPO_MYPY_CACHE, cache)
     # WHEN mypy --strict checks them (unused "type: ignore" are errors: each mistake mypy must refuse is asserted)
