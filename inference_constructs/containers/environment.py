@@ -42,7 +42,7 @@ MODEL_DIR = "/opt/ml/model"
 
 QUANTIZATION_METHODS: Mapping[Serving, frozenset[str]] = {
     Serving.LMI: frozenset({"fp8", "awq", "gptq", "bitsandbytes"}),
-    Serving.VLLM: frozenset({"fp8", "awq", "gptq", "bitsandbytes", "compressed-tensors"}),
+    Serving.VLLM: frozenset({"fp8", "awq", "gptq", "compressed-tensors"}),
     Serving.TGI: frozenset(
         {
             "fp8",
@@ -59,7 +59,8 @@ QUANTIZATION_METHODS: Mapping[Serving, frozenset[str]] = {
     ),
 }
 """Runtime quantization options each GPU LLM server accepts (``OPTION_QUANTIZE``, ``SM_VLLM_QUANTIZATION``,
-``HF_MODEL_QUANTIZE``). Neuron and classical containers take none here."""
+``HF_MODEL_QUANTIZE``). Neuron and classical containers take none here. vLLM 0.30.0 refuses a method outside its
+``QuantizationMethods`` (``vllm/model_executor/layers/quantization/__init__.py``), which has no ``bitsandbytes``."""
 
 _ENV_MAX_ENTRIES = 100
 _ENV_MAX_BYTES = 1024

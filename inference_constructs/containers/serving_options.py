@@ -39,6 +39,7 @@ __all__ = [
     "needs_prefix_cache",
     "option_keys",
     "option_variable_owners",
+    "quantization_minimum",
 ]
 
 SERVING_OPTIONS_FILE = Path(__file__).with_name("serving_options.json")
@@ -311,6 +312,14 @@ def caches_prefixes(options: ServingOptions | None, image_key: str | None, compu
     return _caches_prefixes(_engine(image_key), options or ServingOptions(), compute_capability)
 
 
+def quantization_minimum(image_key: str | None, method: str | None) -> float | None:
+    """The compute capability the engine ``image_key`` needs for quantization ``method`` beyond the dtype rule."""
+    row = _engine(image_key)
+    spec = row["options"].get("quantization") if row and method else None
+    minimum = spec.get("min_compute_capability", {}).get(method) if spec else None
+    return None if minimum is None else float(minimum)
+
+
 def _caches_prefixes(row: Mapping[str, Any] | None, opts: ServingOptions, cc: float | None) -> bool:
     spec = row["options"].get("prefix_caching") if row else None
     if spec is None or opts.prefix_caching is False:
@@ -416,6 +425,15 @@ def _quantization(w: _Write) -> None:
             f"{q} serves {' or '.join(dtypes)} weights, model.dtype is {w.model.dtype.value}",
             f"set model.dtype to {dtypes[0]} (the sizing and the gpu checks follow it)",
         )
+    minimum = w.spec.get("min_compute_capability", {}).get(q)
+    cc = w.compute_capability
+    if minimum is not None and cc is not None and cc + 1e-9 < minimum:
+        w.problems.add(
+            f"{w.base}.quantization",
+            f"{q} needs compute capability {minimum} or newer on this engine, the host has {cc}",
+            "choose a newer gpu (instance_type auto skips older ones), or another method",
+        )
+        return
     w.env[w.spec["keys"]["method"]] = q
 
 

@@ -21,6 +21,7 @@ from inference_constructs.containers.serving_options import (
     decide_serving_options,
     draft_model,
     needs_prefix_cache,
+    quantization_minimum,
 )
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.hosting.checks import has_image, hosts_kind, key_path, stages_weights
@@ -42,8 +43,8 @@ def sized_model(req: EndpointRequest) -> ModelSpec:
 def host_problem(req: EndpointRequest, inst: InstanceType, *, explicit: bool) -> str | None:
     """Why ``inst`` cannot serve ``req`` (None when it can): no image of its serving stack takes its kind there;
     its options need prefix caching (or prefix-aware routing) and the engine caches no prefixes there (TGI: compute
-    capability 8.0 or newer); or (unless the host is ``explicit``: the AMI decision then names the key) no AMI runs
-    the image there."""
+    capability 8.0 or newer); its quantization method needs a newer GPU on the engine (TGI awq, exl2, marlin: 8.0);
+    or (unless the host is ``explicit``: the AMI decision then names the key) no AMI runs the image there."""
     variant = ImageVariant.for_host(inst.accelerator, inst.architecture)
     if not (has_image(req.serving, inst) and hosts_kind(req.kind, req.serving, variant)):
         return f"serving {req.serving.value} has no image for it that takes a {req.kind.value} endpoint"
@@ -55,6 +56,9 @@ def host_problem(req: EndpointRequest, inst: InstanceType, *, explicit: bool) ->
             f"the engine caches no prefixes on it (compute capability {inst.compute_capability}), which the serving "
             "options' prefix caching or prefix-aware routing need"
         )
+    minimum = quantization_minimum(key, req.quantization)
+    if minimum is not None and inst.compute_capability is not None and inst.compute_capability + 1e-9 < minimum:
+        return f"quantization {req.quantization} needs compute capability {minimum}, it has {inst.compute_capability}"
     if explicit:
         return None
     ami = host_ami_problem(req.host_ami, key, inst)

@@ -144,6 +144,8 @@ def test_default_quantization_only_for_fp8_on_gpu_llm_servers(
     ("serving", "accelerator", "method", "message"),
     [
         (Serving.VLLM, Accelerator.GPU, "eetq", "q: eetq is not a vllm quantization method; use one of"),
+        # vLLM 0.30.0 QuantizationMethods has no bitsandbytes: the engine would refuse it at start-up
+        (Serving.VLLM, Accelerator.GPU, "bitsandbytes", "q: bitsandbytes is not a vllm quantization method; use one"),
         (Serving.LMI, Accelerator.INFERENTIA, "fp8", "q: fp8 is not supported for neuron hosts; remove quantization"),
         (Serving.SKLEARN, Accelerator.CPU, "awq", "q: awq is not supported for serving sklearn on cpu"),
     ],

@@ -187,6 +187,22 @@ def test_fails_tgi_prefix_caching_below_compute_capability_8() -> None:
     )
 
 
+@pytest.mark.parametrize("method", ["awq", "exl2", "marlin"])
+def test_fails_tgi_quantization_methods_whose_kernels_need_compute_capability_8(method: str) -> None:
+    # TGI v3.3.6: Marlin needs SM 8.0 (layers/marlin/util.py), awq below it needs the llm-awq kernel the image
+    # builds for 8.0/8.6/9.0 only, exllamav2 (exl2) is built for 8.0/9.0a: the int4 dtype rule alone says 7.5
+    int4 = replace(MODEL, dtype=DType.INT4)
+    message = _refused("tgi-gpu", ServingOptions(), quantization=method, model=int4, cc=7.5)
+    assert f"serving_options.quantization: {method} needs compute capability 8.0 or newer on this engine" in message
+    assert _env("tgi-gpu", ServingOptions(), quantization=method, model=int4, cc=8.0) == {"HF_MODEL_QUANTIZE": method}
+
+
+def test_tgi_gptq_runs_below_compute_capability_8() -> None:
+    # TGI v3.3.6 runs GPTQ through its Triton kernel where exllama and Marlin (SM 8.0) are not available
+    int4 = replace(MODEL, dtype=DType.INT4)
+    assert _env("tgi-gpu", ServingOptions(), quantization="gptq", model=int4, cc=7.5) == {"HF_MODEL_QUANTIZE": "gptq"}
+
+
 @pytest.mark.parametrize(
     ("options", "quantization", "expected"),
     [

@@ -180,6 +180,15 @@ def test_routing_change_replaces_the_endpoint_config_and_updates_the_endpoint() 
             _config("    serving_options: {quantization: awq}\n"),
             "serving_options.quantization: awq serves int4 weights, model.dtype is bf16",
         ),
+        (
+            _config(
+                "    serving_options: {quantization: awq}\n",
+                serving="tgi",
+                model="{id: Qwen/Qwen2.5-1.5B-Instruct, dtype: int4}",
+                head="    instance_type: ml.g4dn.2xlarge\n",
+            ),
+            "serving_options.quantization: awq needs compute capability 8.0 or newer on this engine, the host has 7.5",
+        ),
     ],
 )
 def test_fails_with_the_key_path(text: str, expected: str) -> None:
@@ -200,6 +209,16 @@ def test_tgi_prefix_routing_skips_gpus_without_prefix_caching() -> None:
     assert plain["instance_type"].startswith("ml.g4dn.")
     assert not routed["instance_type"].startswith("ml.g4dn.")
     assert routed["container"]["routing_strategy"] == "PREFIX_AWARE"
+
+
+def test_tgi_awq_skips_gpus_below_compute_capability_8() -> None:
+    # GIVEN TGI and a small int4 model that fits a T4: gptq runs there (Triton kernel), awq needs SM 8.0 in TGI v3.3.6
+    small_int4 = "{id: Qwen/Qwen2.5-1.5B-Instruct, dtype: int4}"
+    gptq = _entry(_config("    serving_options: {quantization: gptq}\n", serving="tgi", model=small_int4))
+    awq = _entry(_config("    serving_options: {quantization: awq}\n", serving="tgi", model=small_int4))
+    # THEN the gptq endpoint takes the T4 (g4dn) and the awq one skips it
+    assert gptq["instance_type"].startswith("ml.g4dn.")
+    assert not awq["instance_type"].startswith("ml.g4dn.")
 
 
 def test_draft_model_is_in_the_plan_entry() -> None:
