@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from inference_constructs._plan_dict import plan_dict
 from inference_constructs.bedrock.guidance import output_burndown_rate
 from inference_constructs.bedrock.model_source import ModelSource
 from inference_constructs.bedrock.price_table import (
@@ -89,13 +90,14 @@ class Workload:
 
     def to_dict(self) -> dict[str, Any]:
         """Tokens per month as shown in the plan."""
-        return {
-            "input_tokens_per_month": self.input_tokens,
-            "output_tokens_per_month": self.output_tokens,
-            "cache_read_tokens_per_month": self.cache_read_tokens,
-            "cache_write_tokens_per_month": self.cache_write_tokens,
-            "latency": self.latency.value,
-        }
+        return plan_dict(
+            self,
+            ("input_tokens_per_month", "input_tokens"),
+            ("output_tokens_per_month", "output_tokens"),
+            ("cache_read_tokens_per_month", "cache_read_tokens"),
+            ("cache_write_tokens_per_month", "cache_write_tokens"),
+            "latency",
+        )
 
 
 def workload_from_counts(
@@ -191,12 +193,7 @@ class Option:
 
     def to_dict(self) -> dict[str, Any]:
         """The option as shown in the plan."""
-        out: dict[str, Any] = {
-            "option": self.name,
-            "monthly_usd": self.monthly_usd,
-            "eligible": self.eligible,
-            "arithmetic": self.arithmetic,
-        }
+        out = plan_dict(self, ("option", "name"), "monthly_usd", "eligible", "arithmetic")
         if self.note:
             out["note"] = self.note
         return out

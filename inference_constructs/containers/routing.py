@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from inference_constructs._coerce import enum_prop
+from inference_constructs._plan_dict import plan_dict
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.spec import EndpointKind, ModelSpec
 
@@ -86,12 +87,7 @@ class RoutingDecision:
 
     def to_dict(self) -> dict[str, object]:
         """The plan's ``routing`` block."""
-        return {
-            "strategy": self.strategy,
-            "prefix_length": self.prefix_length,
-            "concurrency_threshold": self.concurrency_threshold,
-            "reason": self.reason,
-        }
+        return plan_dict(self, "strategy", "prefix_length", "concurrency_threshold", "reason")
 
 
 def decide_routing(

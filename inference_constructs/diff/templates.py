@@ -34,6 +34,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from inference_constructs._plan_dict import plan_dict
 from inference_constructs.diff.schemas import TypeRules, load_type_rules
 
 __all__ = ["USER_FACING", "ResourceChange", "TemplateDiff", "diff_templates"]
@@ -100,14 +101,7 @@ class ResourceChange:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able form."""
-        out: dict[str, Any] = {
-            "stack": self.stack,
-            "logical_id": self.logical_id,
-            "type": self.resource_type,
-            "status": self.status,
-            "label": self.label,
-            "user_facing": self.user_facing,
-        }
+        out = plan_dict(self, "stack", "logical_id", ("type", "resource_type"), "status", "label", "user_facing")
         for key in ("forced_by", "may_replace", "changed", "blockers"):
             if getattr(self, key):
                 out[key] = list(getattr(self, key))

@@ -27,6 +27,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from inference_constructs._plan_dict import plan_dict
 from inference_constructs.hosting.request import DeploymentOptions, DeploymentStrategy
 from inference_constructs.observability import metric_table
 from inference_constructs.observability.metric_definitions import COMPONENT_DIMENSIONS, VARIANT_DIMENSIONS
@@ -84,21 +85,22 @@ class RollbackAlarmPlan:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able form for the plan document."""
-        return {
-            "alarm": self.construct_id,
-            "namespace": self.namespace,
-            "metric": self.metric_name,
-            "statistic": self.statistic,
-            "period_seconds": self.period_seconds,
-            "unit": self.unit,
-            "threshold": self.threshold,
-            "comparison_operator": self.comparison_operator,
-            "evaluation_periods": self.evaluation_periods,
-            "datapoints_to_alarm": self.datapoints_to_alarm,
-            "treat_missing_data": self.treat_missing_data,
-            "dimensions": list(self.dimensions),
-            "description": self.description,
-        }
+        return plan_dict(
+            self,
+            ("alarm", "construct_id"),
+            "namespace",
+            ("metric", "metric_name"),
+            "statistic",
+            "period_seconds",
+            "unit",
+            "threshold",
+            "comparison_operator",
+            "evaluation_periods",
+            "datapoints_to_alarm",
+            "treat_missing_data",
+            "dimensions",
+            "description",
+        )
 
 
 @dataclass(frozen=True)
@@ -149,20 +151,7 @@ class DeploymentPlan:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able form for the plan document."""
-        return {
-            "strategy": self.strategy.value,
-            "traffic_routing": self.traffic_routing,
-            "canary_size_percent": self.canary_size_percent,
-            "linear_step_percent": self.linear_step_percent,
-            "wait_interval_seconds": self.wait_interval_seconds,
-            "termination_wait_seconds": self.termination_wait_seconds,
-            "maximum_execution_timeout_seconds": self.maximum_execution_timeout_seconds,
-            "rolling_batch_percent": self.rolling_batch_percent,
-            "rolling_maximum_execution_timeout_seconds": self.rolling_maximum_execution_timeout_seconds,
-            "inference_component": self.inference_component,
-            "rollback_alarms": [a.to_dict() for a in self.rollback_alarms],
-            "retain_all_variant_properties": self.retain_all_variant_properties,
-        }
+        return plan_dict(self)
 
 
 def _clamp_execution_timeout(seconds: int) -> int:

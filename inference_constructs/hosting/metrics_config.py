@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from inference_constructs._plan_dict import plan_dict
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.hosting.checks import key_path
 from inference_constructs.hosting.request import EndpointRequest
@@ -46,12 +47,7 @@ class MetricsConfigPlan:
 
     def to_dict(self) -> dict[str, Any]:
         """The plan's ``hosting.metrics_config`` block."""
-        return {
-            "enable_detailed_observability": self.enable_detailed_observability,
-            "enable_enhanced_metrics": self.enable_enhanced_metrics,
-            "metric_publish_frequency_seconds": self.metric_publish_frequency_seconds,
-            "reason": self.reason,
-        }
+        return plan_dict(self, reason=self.reason)
 
 
 def check_metrics(req: EndpointRequest, p: ProblemCollector, path: str) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from inference_constructs._plan_dict import plan_dict
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.hosting.checks import key_path
@@ -63,15 +64,16 @@ class ReservationPlan:
 
     def to_dict(self) -> dict[str, Any]:
         """The plan's ``hosting.capacity_reservation`` block."""
-        return {
-            "ml_reservation_arn": self.ml_reservation_arn,
-            "capacity_reservation_preference": self.preference,
-            "assumed_instance_type": self.instance_type,
-            "ends_at": self.ends_at,
-            "billing": "prepaid: the reservation's upfront fee pays for these instances, so the on-demand "
-            "figures of this endpoint are for comparison only and it is left out of the savings plan baseline",
-            "reason": self.reason,
-        }
+        return plan_dict(
+            self,
+            "ml_reservation_arn",
+            ("capacity_reservation_preference", "preference"),
+            ("assumed_instance_type", "instance_type"),
+            "ends_at",
+            billing="prepaid: the reservation's upfront fee pays for these instances, so the on-demand figures of "
+            "this endpoint are for comparison only and it is left out of the savings plan baseline",
+            reason=self.reason,
+        )
 
 
 def check_capacity_reservation(req: EndpointRequest, p: ProblemCollector, path: str) -> None:

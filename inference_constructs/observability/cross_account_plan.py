@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from inference_constructs._plan_dict import plan_dict
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.observability.targets import key, validate_account_ids
@@ -109,15 +110,7 @@ class LinkDecision:
 
     def to_dict(self) -> dict[str, Any]:
         """The link's plan entry."""
-        return {
-            "stack": self.stack,
-            "account": self.account,
-            "region": self.region,
-            "sink_arn": self.sink_arn,
-            "resource_types": list(self.resource_types),
-            "label_template": self.label_template,
-            "deployed": self.sink_arn is not None,
-        }
+        return plan_dict(self, deployed=self.sink_arn is not None)
 
 
 @dataclass(frozen=True)

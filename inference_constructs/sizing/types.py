@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from inference_constructs._plan_dict import plan_dict
 from inference_constructs.catalog import InstanceType
 from inference_constructs.spec import Accelerator, DType, ResolvedArchitecture
 from inference_constructs.units import HOURS_PER_MONTH
@@ -155,13 +156,10 @@ class KvCapacity:
 
     def to_dict(self) -> dict[str, object]:
         """The plan's ``kv_cache`` block."""
-        return {
-            "tokens": self.tokens,
-            "max_length_sequences": self.max_length_sequences,
-            "requested_sequences": self.requested_sequences,
-            "batch_fits": self.batch_fits,
-            "allocation": "paged" if self.paged else "static",
-        }
+        allocation = "paged" if self.paged else "static"
+        return plan_dict(
+            self, "tokens", "max_length_sequences", "requested_sequences", "batch_fits", allocation=allocation
+        )
 
 
 @dataclass(frozen=True)

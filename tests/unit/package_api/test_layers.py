@@ -33,6 +33,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "inference_constructs.errors",
             "inference_constructs._tokens",
             "inference_constructs._coerce",
+            "inference_constructs._plan_dict",
             "inference_constructs._ids",
             "inference_constructs._lazy",
             "inference_constructs.aws_limits",
