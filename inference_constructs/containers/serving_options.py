@@ -39,7 +39,7 @@ __all__ = [
     "needs_prefix_cache",
     "option_keys",
     "option_variable_owners",
-    "quantization_minimum",
+    "quantization_blocked",
 ]
 
 SERVING_OPTIONS_FILE = Path(__file__).with_name("serving_options.json")
@@ -312,12 +312,17 @@ def caches_prefixes(options: ServingOptions | None, image_key: str | None, compu
     return _caches_prefixes(_engine(image_key), options or ServingOptions(), compute_capability)
 
 
-def quantization_minimum(image_key: str | None, method: str | None) -> float | None:
-    """The compute capability the engine ``image_key`` needs for quantization ``method`` beyond the dtype rule."""
+def quantization_blocked(image_key: str | None, method: str | None, compute_capability: float | None) -> float | None:
+    """The compute capability the engine ``image_key`` needs for quantization ``method`` (beyond the dtype rule)
+    when a host of ``compute_capability`` is below it; None when the host runs it or no minimum is known."""
     row = _engine(image_key)
-    spec = row["options"].get("quantization") if row and method else None
-    minimum = spec.get("min_compute_capability", {}).get(method) if spec else None
-    return None if minimum is None else float(minimum)
+    return _blocked(row["options"].get("quantization") if row else None, method, compute_capability)
+
+
+def _blocked(spec: Mapping[str, Any] | None, method: str | None, cc: float | None) -> float | None:
+    found = spec.get("min_compute_capability", {}).get(method) if spec and method else None
+    minimum = None if found is None else float(found)
+    return minimum if minimum is not None and cc is not None and cc + 1e-9 < minimum else None
 
 
 def _caches_prefixes(row: Mapping[str, Any] | None, opts: ServingOptions, cc: float | None) -> bool:
@@ -425,12 +430,11 @@ def _quantization(w: _Write) -> None:
             f"{q} serves {' or '.join(dtypes)} weights, model.dtype is {w.model.dtype.value}",
             f"set model.dtype to {dtypes[0]} (the sizing and the gpu checks follow it)",
         )
-    minimum = w.spec.get("min_compute_capability", {}).get(q)
-    cc = w.compute_capability
-    if minimum is not None and cc is not None and cc + 1e-9 < minimum:
+    minimum = _blocked(w.spec, q, w.compute_capability)
+    if minimum is not None:
         w.problems.add(
             f"{w.base}.quantization",
-            f"{q} needs compute capability {minimum} or newer on this engine, the host has {cc}",
+            f"{q} needs compute capability {minimum} or newer on this engine, the host has {w.compute_capability}",
             "choose a newer gpu (instance_type auto skips older ones), or another method",
         )
         return

@@ -21,7 +21,7 @@ from inference_constructs.containers.serving_options import (
     decide_serving_options,
     draft_model,
     needs_prefix_cache,
-    quantization_minimum,
+    quantization_blocked,
 )
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.hosting.checks import has_image, hosts_kind, key_path, stages_weights
@@ -56,8 +56,8 @@ def host_problem(req: EndpointRequest, inst: InstanceType, *, explicit: bool) ->
             f"the engine caches no prefixes on it (compute capability {inst.compute_capability}), which the serving "
             "options' prefix caching or prefix-aware routing need"
         )
-    minimum = quantization_minimum(key, req.quantization)
-    if minimum is not None and inst.compute_capability is not None and inst.compute_capability + 1e-9 < minimum:
+    minimum = quantization_blocked(key, req.quantization, inst.compute_capability)
+    if minimum is not None:
         return f"quantization {req.quantization} needs compute capability {minimum}, it has {inst.compute_capability}"
     if explicit:
         return None
