@@ -75,6 +75,7 @@ _LEN = "model.max_context_tokens"
 _BATCH = "model.max_concurrent_sequences"
 _DTYPE = "model.dtype"
 _ENGINE = "serving"
+_GPU_SHARE = "the sizing (the share of each GPU it counts as usable, written so the engine takes that share)"
 ENVIRONMENT_OWNERS: Mapping[str, str] = MappingProxyType(
     {
         **option_variable_owners(),  # the serving options' variables; a key below names its setting first
@@ -109,6 +110,8 @@ ENVIRONMENT_OWNERS: Mapping[str, str] = MappingProxyType(
         "OPTION_ROLLING_BATCH": _ENGINE,
         "OPTION_ENTRYPOINT": _ENGINE,
         "OPTION_MODEL_LOADING_TIMEOUT": "the start-up health check timeout (sized from the weights)",
+        "OPTION_GPU_MEMORY_UTILIZATION": _GPU_SHARE,
+        "SM_VLLM_GPU_MEMORY_UTILIZATION": _GPU_SHARE,
         **dict.fromkeys(sorted(TOKEN_KEYS), "model.hf_token (a secrets manager secret; never the token text)"),
     }
 )
@@ -154,6 +157,11 @@ class ServingParameters:
         Runtime quantization method, or ``None``.
     model_loading_timeout_seconds:
         LMI's own model loading timeout (kept equal to the SageMaker health-check timeout), or ``None``.
+    gpu_memory_fraction:
+        Share of each GPU the engine may take for weights, activations and KV cache, written as vLLM's
+        ``gpu_memory_utilization`` (``SM_VLLM_GPU_MEMORY_UTILIZATION``; LMI ``OPTION_GPU_MEMORY_UTILIZATION``) so the
+        engine uses the share the sizing counts. Default ``None``: nothing written, the engine keeps its own default
+        (0.92 at vLLM 0.30.0). TGI, Neuron and classical servers ignore it.
     """
 
     serving: Serving
@@ -165,6 +173,7 @@ class ServingParameters:
     dtype: DType = ModelSpec.dtype
     quantization: str | None = None
     model_loading_timeout_seconds: int | None = None
+    gpu_memory_fraction: float | None = None
 
 
 def default_quantization(serving: Serving, accelerator: Accelerator, dtype: DType) -> str | None:
@@ -219,7 +228,12 @@ def owned_keys(serving: Serving) -> frozenset[str]:
     for accelerator in (Accelerator.GPU, Accelerator.INFERENTIA, Accelerator.CPU):
         for quantization in (None, "fp8"):
             params = ServingParameters(
-                serving, accelerator, "id", quantization=quantization, model_loading_timeout_seconds=600
+                serving,
+                accelerator,
+                "id",
+                quantization=quantization,
+                model_loading_timeout_seconds=600,
+                gpu_memory_fraction=0.5,
             )
             keys.update(_preset_environment(params))
     return frozenset(keys - OVERRIDABLE_KEYS)
@@ -302,7 +316,13 @@ def _lmi_gpu(p: ServingParameters) -> dict[str, str]:
         env["OPTION_QUANTIZE"] = p.quantization
     if p.model_loading_timeout_seconds:
         env["OPTION_MODEL_LOADING_TIMEOUT"] = str(p.model_loading_timeout_seconds)
+    if p.gpu_memory_fraction is not None:
+        env["OPTION_GPU_MEMORY_UTILIZATION"] = _fraction(p.gpu_memory_fraction)
     return env
+
+
+def _fraction(value: float) -> str:
+    return f"{value:g}"
 
 
 def _lmi_neuron(p: ServingParameters) -> dict[str, str]:
@@ -366,4 +386,6 @@ def _vllm(p: ServingParameters) -> dict[str, str]:
         env["SM_VLLM_QUANTIZATION"] = p.quantization
     elif p.dtype in _TORCH_DTYPE:
         env["SM_VLLM_DTYPE"] = _TORCH_DTYPE[p.dtype]
+    if p.gpu_memory_fraction is not None:
+        env["SM_VLLM_GPU_MEMORY_UTILIZATION"] = _fraction(p.gpu_memory_fraction)
     return env

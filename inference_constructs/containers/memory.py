@@ -59,10 +59,13 @@ class GpuMemoryBehaviour:
 
 
 _VLLM = (
-    "vLLM pre-allocates gpu_memory_utilization (default 0.9) of each GPU for weights, activations and the KV "
-    "cache when the engine starts"
+    "vLLM pre-allocates gpu_memory_utilization of each GPU (written by the library: the share the sizing counts; "
+    "the engine's own default is 0.92) for weights, activations and the KV cache when the engine starts"
 )
-_VLLM_SOURCE = "vllm-project/vllm docs, engine arguments: --gpu-memory-utilization (default 0.9)"
+_VLLM_SOURCE = (
+    "vllm-project/vllm@v0.30.0 vllm/config/cache.py (CacheConfig.gpu_memory_utilization, default 0.92); "
+    "vLLM docs, engine arguments: --gpu-memory-utilization"
+)
 
 GPU_MEMORY_BEHAVIOUR: Mapping[Serving, GpuMemoryBehaviour] = MappingProxyType(
     {
@@ -70,9 +73,12 @@ GPU_MEMORY_BEHAVIOUR: Mapping[Serving, GpuMemoryBehaviour] = MappingProxyType(
         Serving.LMI: GpuMemoryBehaviour(
             GpuMemoryUse.RESERVES,
             "LMI's vLLM rolling batch (OPTION_ROLLING_BATCH=vllm, set by the library) passes "
-            "option.gpu_memory_utilization to vLLM, default 0.9 of each GPU, reserved at start-up",
+            "option.gpu_memory_utilization (written by the library: the share of each GPU the sizing counts) to vLLM, "
+            "reserved at start-up",
             "deepjavalibrary/djl-serving serving/docs/lmi/user_guides/vllm_user_guide.md "
-            "(option.gpu_memory_utilization); " + _VLLM_SOURCE,
+            "(OPTION_GPU_MEMORY_UTILIZATION); djl-serving 0.36.0-lmi27-dlc "
+            "engines/python/setup/djl_python/properties_manager/vllm_rb_properties.py (option keys that are vLLM "
+            "EngineArgs fields pass through to vLLM: get_additional_vllm_engine_args); " + _VLLM_SOURCE,
         ),
         Serving.TGI: GpuMemoryBehaviour(
             GpuMemoryUse.RESERVES,
@@ -91,7 +97,8 @@ GPU_MEMORY_BEHAVIOUR: Mapping[Serving, GpuMemoryBehaviour] = MappingProxyType(
         Serving.TRITON: GpuMemoryBehaviour(
             GpuMemoryUse.DEPENDS,
             "Triton's memory use is its backend's: the TensorRT-LLM backend reserves kv_cache_free_gpu_mem_fraction "
-            "(default 0.9) and the vLLM backend gpu_memory_utilization (0.9); the PyTorch backend keeps its peak",
+            "(default 0.9) and the vLLM backend vLLM's gpu_memory_utilization (set in the model repository's "
+            "model.json, else vLLM's default); the PyTorch backend keeps its peak",
             "triton-inference-server/tensorrtllm_backend docs (kv_cache_free_gpu_mem_fraction); " + _VLLM_SOURCE,
         ),
         Serving.CUSTOM: GpuMemoryBehaviour(

@@ -64,7 +64,7 @@ from inference_constructs.hosting.reservation import check_capacity_reservation,
 from inference_constructs.hosting.serving_rules import decide_options, decide_prefix_routing, host_filter, sized_model
 from inference_constructs.isolation import decide_isolation
 from inference_constructs.scaling.decisions import uses_inference_component
-from inference_constructs.sizing import HostDecision, choose_host
+from inference_constructs.sizing import GPU_USABLE_FRACTION, HostDecision, choose_host
 from inference_constructs.spec import (
     Accelerator,
     EndpointKind,
@@ -474,6 +474,7 @@ def plan_endpoint(
         dtype=req.model.dtype,
         quantization=quantization if llm else None,
         model_loading_timeout_seconds=startup_s if llm else None,
+        gpu_memory_fraction=GPU_USABLE_FRACTION if llm and accelerator is Accelerator.GPU else None,
     )
     extra_env = {
         **(options.environment if options else {}),

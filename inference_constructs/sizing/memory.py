@@ -15,7 +15,9 @@ GIB = float(2**30)
 """Bytes in a GiB."""
 
 GPU_USABLE_FRACTION = 0.90
-"""Share of each GPU's reported memory the server may use (vLLM's default ``gpu_memory_utilization`` is 0.9)."""
+"""Share of each GPU's reported memory the server may use. It is written to vLLM and LMI as
+``gpu_memory_utilization`` (``ServingParameters.gpu_memory_fraction``), so the engine takes the share the sizing
+counts; vLLM 0.30.0's own default is 0.92 (``vllm/config/cache.py``)."""
 
 NEURON_USABLE_FRACTION = 0.90
 """Share of each Neuron device's memory the server may use (runtime and collectives keep the rest)."""

@@ -12,10 +12,13 @@ from inference_constructs.containers import (
     validate_environment,
     validate_quantization,
 )
-from inference_constructs.errors import ProblemCollector
-from inference_constructs.spec import Accelerator, DType, Serving
+from inference_constructs.errors import InferenceConfigError, ProblemCollector
+from inference_constructs.hosting import EndpointRequest, plan_endpoint
+from inference_constructs.sizing import GPU_USABLE_FRACTION
+from inference_constructs.spec import Accelerator, DType, EndpointKind, ModelSpec, Serving
 
 _ID = "NousResearch/Meta-Llama-3.1-8B-Instruct"
+_LLAMA = ModelSpec(id=_ID, parameters_billion=8, max_context_tokens=8192)
 
 
 def _params(serving: Serving, accelerator: Accelerator, **kw: object) -> ServingParameters:
@@ -102,6 +105,61 @@ def test_llm_environment_carries_the_sizing_decisions(
     env = container_environment(_params(serving, accelerator))
     # THEN each server gets them under its own variable names
     assert env == expected
+
+
+@pytest.mark.parametrize(
+    ("serving", "accelerator", "key"),
+    [
+        # vLLM's SageMaker entrypoint turns SM_VLLM_<NAME> into --<name> (aws/deep-learning-containers
+        # vllm/build_artifacts/sagemaker_entrypoint.sh); LMI passes an option key that is a vLLM EngineArgs field
+        # through to vLLM (djl-serving 0.36.0-lmi27-dlc vllm_rb_properties.py get_additional_vllm_engine_args)
+        (Serving.VLLM, Accelerator.GPU, "SM_VLLM_GPU_MEMORY_UTILIZATION"),
+        (Serving.LMI, Accelerator.GPU, "OPTION_GPU_MEMORY_UTILIZATION"),
+    ],
+)
+def test_gpu_memory_fraction_is_written_under_each_engines_own_name(
+    serving: Serving, accelerator: Accelerator, key: str
+) -> None:
+    # GIVEN a GPU memory share of 0.85 WHEN built THEN the engine is told that share, formatted without noise
+    assert container_environment(_params(serving, accelerator, gpu_memory_fraction=0.85))[key] == "0.85"
+    # AND without a share nothing is written (the engine keeps its own default)
+    assert key not in container_environment(_params(serving, accelerator))
+
+
+@pytest.mark.parametrize("serving", [Serving.TGI, Serving.NEURON, Serving.SKLEARN])
+def test_servers_without_a_gpu_memory_share_option_get_none(serving: Serving) -> None:
+    # GIVEN a share on a server that has no such option WHEN built THEN no *_GPU_MEMORY_UTILIZATION variable
+    accelerator = Accelerator.INFERENTIA if serving is Serving.NEURON else Accelerator.GPU
+    env = container_environment(_params(serving, accelerator, gpu_memory_fraction=0.9))
+    assert not [k for k in env if k.endswith("GPU_MEMORY_UTILIZATION")]
+
+
+@pytest.mark.parametrize(
+    ("serving", "key"),
+    [(Serving.VLLM, "SM_VLLM_GPU_MEMORY_UTILIZATION"), (Serving.LMI, "OPTION_GPU_MEMORY_UTILIZATION")],
+)
+def test_llm_servers_on_gpu_reserve_the_share_of_gpu_memory_the_sizing_counts(serving: Serving, key: str) -> None:
+    # GIVEN an 8B model on a GPU host WHEN planned THEN the engine reserves GPU_USABLE_FRACTION of each GPU: the
+    # share the sizing counted when it chose the host (vLLM 0.30.0's own default, 0.92, would differ from it)
+    plan = plan_endpoint(EndpointRequest(kind=EndpointKind.REALTIME, model=_LLAMA, serving=serving))
+    assert plan.host is not None and plan.host.accelerator is Accelerator.GPU
+    assert float(plan.environment[key]) == GPU_USABLE_FRACTION == 0.9
+
+
+def test_fails_a_gpu_memory_share_in_the_user_environment() -> None:
+    # GIVEN environment setting the share the sizing owns WHEN planned THEN refused with the key path and the owner
+    request = EndpointRequest(
+        kind=EndpointKind.REALTIME,
+        model=_LLAMA,
+        serving=Serving.VLLM,
+        environment={"SM_VLLM_GPU_MEMORY_UTILIZATION": "0.97"},
+    )
+    with pytest.raises(
+        InferenceConfigError,
+        match=r"e\.environment\.SM_VLLM_GPU_MEMORY_UTILIZATION: is written by "
+        r"the library for serving vllm, from the sizing \(the share of each GPU it counts as usable",
+    ):
+        plan_endpoint(request, path="e")
 
 
 def test_quantization_replaces_dtype_for_tgi() -> None:

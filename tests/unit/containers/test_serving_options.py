@@ -197,6 +197,19 @@ def test_fails_tgi_quantization_methods_whose_kernels_need_compute_capability_8(
     assert _env("tgi-gpu", ServingOptions(), quantization=method, model=int4, cc=8.0) == {"HF_MODEL_QUANTIZE": method}
 
 
+@pytest.mark.parametrize(
+    ("method", "dtype", "minimum"), [("bitsandbytes", DType.INT8, 7.5), ("bitsandbytes-nf4", DType.INT4, 6.0)]
+)
+def test_tgi_bitsandbytes_minimums_follow_the_pinned_bitsandbytes(method: str, dtype: DType, minimum: float) -> None:
+    # TGI v3.3.6 pins bitsandbytes 0.45.5; its guide: LLM.int8() needs compute capability 7.5, NF4/FP4 6.0
+    model = replace(MODEL, dtype=dtype)
+    assert _env("tgi-gpu", ServingOptions(), quantization=method, model=model, cc=minimum) == {
+        "HF_MODEL_QUANTIZE": method
+    }
+    message = _refused("tgi-gpu", ServingOptions(), quantization=method, model=model, cc=minimum - 0.5)
+    assert f"serving_options.quantization: {method} needs compute capability {minimum} or newer" in message
+
+
 def test_tgi_gptq_runs_below_compute_capability_8() -> None:
     # TGI v3.3.6 runs GPTQ through its Triton kernel where exllama and Marlin (SM 8.0) are not available
     int4 = replace(MODEL, dtype=DType.INT4)
