@@ -103,7 +103,7 @@ def _tracking(
 
 
 @dataclass(frozen=True)
-class _PerUnit:
+class _PerUnitSignal:
     """A signal kept per instance (or per copy): its ``scaling:`` key, its highest target, its name in messages and
     the fix offered on an async endpoint."""
 
@@ -114,11 +114,11 @@ class _PerUnit:
 
 
 #: The two per-instance signals with a predefined metric; their policies differ only by these rows.
-_PER_UNIT: dict[str, _PerUnit] = {
-    "concurrency": _PerUnit(
+_PER_UNIT: dict[str, _PerUnitSignal] = {
+    "concurrency": _PerUnitSignal(
         "scaling.concurrency_per_instance", MAX_CONCURRENCY_TARGET, "concurrency", "use scaling.backlog_per_instance"
     ),
-    "invocations": _PerUnit(
+    "invocations": _PerUnitSignal(
         "scaling.invocations_per_instance_per_minute",
         MAX_INVOCATIONS_TARGET,
         "invocation",
