@@ -102,6 +102,21 @@ class AgentRuntime(Construct):
             environment=dict(environment or {}),
             tags=dict(tags or {}),
         )
+        self._build(spec)
+
+    @classmethod
+    def from_spec(cls, scope: Construct, construct_id: str, spec: AgentRuntimeSpec) -> AgentRuntime:
+        """The runtime a plan's :class:`AgentRuntimeSpec` describes, as the plan decided it (lifecycle and reason
+        included)."""
+        assert spec.role_arn is not None, "a deployed runtime has a role"
+        # The spec is already what __init__ would build from keyword arguments: skip that step, not the checks.
+        runtime = cls.__new__(cls)
+        Construct.__init__(runtime, scope, construct_id)
+        runtime._build(spec)
+        return runtime
+
+    def _build(self, spec: AgentRuntimeSpec) -> None:
+        """Check ``spec`` and create the runtime it describes."""
         check_agent_runtime(spec).raise_if_any()
         self.spec: AgentRuntimeSpec = spec
         """What was built."""
@@ -109,28 +124,6 @@ class AgentRuntime(Construct):
         """The session lifecycle and its reason."""
         self.resource = _cfn_runtime(self, spec)
         """The ``AWS::BedrockAgentCore::Runtime``."""
-
-    @classmethod
-    def from_spec(cls, scope: Construct, construct_id: str, spec: AgentRuntimeSpec) -> AgentRuntime:
-        """The runtime a plan's :class:`AgentRuntimeSpec` describes (its lifecycle already decided)."""
-        assert spec.role_arn is not None, "a deployed runtime has a role"
-        return cls(
-            scope,
-            construct_id,
-            runtime_name=spec.runtime_name,
-            role_arn=spec.role_arn,
-            container_uri=spec.container_uri,
-            code=spec.code,
-            network_mode=spec.network_mode,
-            subnets=spec.subnets,
-            security_groups=spec.security_groups,
-            protocol=spec.protocol,
-            idle_timeout_seconds=spec.lifecycle.idle_timeout_seconds,
-            max_lifetime_seconds=spec.lifecycle.max_lifetime_seconds,
-            capacity_provider_arn=spec.capacity_provider_arn,
-            environment=spec.environment,
-            tags=spec.tags,
-        )
 
     @property
     def runtime_id(self) -> str:

@@ -133,18 +133,6 @@ def _commitment(doc: Doc) -> float:
     return float(value) if isinstance(value, int | float) else 0.0
 
 
-def _endpoint_fields(entry: Doc) -> dict[str, Any]:
-    """The fields of an endpoint entry a diff compares."""
-    scaling = entry.get("scaling") or {}
-    return {
-        "type": entry.get("type"),
-        "instance_type": entry.get("instance_type"),
-        "capacity.min": scaling.get("min_capacity"),
-        "capacity.max": scaling.get("max_capacity"),
-        "stack": entry.get("stack"),
-    }
-
-
 def _entries(doc: Doc, key: str) -> Any:
     """The named entries at ``key`` (a dotted path); the cross-account links are named by their account."""
     if key != "observability.cross_account.links":
@@ -155,20 +143,39 @@ def _entries(doc: Doc, key: str) -> Any:
     return [{"name": link.get("account"), **link} for link in links if isinstance(link, Mapping)]
 
 
-def _link_fields(entry: Doc) -> dict[str, Any]:
-    """What a diff compares of a source account's link: where it deploys, what it shares, whether it exists."""
-    return {k: entry.get(k) for k in ("stack", "region", "resource_types", "deployed")}
+#: What a diff compares of each kind of entry: a field's name in the diff, and its path in the plan entry (dotted
+#: below a block). Endpoints: hosting, host, capacity and stack; profiles: the model; a source account's link: where it
+#: deploys, what it shares, whether it exists; agents: deployed or not, the artifact and the session lifecycle.
+_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "endpoint": (
+        ("type", "type"),
+        ("instance_type", "instance_type"),
+        ("capacity.min", "scaling.min_capacity"),
+        ("capacity.max", "scaling.max_capacity"),
+        ("stack", "stack"),
+    ),
+    "profile": (("model", "model"),),
+    "source account": tuple((k, k) for k in ("stack", "region", "resource_types", "deployed")),
+    "agent": (
+        ("deployed", "deployed"),
+        ("artifact", "artifact"),
+        ("idle_timeout_seconds", "lifecycle.idle_timeout_seconds"),
+        ("max_lifetime_seconds", "lifecycle.max_lifetime_seconds"),
+    ),
+}
 
 
-def _agent_fields(entry: Doc) -> dict[str, Any]:
-    """What a diff compares of an agent: deployed or not, its artifact and its session lifecycle."""
-    life = entry.get("lifecycle") or {}
-    return {
-        "deployed": entry.get("deployed"),
-        "artifact": entry.get("artifact"),
-        "idle_timeout_seconds": life.get("idle_timeout_seconds"),
-        "max_lifetime_seconds": life.get("max_lifetime_seconds"),
-    }
+def _fields(kind: str, entry: Doc | None) -> dict[str, Any]:
+    """The fields of ``entry`` a diff compares for ``kind`` (none for a missing entry; None for a missing value)."""
+    if entry is None:
+        return {}
+    found: dict[str, Any] = {}
+    for name, path in _FIELDS[kind]:
+        value: Any = entry
+        for part in path.split("."):
+            value = value.get(part) if isinstance(value, Mapping) else None
+        found[name] = value
+    return found
 
 
 def _cost(entry: Doc | None, key: str) -> float:
@@ -182,9 +189,9 @@ def _by_name(entries: Any, path: str) -> dict[str, Doc]:
     return {str(e["name"]): e for e in entries}
 
 
-def _item(kind: str, name: str, old: Doc | None, new: Doc | None, fields: Any) -> ItemDiff:
-    before = fields(old) if old is not None else {}
-    after = fields(new) if new is not None else {}
+def _item(kind: str, name: str, old: Doc | None, new: Doc | None) -> ItemDiff:
+    before = _fields(kind, old)
+    after = _fields(kind, new)
     keys = {**before, **after}
     reasons = {"instance_type": str(new.get("reason") or "")} if new is not None else {}
     changes = tuple(
@@ -211,16 +218,16 @@ def diff_plans(old: Doc, new: Doc) -> PlanDiff:
         A document without a list of named ``endpoints`` or ``bedrock`` entries.
     """
     items: list[ItemDiff] = []
-    for kind, key, fields in (
-        ("endpoint", "endpoints", _endpoint_fields),
-        ("profile", "bedrock", lambda e: {"model": e.get("model")}),
-        ("source account", "observability.cross_account.links", _link_fields),
-        ("agent", "agents", _agent_fields),
+    for kind, key in (
+        ("endpoint", "endpoints"),
+        ("profile", "bedrock"),
+        ("source account", "observability.cross_account.links"),
+        ("agent", "agents"),
     ):
         before = _by_name(_entries(old, key), f"old.{key}")
         after = _by_name(_entries(new, key), f"new.{key}")
         names = [*before, *(n for n in after if n not in before)]
-        items.extend(_item(kind, n, before.get(n), after.get(n), fields) for n in names)
+        items.extend(_item(kind, n, before.get(n), after.get(n)) for n in names)
     endpoints = [i for i in items if i.kind == "endpoint"]
     notes: tuple[str, ...] = ()
     if any(c.field == "stack" for i in endpoints for c in i.changes):

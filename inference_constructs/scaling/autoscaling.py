@@ -43,6 +43,14 @@ from inference_constructs.spec import EndpointKind, Serving
 DEFAULT_VARIANT_NAME = "AllTraffic"
 
 
+def _variant(endpoint_name: str, variant_name: str) -> tuple[str, dict[Dimension, str]]:
+    """An endpoint variant's Application Auto Scaling resource id, and the dimension values of its metrics."""
+    return (
+        f"endpoint/{endpoint_name}/variant/{variant_name}",
+        {Dimension.ENDPOINT_NAME: endpoint_name, Dimension.VARIANT_NAME: variant_name},
+    )
+
+
 class EndpointScaling(CapacityScaling):
     """Application Auto Scaling of a SageMaker variant's instance count, with intent-level policies.
 
@@ -128,12 +136,13 @@ class EndpointScaling(CapacityScaling):
         self.gpu_count = gpu_count
         self.instance_type = instance_type
         self.serving = serving
+        resource_id, dimensions = _variant(endpoint_name, variant_name)
         self._create_target(
-            resource_id=f"endpoint/{endpoint_name}/variant/{variant_name}",
+            resource_id=resource_id,
             dimension=ScalableDimension.VARIANT_INSTANCES,
             min_capacity=min_capacity,
             max_capacity=max_capacity,
-            dimensions={Dimension.ENDPOINT_NAME: endpoint_name, Dimension.VARIANT_NAME: variant_name},
+            dimensions=dimensions,
             kind=kind,
             host=HostFacts(gpu_count=gpu_count, instance_type=instance_type),
             serving=serving,
@@ -293,20 +302,16 @@ class ServerlessScaling(Construct):
         )
         problems.raise_if_any()
         assert policy is not None
+        resource_id, dimensions = _variant(endpoint_name, variant_name)
         self.target = _render.scalable_target(
             self,
-            resource_id=f"endpoint/{endpoint_name}/variant/{variant_name}",
+            resource_id=resource_id,
             dimension=ScalableDimension.PROVISIONED_CONCURRENCY,
             min_capacity=min_provisioned_concurrency,
             max_capacity=max_provisioned_concurrency,
         )
         """The ``ScalableTarget`` L2 (construct id ``Target``)."""
-        self.policy = _render.add_target_tracking(
-            self,
-            self.target,
-            policy,
-            {Dimension.ENDPOINT_NAME: endpoint_name, Dimension.VARIANT_NAME: variant_name},
-        )
+        self.policy = _render.add_target_tracking(self, self.target, policy, dimensions)
         """The utilization target-tracking policy."""
 
     @classmethod

@@ -102,9 +102,52 @@ def _tracking(
     )
 
 
-def _predefined(
-    signal: str, inference_component: bool, target: float, cooldowns: tuple[int | None, int | None]
-) -> TargetTrackingPolicy:
+@dataclass(frozen=True)
+class _PerUnitSignal:
+    """A signal kept per instance (or per copy): its ``scaling:`` key, its highest target, its name in messages and
+    the fix offered on an async endpoint."""
+
+    key: str
+    maximum: float
+    what: str
+    async_fix: str
+
+
+#: The two per-instance signals with a predefined metric; their policies differ only by these rows.
+_PER_UNIT: dict[str, _PerUnitSignal] = {
+    "concurrency": _PerUnitSignal(
+        "scaling.concurrency_per_instance", MAX_CONCURRENCY_TARGET, "concurrency", "use scaling.backlog_per_instance"
+    ),
+    "invocations": _PerUnitSignal(
+        "scaling.invocations_per_instance_per_minute",
+        MAX_INVOCATIONS_TARGET,
+        "invocation",
+        "async endpoints do not publish InvocationsPerInstance; use scaling.backlog_per_instance",
+    ),
+}
+
+
+def _per_unit_policy(
+    problems: ProblemCollector,
+    path: str,
+    signal: str,
+    *,
+    kind: EndpointKind,
+    target: float,
+    inference_component: bool,
+    cooldowns: tuple[int | None, int | None],
+) -> TargetTrackingPolicy | None:
+    """Target tracking on ``signal`` (a row of :data:`_PER_UNIT`) with its predefined metric for a variant or for an
+    inference component's copies; None (and a problem) when the target or the endpoint kind is refused."""
+    rule = _PER_UNIT[signal]
+    key = _key(path, rule.key)
+    ok = _check_range(problems, key, target, 0, rule.maximum)
+    if kind in (EndpointKind.ASYNC, EndpointKind.SERVERLESS):
+        fix = rule.async_fix if kind is EndpointKind.ASYNC else "remove it"
+        problems.add(key, f"{rule.what} scaling is not available on {_a(kind)} endpoint", fix)
+        return None
+    if not ok:
+        return None
     row = _PREDEFINED[signal, inference_component]
     return _tracking(
         signal,
@@ -127,16 +170,15 @@ def concurrency_policy(
     scale_in_cooldown_seconds: int | None = None,
 ) -> TargetTrackingPolicy | None:
     """Target tracking on in-flight requests per instance (or per copy for an inference component)."""
-    key = _key(path, "scaling.concurrency_per_instance")
-    ok = _check_range(problems, key, per_instance, 0, MAX_CONCURRENCY_TARGET)
-    if kind in (EndpointKind.ASYNC, EndpointKind.SERVERLESS):
-        fix = "use scaling.backlog_per_instance" if kind is EndpointKind.ASYNC else "remove it"
-        problems.add(key, f"concurrency scaling is not available on {_a(kind)} endpoint", fix)
-        return None
-    if not ok:
-        return None
-    cooldowns = (scale_out_cooldown_seconds, scale_in_cooldown_seconds)
-    return _predefined("concurrency", inference_component, per_instance, cooldowns)
+    return _per_unit_policy(
+        problems,
+        path,
+        "concurrency",
+        kind=kind,
+        target=per_instance,
+        inference_component=inference_component,
+        cooldowns=(scale_out_cooldown_seconds, scale_in_cooldown_seconds),
+    )
 
 
 def invocations_policy(
@@ -150,20 +192,15 @@ def invocations_policy(
     scale_in_cooldown_seconds: int | None = None,
 ) -> TargetTrackingPolicy | None:
     """Target tracking on invocations per instance per minute (or per copy for an inference component)."""
-    key = _key(path, "scaling.invocations_per_instance_per_minute")
-    ok = _check_range(problems, key, per_instance_per_minute, 0, MAX_INVOCATIONS_TARGET)
-    if kind in (EndpointKind.ASYNC, EndpointKind.SERVERLESS):
-        fix = (
-            "async endpoints do not publish InvocationsPerInstance; use scaling.backlog_per_instance"
-            if kind is EndpointKind.ASYNC
-            else "remove it"
-        )
-        problems.add(key, f"invocation scaling is not available on {_a(kind)} endpoint", fix)
-        return None
-    if not ok:
-        return None
-    cooldowns = (scale_out_cooldown_seconds, scale_in_cooldown_seconds)
-    return _predefined("invocations", inference_component, per_instance_per_minute, cooldowns)
+    return _per_unit_policy(
+        problems,
+        path,
+        "invocations",
+        kind=kind,
+        target=per_instance_per_minute,
+        inference_component=inference_component,
+        cooldowns=(scale_out_cooldown_seconds, scale_in_cooldown_seconds),
+    )
 
 
 def gpu_memory_policy(

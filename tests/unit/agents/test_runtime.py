@@ -139,6 +139,20 @@ def test_plan_lists_deployed_and_existing_agents() -> None:
     assert research == {**research, "deployed": False, "runtime_id": "research_agent-a1B2c3D4e5", "lifecycle": None}
 
 
+def test_runtime_from_the_plan_keeps_its_decisions(app: App, stack: Stack, synth: Synth) -> None:
+    # GIVEN the plan's spec of the shipped example's deployed agent
+    support = next(a for a in plan_platform(load_config(EXAMPLE)).agents if a.deployed)
+    # WHEN the runtime is built from it
+    runtime = AgentRuntime.from_spec(stack, "Support", support)
+    # THEN it keeps the plan's spec and lifecycle reason, and the template carries the planned lifecycle
+    assert runtime.spec is support
+    assert "conversation: short" in runtime.lifecycle.reason
+    assert _runtime(synth(app, stack))["LifecycleConfiguration"] == {
+        "IdleRuntimeSessionTimeout": 120,
+        "MaxLifetime": 28800,
+    }
+
+
 def test_plan_without_agents_has_no_agents_key() -> None:
     doc = plan_platform(load_config(EXAMPLE.with_name("monitoring-account.yaml"))).to_json()
     assert "agents" not in doc
