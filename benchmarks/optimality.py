@@ -94,11 +94,12 @@ class Scenario:
         )
 
 
-def load_scenarios(path: Path = SCENARIOS_FILE) -> list[Scenario]:
-    """The scenarios of a YAML file (``scenarios:`` list; keys as in :class:`Scenario`, ``id`` for the model id)."""
+def load_scenarios(path: Path = SCENARIOS_FILE, *, key: str = "scenarios") -> list[Scenario]:
+    """The scenarios of a YAML file (the ``scenarios:`` list, or ``refused:`` for those the sizing refuses; keys as
+    in :class:`Scenario`, ``id`` for the model id)."""
     doc: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
     out = []
-    for raw in doc["scenarios"]:
+    for raw in doc.get(key, ()):
         arch = raw.get("architecture")
         out.append(
             Scenario(

@@ -48,12 +48,14 @@ def _activated_keys(config: PlatformConfig) -> Iterator[Problem]:
 DASHBOARD_FIXED_WIDGETS = 27
 
 
-def dashboard_problems(config: PlatformConfig, gpu_endpoints: int) -> list[Problem]:
-    """Whether the platform dashboard fits CloudWatch's widget limit with ``gpu_endpoints`` GPU graphs."""
+def dashboard_problems(config: PlatformConfig, gpu_endpoints: int, enhanced_widgets: int = 0) -> list[Problem]:
+    """Whether the platform dashboard fits CloudWatch's widget limit with ``gpu_endpoints`` GPU graphs and
+    ``enhanced_widgets`` widgets of endpoints with enhanced metrics on."""
     if not config.observability.dashboard:
         return []
     profiles = len(config.bedrock.profiles)
     widgets = DASHBOARD_FIXED_WIDGETS + (1 + gpu_endpoints if gpu_endpoints else 0) + (1 + profiles if profiles else 0)
+    widgets += enhanced_widgets
     if widgets <= limits.MAX_DASHBOARD_WIDGETS:
         return []
     return [

@@ -74,6 +74,11 @@ class InferenceDashboard(Construct):
       CPU utilization (summed over vCPUs) and host memory; async backlog and age of the oldest request; serverless
       ModelSetupTime (cold starts).
     * Per known endpoint with GPUs: GPU utilization and GPU memory divided by that host's GPU count (0–100 %).
+    * Per known real-time endpoint whose endpoint config turns enhanced metrics on
+      (``MonitoredEndpoint.enhanced_metrics``; SEARCH over the enhanced dimension sets, so each GPU and each instance
+      is one line): GPU utilization and GPU memory per GPU (``AcceleratorId``, hosts with GPUs); CPU and host memory
+      per instance (``InstanceId``); invocations and ModelLatency p99 per instance (per container, ``ContainerId``,
+      for an inference component).
     * Bedrock fleet (SEARCH, per ``ModelId``): invocations; InvocationLatency p99 (ms); throttles and errors; input
       and output tokens; tokens per invocation; prompt-cache read and write tokens (both documented metric
       spellings); cache-hit ratio ``100 * read / (read + write + input)``.
@@ -86,7 +91,8 @@ class InferenceDashboard(Construct):
         Where the dashboard is created.
     endpoints:
         Endpoints the app knows: endpoint constructs (built or imported, any ``IInferenceEndpoint``) or
-        :class:`MonitoredEndpoint` values; each with GPUs gets a per-GPU widget. Default: only the fleet graphs,
+        :class:`MonitoredEndpoint` values; each with GPUs gets a per-GPU widget, and each whose endpoint config
+        turns enhanced metrics on gets a row of per-GPU and per-instance graphs. Default: only the fleet graphs,
         which still show every endpoint in the account and Region.
     profiles:
         Bedrock application inference profiles the app knows (``ApplicationInferenceProfile`` constructs or
@@ -135,6 +141,7 @@ class InferenceDashboard(Construct):
         rows: list[list[cloudwatch.IWidget]] = []
         rows += self._sagemaker_rows()
         rows += self._endpoint_rows(endpoints)
+        rows += self._enhanced_rows(endpoints)
         rows += self._bedrock_rows()
         rows += self._profile_rows(profiles)
         rows += self._cost_rows()
@@ -286,6 +293,56 @@ class InferenceDashboard(Construct):
             width=_QUARTER,
             maximum=100,
         )
+
+    def _enhanced_rows(self, endpoints: Sequence[MonitoredEndpoint]) -> list[list[cloudwatch.IWidget]]:
+        enhanced = [e for e in endpoints if e.enhanced_metrics and e.kind is EndpointKind.REALTIME]
+        return [
+            row
+            for e in enhanced
+            for row in self._section(
+                f"## {e.name}/{e.variant_name}: enhanced metrics, one line per GPU and per instance (SEARCH)",
+                self._enhanced_graphs(e),
+            )
+        ]
+
+    def _enhanced_graphs(self, endpoint: MonitoredEndpoint) -> list[cloudwatch.IWidget]:
+        """Per GPU (``AcceleratorId``) and per instance (``InstanceId``) graphs of an endpoint whose endpoint config
+        turns enhanced metrics on; an inference component's invocations are per container (``ContainerId``)."""
+        p, title = self._period, f"{endpoint.name}/{endpoint.variant_name}"
+        per_gpu: list[cloudwatch.IWidget] = [
+            self._graph(
+                f"{title}: {row.name} per GPU (%, one line per GPU of each instance)",
+                [metrics.endpoint_enhanced_metric(endpoint, row, period=p)],
+                axis="% per GPU",
+                width=_QUARTER,
+            )
+            for row in (metric_table.GPU_UTILIZATION, metric_table.GPU_MEMORY_UTILIZATION)
+            if endpoint.gpu_count > 0
+        ]
+        served_by = "container" if endpoint.inference_component_name else "instance"
+        return [
+            *per_gpu,
+            self._graph(
+                f"{title}: CPUUtilization (left, summed over vCPUs) and host memory (right, %) per instance",
+                [metrics.endpoint_enhanced_metric(endpoint, metric_table.CPU_UTILIZATION, period=p)],
+                axis="% × vCPUs",
+                right=[metrics.endpoint_enhanced_metric(endpoint, metric_table.MEMORY_UTILIZATION, period=p)],
+                right_axis="% host RAM",
+                width=_QUARTER,
+            ),
+            self._graph(
+                f"{title}: invocations (left, sum) and ModelLatency p99 (right, ms) per {served_by}",
+                [metrics.endpoint_enhanced_metric(endpoint, metric_table.INVOCATIONS, period=p)],
+                axis="count",
+                right=[
+                    metrics.endpoint_enhanced_metric(
+                        endpoint, metric_table.MODEL_LATENCY, "p99", scale="/1000", period=p
+                    )
+                ],
+                right_axis="ms",
+                width=_QUARTER,
+            ),
+        ]
 
     def _bedrock_rows(self) -> list[list[cloudwatch.IWidget]]:
         acc, p = self._accounts, self._period

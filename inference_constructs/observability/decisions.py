@@ -442,19 +442,42 @@ class XRaySamplingDecision:
     reservoir_size: int = 1
 
 
+ENHANCED_WIDGETS_REASON = (
+    "their endpoint configs turn MetricsConfig.EnableEnhancedMetrics on: one row each of SEARCH graphs with one "
+    "line per GPU (GPUUtilization, GPUMemoryUtilization by InstanceId and AcceleratorId; hosts with GPUs) and per "
+    "instance (CPUUtilization and MemoryUtilization by InstanceId; Invocations and ModelLatency p99 by InstanceId, "
+    "or by ContainerId for an inference component); graphs only: alarms and scaling keep the variant's aggregate "
+    "metrics, since instance ids exist only at run time"
+)
+"""Why an endpoint gets the enhanced-metrics row of the dashboard, as the plan states it."""
+
+
+def enhanced_widgets(gpu_count: int) -> int:
+    """Dashboard widgets of one endpoint with enhanced metrics on: its header, the per-instance CPU/memory and
+    invocations/latency graphs, and with GPUs the per-GPU utilization and memory graphs."""
+    return 1 + 2 + (2 if gpu_count > 0 else 0)
+
+
 @dataclass(frozen=True)
 class DashboardDecision:
     """The fleet dashboard: SEARCH graphs of every endpoint and profile, per-GPU graphs of ``gpu_endpoints``
-    (endpoint names), per-profile graphs of ``profiles``, and for a monitoring account one filter and cost line
-    per ``source_account_ids``."""
+    (endpoint names), per-GPU and per-instance graphs of ``enhanced_endpoints`` (endpoints whose endpoint config
+    turns enhanced metrics on), per-profile graphs of ``profiles``, and for a monitoring account one filter and
+    cost line per ``source_account_ids``."""
 
     gpu_endpoints: tuple[str, ...] = ()
     profiles: tuple[str, ...] = ()
     source_account_ids: tuple[str, ...] = ()
+    enhanced_endpoints: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """The dashboard's plan entry."""
-        return {name: list(values) for name, values in asdict(self).items()}
+        """The dashboard's plan entry (``enhanced_endpoints`` and its reason only when an endpoint has them)."""
+        entry: dict[str, Any] = {name: list(values) for name, values in asdict(self).items()}
+        if not self.enhanced_endpoints:
+            del entry["enhanced_endpoints"]
+        else:
+            entry["enhanced_endpoints_reason"] = ENHANCED_WIDGETS_REASON
+        return entry
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,8 @@ __all__ = [
     "ErrorRateExpression",
     "account_filter",
     "endpoint_dimensions",
+    "enhanced_dimensions",
+    "enhanced_search",
     "error_rate_expression",
     "gpu_metric_divisor",
     "gpu_metric_target",
@@ -84,6 +86,46 @@ def endpoint_dimensions(
     if variant_dimension:
         return {Dimension.ENDPOINT_NAME.value: endpoint_name, Dimension.VARIANT_NAME.value: variant_name}
     return {Dimension.ENDPOINT_NAME.value: endpoint_name}
+
+
+def enhanced_dimensions(row: metric_table.MetricDefinition, *, inference_component: bool = False) -> tuple[str, ...]:
+    """The dimension names ``row`` is published with for one instance (a GPU metric: one GPU of an instance) when
+    the endpoint config turns ``MetricsConfig.EnableEnhancedMetrics`` on; empty when no source documents one.
+
+    An ``AWS/SageMaker`` invocation metric of an endpoint hosted through an inference component is published per
+    container of the component instead (``EndpointName, VariantName, InferenceComponentName, InstanceId,
+    ContainerId``): the same rule as :func:`endpoint_dimensions`.
+    """
+    if inference_component and row.namespace == SAGEMAKER_NAMESPACE:
+        return row.enhanced_component_dimensions
+    return row.enhanced_dimensions
+
+
+def enhanced_search(
+    row: metric_table.MetricDefinition,
+    statistic: Statistic | str,
+    *,
+    endpoint_name: str,
+    variant_name: str,
+    inference_component_name: str | None = None,
+    account_ids: Sequence[str] = (),
+) -> str:
+    """SEARCH over ``row``'s enhanced dimension set for one endpoint variant (one line per instance, or per GPU of
+    each instance, or per container of ``inference_component_name``).
+
+    Raises
+    ------
+    ValueError
+        When no source documents an enhanced dimension set for ``row`` (a programming error: the dashboard only
+        asks for rows that have one).
+    """
+    dimensions = enhanced_dimensions(row, inference_component=inference_component_name is not None)
+    if not dimensions:
+        raise ValueError(f"{row.namespace} {row.name} has no documented enhanced dimension set")
+    values = {Dimension.ENDPOINT_NAME.value: endpoint_name, Dimension.VARIANT_NAME.value: variant_name}
+    if inference_component_name is not None and Dimension.INFERENCE_COMPONENT_NAME.value in dimensions:
+        values[Dimension.INFERENCE_COMPONENT_NAME.value] = inference_component_name
+    return search(row.namespace, dimensions, [row.name], statistic, account_ids=account_ids, dimension_values=values)
 
 
 def gpu_metric_divisor(gpu_count: int) -> int:

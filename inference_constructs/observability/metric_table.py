@@ -28,6 +28,7 @@ __all__ = [
     "SAGEMAKER_NAMESPACE",
     "Dimension",
     "MetricDefinition",
+    "dimension_sets",
     "names_in",
 ]
 
@@ -57,6 +58,12 @@ class Dimension(StrEnum):
     GUARDRAIL_ARN = "GuardrailArn"
     GUARDRAIL_VERSION = "GuardrailVersion"
     CURRENCY = "Currency"
+    INSTANCE_ID = "InstanceId"
+    """Enhanced metrics only: one instance of the variant."""
+    ACCELERATOR_ID = "AcceleratorId"
+    """Enhanced metrics only, GPU metrics only: one GPU of an instance."""
+    CONTAINER_ID = "ContainerId"
+    """Enhanced metrics only, inference components only: one container (a copy of the model)."""
 
 
 _VARIANT = (Dimension.ENDPOINT_NAME.value, Dimension.VARIANT_NAME.value)
@@ -64,6 +71,14 @@ _ENDPOINT = (Dimension.ENDPOINT_NAME.value,)
 _COMPONENT = (Dimension.INFERENCE_COMPONENT_NAME.value,)
 _MODEL = (Dimension.MODEL_ID.value,)
 _GUARDRAIL = (Dimension.GUARDRAIL_ARN.value, Dimension.GUARDRAIL_VERSION.value)
+_PER_INSTANCE = (*_VARIANT, Dimension.INSTANCE_ID.value)
+_PER_ACCELERATOR = (*_PER_INSTANCE, Dimension.ACCELERATOR_ID.value)
+_PER_CONTAINER = (
+    *_VARIANT,
+    Dimension.INFERENCE_COMPONENT_NAME.value,
+    Dimension.INSTANCE_ID.value,
+    Dimension.CONTAINER_ID.value,
+)
 
 _SAGEMAKER_DOC = "https://docs.aws.amazon.com/sagemaker/latest/dg/monitoring-cloudwatch.html"
 _COMPONENT_DOC = (
@@ -74,6 +89,16 @@ _MULTI_MODEL_DOC = "https://docs.aws.amazon.com/sagemaker/latest/dg/multi-model-
 _BEDROCK_DOC = "https://docs.aws.amazon.com/bedrock/latest/userguide/monitoring.html"
 _BURNDOWN_DOC = "https://docs.aws.amazon.com/bedrock/latest/userguide/quotas-token-burndown.html"
 _GUARDRAILS_DOC = "https://docs.aws.amazon.com/bedrock/latest/userguide/monitoring-guardrails-cw-metrics.html"
+_ENHANCED_DOC = "https://docs.aws.amazon.com/sagemaker/latest/dg/monitoring-cloudwatch-enhanced-metrics.html"
+"""Which dimensions enhanced metrics add in each namespace: ``InstanceId`` and, on GPU metrics, ``AcceleratorId`` to
+``/aws/sagemaker/Endpoints`` utilization metrics; ``InstanceId`` and, for inference components, ``ContainerId`` to
+``AWS/SageMaker`` invocation metrics."""
+_OTEL_MAPPING_DOC = (
+    "https://docs.aws.amazon.com/sagemaker/latest/dg/monitoring-detailed-observability-metric-mapping.html"
+)
+"""The exact ``AWS/SageMaker`` dimension sets of each invocation metric ("Metric name mapping: legacy to OTel"):
+``EndpointName, VariantName, InstanceId`` per instance, ``EndpointName, VariantName, InferenceComponentName,
+InstanceId, ContainerId`` per container of an inference component."""
 _BILLING_DOC = (
     "https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/monitor_estimated_charges_with_cloudwatch.html"
 )
@@ -100,6 +125,15 @@ class MetricDefinition:
         ``Microseconds``; None sets none (every unit matches).
     source:
         The AWS page that documents the metric.
+    enhanced_dimensions:
+        With ``MetricsConfig.EnableEnhancedMetrics`` on the endpoint config: the dimension names the metric is also
+        published with for one instance of a variant (a GPU metric: for one GPU of an instance), in template order.
+        Empty: no enhanced dimension set is documented for it.
+    enhanced_component_dimensions:
+        With enhanced metrics on an endpoint that hosts inference components: the dimension names the metric is
+        published with for one container of a component. Empty: none documented.
+    enhanced_source:
+        The AWS page that documents the enhanced dimension sets; None without them.
     """
 
     namespace: str
@@ -108,6 +142,9 @@ class MetricDefinition:
     statistic: str
     unit: str | None
     source: str
+    enhanced_dimensions: tuple[str, ...] = ()
+    enhanced_component_dimensions: tuple[str, ...] = ()
+    enhanced_source: str | None = None
 
 
 _ROWS: list[MetricDefinition] = []
@@ -124,12 +161,32 @@ class _Rows:
     source: str
     statistic: str | None = None
     unit: str | None = None
+    enhanced: tuple[str, ...] = ()
+    enhanced_component: tuple[str, ...] = ()
+    enhanced_source: str | None = None
 
     def __call__(self, name: str, statistic: str | None = None, unit: str | None = None) -> MetricDefinition:
         default_statistic = statistic or self.statistic
         assert default_statistic is not None, f"{name}: a row states its default statistic or its group's"
-        row = MetricDefinition(self.namespace, name, self.dimensions, default_statistic, unit or self.unit, self.source)
+        row = MetricDefinition(
+            self.namespace,
+            name,
+            self.dimensions,
+            default_statistic,
+            unit or self.unit,
+            self.source,
+            self.enhanced,
+            self.enhanced_component,
+            self.enhanced_source,
+        )
         return self._add(row)
+
+    def with_enhanced(self, enhanced: tuple[str, ...], component: tuple[str, ...] = ()) -> _Rows:
+        """The same group whose metrics enhanced metrics also publish per ``enhanced`` (one instance or GPU) and,
+        on an endpoint with inference components, per ``component`` (one container); source: the enhanced-metrics
+        page, or for invocation metrics the page that lists their exact dimension sets."""
+        source = _OTEL_MAPPING_DOC if self.namespace == SAGEMAKER_NAMESPACE else _ENHANCED_DOC
+        return replace(self, enhanced=enhanced, enhanced_component=component, enhanced_source=source)
 
     def also(self, row: MetricDefinition) -> MetricDefinition:
         """``row``'s metric name (statistic and unit too) as published in this namespace."""
@@ -142,10 +199,16 @@ class _Rows:
 
 
 _variant = _Rows(SAGEMAKER_NAMESPACE, _VARIANT, _SAGEMAKER_DOC)
+_variant_per_container = _variant.with_enhanced(_PER_INSTANCE, _PER_CONTAINER)
+"""Invocation metrics published per instance and, for an inference component, per container."""
+_variant_per_instance = _variant.with_enhanced(_PER_INSTANCE)
 _component = _Rows(SAGEMAKER_NAMESPACE, _COMPONENT, _COMPONENT_DOC)
 _queue = _Rows(SAGEMAKER_NAMESPACE, _ENDPOINT, _ASYNC_DOC)
 _multi_model = _Rows(SAGEMAKER_NAMESPACE, _VARIANT, _MULTI_MODEL_DOC)
 _utilization = _Rows(ENDPOINT_INSTANCE_NAMESPACE, _VARIANT, _SAGEMAKER_DOC, "Average", "Percent")
+_host_utilization = _utilization.with_enhanced(_PER_INSTANCE)
+_gpu_utilization = _utilization.with_enhanced(_PER_ACCELERATOR)
+"""GPU metrics: enhanced metrics publish them per GPU of an instance (``AcceleratorId``, "GPU metrics only")."""
 _instance_of_components = _Rows(ENDPOINT_INSTANCE_NAMESPACE, _VARIANT, _COMPONENT_DOC)
 _copy = _Rows(INFERENCE_COMPONENT_NAMESPACE, _COMPONENT, _COMPONENT_DOC)
 _bedrock = _Rows(BEDROCK_NAMESPACE, _MODEL, _BEDROCK_DOC)
@@ -157,15 +220,15 @@ _billing = _Rows(BILLING_NAMESPACE, (Dimension.CURRENCY.value,), _BILLING_DOC)
 
 # ------------------------------------------------------------------- AWS/SageMaker: invocations of a variant
 
-INVOCATIONS = _variant("Invocations", "Sum")
-INVOCATIONS_PER_INSTANCE = _variant("InvocationsPerInstance", "Sum")
-INVOCATION_4XX_ERRORS = _variant("Invocation4XXErrors", "Average")
+INVOCATIONS = _variant_per_container("Invocations", "Sum")
+INVOCATIONS_PER_INSTANCE = _variant_per_instance("InvocationsPerInstance", "Sum")
+INVOCATION_4XX_ERRORS = _variant_per_container("Invocation4XXErrors", "Average")
 """1 or 0 per request: the Average is the 4XX error rate."""
-INVOCATION_5XX_ERRORS = _variant("Invocation5XXErrors", "Average")
+INVOCATION_5XX_ERRORS = _variant_per_container("Invocation5XXErrors", "Average")
 """1 or 0 per request: the Average is the 5XX error rate."""
-INVOCATION_MODEL_ERRORS = _variant("InvocationModelErrors", "Sum")
-MODEL_LATENCY = _variant("ModelLatency", "p99", "Microseconds")
-OVERHEAD_LATENCY = _variant("OverheadLatency", "Average", "Microseconds")
+INVOCATION_MODEL_ERRORS = _variant_per_container("InvocationModelErrors", "Sum")
+MODEL_LATENCY = _variant_per_container("ModelLatency", "p99", "Microseconds")
+OVERHEAD_LATENCY = _variant_per_container("OverheadLatency", "Average", "Microseconds")
 """Percentiles are not published."""
 MODEL_SETUP_TIME = _variant("ModelSetupTime", "Average", "Microseconds")
 """Serverless cold start; its SampleCount counts the cold starts."""
@@ -189,15 +252,15 @@ HAS_BACKLOG_WITHOUT_CAPACITY = _queue("HasBacklogWithoutCapacity", "Average", "C
 
 # ---------------------------------------------------------------------- /aws/sagemaker/Endpoints: instances
 
-CPU_UTILIZATION = _utilization("CPUUtilization")
+CPU_UTILIZATION = _host_utilization("CPUUtilization")
 """Summed over vCPUs: 0..100 x vCPU count."""
-MEMORY_UTILIZATION = _utilization("MemoryUtilization")
+MEMORY_UTILIZATION = _host_utilization("MemoryUtilization")
 """Host RAM, not GPU memory."""
-DISK_UTILIZATION = _utilization("DiskUtilization")
-GPU_UTILIZATION = _utilization("GPUUtilization")
-"""Summed over GPUs: 0..100 x GPU count."""
-GPU_MEMORY_UTILIZATION = _utilization("GPUMemoryUtilization")
-"""Summed over GPUs: 0..100 x GPU count."""
+DISK_UTILIZATION = _host_utilization("DiskUtilization")
+GPU_UTILIZATION = _gpu_utilization("GPUUtilization")
+"""Summed over GPUs: 0..100 x GPU count (per accelerator with enhanced metrics: one GPU)."""
+GPU_MEMORY_UTILIZATION = _gpu_utilization("GPUMemoryUtilization")
+"""Summed over GPUs: 0..100 x GPU count (per accelerator with enhanced metrics: one GPU)."""
 
 # ------------------------------------------------------------- /aws/sagemaker/InferenceComponents: per copy
 
@@ -293,10 +356,14 @@ del _name, _row
 METRICS: tuple[MetricDefinition, ...] = tuple(_ROWS)
 """Every row, in the order above."""
 
+_ENHANCED_NAMES = (Dimension.INSTANCE_ID.value, Dimension.ACCELERATOR_ID.value, Dimension.CONTAINER_ID.value)
+"""The dimension names enhanced metrics add (which namespace carries which: the rows' enhanced sets and
+``_ENHANCED_DOC``)."""
+
 NAMESPACE_DIMENSIONS: Mapping[str, frozenset[str]] = {
-    SAGEMAKER_NAMESPACE: frozenset(_VARIANT + _COMPONENT),
-    ENDPOINT_INSTANCE_NAMESPACE: frozenset(_VARIANT),
-    INFERENCE_COMPONENT_NAMESPACE: frozenset(_COMPONENT),
+    SAGEMAKER_NAMESPACE: frozenset(_VARIANT + _COMPONENT + _PER_CONTAINER),
+    ENDPOINT_INSTANCE_NAMESPACE: frozenset(_PER_ACCELERATOR),
+    INFERENCE_COMPONENT_NAMESPACE: frozenset(_COMPONENT + _ENHANCED_NAMES),
     BEDROCK_NAMESPACE: frozenset({*_MODEL, "ImageSize", "BucketedStepSize"}),
     GUARDRAILS_NAMESPACE: frozenset({*_GUARDRAIL, "Operation", "GuardrailContentSource", "GuardrailPolicyType"}),
     BILLING_NAMESPACE: frozenset({Dimension.CURRENCY.value, "ServiceName", "LinkedAccount"}),
@@ -308,6 +375,19 @@ BY_NAMESPACE: Mapping[str, tuple[MetricDefinition, ...]] = {
     for namespace in dict.fromkeys(row.namespace for row in METRICS)
 }
 """The rows of each namespace."""
+
+
+def dimension_sets(namespace: str, name: str) -> frozenset[frozenset[str]]:
+    """Every dimension-name set ``name`` is published with in ``namespace``: its row's, the enhanced-metrics sets,
+    and for an ``AWS/SageMaker`` invocation metric an inference component serves, ``InferenceComponentName``
+    (empty for a metric the table does not hold)."""
+    sets: set[frozenset[str]] = set()
+    for row in BY_NAMESPACE.get(namespace, ()):
+        if row.name == name:
+            sets.update(frozenset(d) for d in (row.dimensions, row.enhanced_dimensions) if d)
+            if row.enhanced_component_dimensions:
+                sets.update((frozenset(row.enhanced_component_dimensions), frozenset(_COMPONENT)))
+    return frozenset(sets)
 
 
 def names_in(namespace: str) -> frozenset[str]:

@@ -92,15 +92,14 @@ def search_expression(
     whole expression text, which CDK would otherwise use for every series.
     """
     query = search(namespace, dimensions, metric_names, statistic, account_ids=account_ids)
-    if scale.startswith(("/", "*")):
-        expression = f"{query}{scale}"
-    elif scale:
-        expression = f"{scale}{query}"
-    else:
-        expression = query
     return cloudwatch.MathExpression(
-        expression=expression, using_metrics={}, label="" if label is None else label, period=period
+        expression=_scaled(query, scale), using_metrics={}, label="" if label is None else label, period=period
     )
+
+
+def _scaled(query: str, scale: str) -> str:
+    """``query`` with a display scale appended (``"/1000"``, ``"*100"``) or prepended (``"100*"``)."""
+    return f"{query}{scale}" if scale.startswith(("/", "*")) else f"{scale}{query}"
 
 
 def _name(metric: MetricDefinition | str) -> str:
@@ -390,6 +389,30 @@ def endpoint_gpu_memory_utilization_per_gpu(
 ) -> cloudwatch.MathExpression:
     """GPUMemoryUtilization ÷ GPU count of one endpoint variant (0–100 %), average over 5 minutes."""
     return endpoint_per_gpu(endpoint, metric_table.GPU_MEMORY_UTILIZATION, period=period)
+
+
+def endpoint_enhanced_metric(
+    endpoint: MonitoredEndpoint,
+    definition: MetricDefinition,
+    statistic: Statistic | str | None = None,
+    *,
+    scale: str = "",
+    period: Duration = DEFAULT_PERIOD,
+) -> cloudwatch.MathExpression:
+    """SEARCH over the enhanced dimension set of ``definition`` for one endpoint variant whose endpoint config turns
+    enhanced metrics on: one line per instance (a GPU metric: per GPU of each instance; an inference component's
+    invocation metric: per container), ``statistic`` (default: the row's) over ``period``, optionally scaled
+    (``"/1000"``: µs to ms). For graphs only: the instance ids are known only at run time, and CloudWatch cannot
+    alarm on SEARCH."""
+    query = metric_definitions.enhanced_search(
+        definition,
+        statistic or definition.statistic,
+        endpoint_name=endpoint.name,
+        variant_name=endpoint.variant_name,
+        inference_component_name=endpoint.inference_component_name,
+        account_ids=(endpoint.account_id,) if endpoint.account_id else (),
+    )
+    return cloudwatch.MathExpression(expression=_scaled(query, scale), using_metrics={}, label="", period=period)
 
 
 def endpoint_async_metric(

@@ -92,6 +92,12 @@ class MonitoredEndpoint:
         invocation metrics (``Invocations``, ``ModelLatency``, ``Invocation*Errors`` in ``AWS/SageMaker``) carry
         the ``InferenceComponentName`` dimension instead of ``EndpointName, VariantName``. Default: the model is
         served by the variant itself.
+    enhanced_metrics:
+        True when the endpoint config turns ``MetricsConfig.EnableEnhancedMetrics`` on (real-time endpoints only):
+        SageMaker then also publishes its metrics per instance (``InstanceId``), its GPU metrics per GPU
+        (``AcceleratorId``) and an inference component's invocation metrics per container (``ContainerId``), and
+        the dashboard graphs each instance and each GPU as its own line. Default: False, only the variant's
+        aggregate metrics are graphed.
     """
 
     name: str
@@ -101,6 +107,7 @@ class MonitoredEndpoint:
     instance_type: str | None = None
     account_id: str | None = None
     inference_component_name: str | None = None
+    enhanced_metrics: bool = False
 
     @classmethod
     def of(
@@ -108,10 +115,10 @@ class MonitoredEndpoint:
     ) -> MonitoredEndpoint:
         """What the dashboard and alarms need to know of an endpoint construct, built or imported.
 
-        From a built endpoint (``RealtimeEndpoint``, ...): its name, variant, kind, GPU count, instance type and
-        inference component. From an imported one (``from_endpoint_name``, ...): its name, variant and kind (no GPU
-        widgets: the host is not known), and the ARN's account when it is not the stack's. A ``MonitoredEndpoint``
-        is returned as is.
+        From a built endpoint (``RealtimeEndpoint``, ...): its name, variant, kind, GPU count, instance type,
+        inference component and whether its plan turns enhanced metrics on. From an imported one
+        (``from_endpoint_name``, ...): its name, variant and kind (no GPU widgets: the host is not known), and the
+        ARN's account when it is not the stack's. A ``MonitoredEndpoint`` is returned as is.
 
         Parameters
         ----------
@@ -132,7 +139,15 @@ class MonitoredEndpoint:
             instance_type=getattr(endpoint, "instance_type", None),
             account_id=account_id or _foreign_account(endpoint),
             inference_component_name=getattr(component, "inference_component_name", None),
+            enhanced_metrics=enhanced_metrics_on(getattr(endpoint, "plan", None)),
         )
+
+
+def enhanced_metrics_on(plan: object) -> bool:
+    """True when an endpoint plan (anything with a ``metrics_config`` whose ``enable_enhanced_metrics`` is set)
+    turns ``MetricsConfig.EnableEnhancedMetrics`` on; False without a plan, a metrics config or that field."""
+    metrics_config = getattr(plan, "metrics_config", None)
+    return getattr(metrics_config, "enable_enhanced_metrics", None) is True
 
 
 @dataclass(frozen=True)
@@ -211,6 +226,12 @@ def validate_endpoints(endpoints: Sequence[MonitoredEndpoint], *, path: str = "e
             )
         if endpoint.account_id is not None and not _ACCOUNT_ID.match(endpoint.account_id):
             problems.add(key(where, "account_id"), f"{endpoint.account_id!r} is not an aws account id", "use 12 digits")
+        if endpoint.enhanced_metrics and endpoint.kind is not EndpointKind.REALTIME:  # the enhanced-metrics page
+            problems.add(
+                key(where, "enhanced_metrics"),
+                f"is true for a {endpoint.kind.value} endpoint",
+                "sagemaker documents enhanced metrics for realtime endpoints only; set it false",
+            )
         if not is_unresolved(endpoint.name):
             pair = (endpoint.name, endpoint.variant_name)
             if pair in seen:

@@ -23,6 +23,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from inference_constructs.observability.metric_table import dimension_sets
 from inference_constructs.observability.namespaces import KNOWN_NAMESPACES, Namespace
 
 MAX_WIDGETS = 500
@@ -225,9 +226,33 @@ def check_search(call: SearchCall) -> list[str]:  # noqa: C901, PLR0912 - one br
             problems.append(f"boolean operator {term.group('word')!r} must be upper case")
     if depth != 0:
         problems.append("unbalanced parentheses in the search term")
+    if namespace_name is not None and namespace is not None:
+        problems += _check_schema_dimensions(namespace_name, schema_dimensions, query)
     problems += _check_account_filters(query)
     if not call.query.strip():
         problems.append("empty search query")
+    return problems
+
+
+_METRIC_NAME = re.compile(r'MetricName\s*=\s*"([^"]*)"')
+
+
+def _check_schema_dimensions(namespace_name: str, schema_dimensions: Sequence[str], query: str) -> list[str]:
+    """A schema matches only metrics with exactly its dimension names: each ``MetricName`` the query names must be
+    published with that set (``metric_table.dimension_sets``; an empty set of a namespace-only schema is not
+    checked)."""
+    if not schema_dimensions:
+        return []
+    wanted = frozenset(schema_dimensions)
+    problems: list[str] = []
+    for name in _METRIC_NAME.findall(query):
+        published = dimension_sets(namespace_name, name)
+        if published and wanted not in published:
+            sets = sorted(", ".join(sorted(s)) for s in published)
+            problems.append(
+                f"metric {name!r} is not published with dimensions {sorted(wanted)} in {namespace_name} "
+                f"(it is with: {'; '.join(sets)})"
+            )
     return problems
 
 

@@ -29,10 +29,17 @@ from inference_constructs.observability.decisions import (
     intervention_alarm,
     profile_alarms,
 )
+from inference_constructs.observability.targets import enhanced_metrics_on
 from inference_constructs.plan.endpoint import EndpointDecisions
 from inference_constructs.spec import EndpointKind
 
-__all__ = ["cross_account_problems", "decide_cross_account", "decide_observability", "decide_transaction_search"]
+__all__ = [
+    "cross_account_problems",
+    "decide_cross_account",
+    "decide_observability",
+    "decide_transaction_search",
+    "has_enhanced_widgets",
+]
 
 
 def _resource_types(config: PlatformConfig) -> tuple[str, ...]:
@@ -111,6 +118,12 @@ def decide_transaction_search(
     )
 
 
+def has_enhanced_widgets(endpoint: EndpointDecisions) -> bool:
+    """True when the dashboard gives ``endpoint`` its per-GPU and per-instance row: a real-time endpoint whose
+    endpoint config turns enhanced metrics on."""
+    return endpoint.kind is EndpointKind.REALTIME and enhanced_metrics_on(endpoint.hosting)
+
+
 def decide_observability(
     config: PlatformConfig,
     endpoints: Sequence[EndpointDecisions],
@@ -122,6 +135,7 @@ def decide_observability(
     observability stack (per profile) and of the Bedrock stack (invocation-log delivery, guardrail interventions)."""
     obs = config.observability
     gpu = tuple(e.endpoint_name for e in endpoints if e.hosting.gpu_count > 0 and e.kind is not EndpointKind.SERVERLESS)
+    enhanced = tuple(e.endpoint_name for e in endpoints if has_enhanced_widgets(e))
     x = obs.xray_sampling
     guarded = [p for p in profiles if p.guardrail is not None]
     cross = decide_cross_account(config)
@@ -137,6 +151,7 @@ def decide_observability(
             gpu_endpoints=gpu,
             profiles=tuple(p.name for p in profiles),
             source_account_ids=tuple(obs.source_account_ids),
+            enhanced_endpoints=enhanced,
         )
         if obs.dashboard
         else None,

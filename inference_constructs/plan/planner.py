@@ -23,12 +23,22 @@ from inference_constructs.cost.capacity_tags import PLATFORM_TAG
 from inference_constructs.cost.commitment import CommitmentRecommendation, recommend_commitment
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK, assign_stacks
-from inference_constructs.observability.decisions import AlarmSettings, endpoint_alarm_prefix, endpoint_alarms
+from inference_constructs.observability.decisions import (
+    AlarmSettings,
+    endpoint_alarm_prefix,
+    endpoint_alarms,
+    enhanced_widgets,
+)
 from inference_constructs.plan.agents import agent_specs
 from inference_constructs.plan.bedrock import bedrock_workload, invocation_logging_spec, profile_specs, router_specs
 from inference_constructs.plan.cost import budget_warnings, decide_cost
 from inference_constructs.plan.endpoint import EndpointDecisions, capacity_schedule, decide_endpoint
-from inference_constructs.plan.observability import cross_account_problems, decide_cross_account, decide_observability
+from inference_constructs.plan.observability import (
+    cross_account_problems,
+    decide_cross_account,
+    decide_observability,
+    has_enhanced_widgets,
+)
 from inference_constructs.plan.platform import PlatformPlan
 from inference_constructs.plan.regions import account_requirements, region_requirements
 from inference_constructs.regions import RegionRequirement, region_problems
@@ -83,7 +93,8 @@ def plan_platform(
     cost, cost_problems = decide_cost(config)
     problems.extend(cost_problems)
     gpu_endpoints = sum(1 for e in endpoints if e.hosting.gpu_count > 0 and e.kind is not EndpointKind.SERVERLESS)
-    problems.extend(dashboard_problems(config, gpu_endpoints))
+    enhanced = sum(enhanced_widgets(e.hosting.gpu_count) for e in endpoints if has_enhanced_widgets(e))
+    problems.extend(dashboard_problems(config, gpu_endpoints, enhanced))
     agents, extra_problems = _agents_and_links(config)
     problems.extend(extra_problems)
     numbers, stack_problems = assign_stacks(

@@ -17,6 +17,7 @@ from inference_constructs.cost import apply_cost_tags, capacity_tags
 from inference_constructs.hosting import InferenceEndpoint, endpoint_from_request
 from inference_constructs.observability import InferenceAlarms, MonitoredEndpoint
 from inference_constructs.observability.decisions import AlarmSettings
+from inference_constructs.observability.targets import enhanced_metrics_on
 from inference_constructs.plan import EndpointDecisions, capacity_schedule
 from inference_constructs.region_rules import add_region_rules
 from inference_constructs.regions import RegionRequirement
@@ -44,6 +45,7 @@ def monitored(
         gpu_count=decisions.hosting.gpu_count,
         instance_type=decisions.hosting.instance_type,
         inference_component_name=component.inference_component_name if component is not None else None,
+        enhanced_metrics=enhanced_metrics_on(decisions.hosting),
     )
 
 

@@ -14,6 +14,7 @@ from inference_constructs.catalog import (
     Catalog,
     catalog_from_dict,
     catalog_to_json,
+    load_accelerator_facts,
     load_catalog,
     load_catalog_file,
 )
@@ -181,6 +182,56 @@ def test_catalog_is_dated_and_sourced():
     added = {i.name for i in CATALOG.instances if i.family in new_families}
     assert estimates == {"ml.p5e.48xlarge", "ml.p5en.48xlarge", "ml.trn1n.32xlarge", "ml.trn2.48xlarge"} | added
     assert all("ESTIMATE" in CATALOG.price_sources[k] for k in CATALOG.price_sources if k.startswith("derived"))
+
+
+_UNSOURCED = ("ESTIMATE", "UNCONFIRMED")
+"""What a source text says of a figure no source gives."""
+
+
+@pytest.mark.parametrize("inst", CATALOG.instances, ids=lambda i: i.name)
+def test_every_row_prices_and_device_memory_carry_a_source_or_are_marked_estimated(inst):
+    # GIVEN a catalog row
+    # WHEN its price source is read
+    price_source = CATALOG.price_sources.get(inst.price_source, "")
+    # THEN it names a source the header lists, and a source that is itself an estimate marks the price estimated
+    assert price_source, f"{inst.name}: price_source {inst.price_source!r} is not in price_sources"
+    if any(word in price_source for word in _UNSOURCED):
+        assert "price" in inst.estimated, f"{inst.name}: {inst.price_source} is an estimate"
+    if inst.devices == 0:
+        return
+    # AND a device's reported memory comes from accelerators.json with a source, or is marked estimated there
+    facts = load_accelerator_facts()[inst.accelerator_model]
+    assert facts.reported_source
+    if any(word in facts.reported_source for word in _UNSOURCED):
+        assert "reported_gib" in facts.estimated, f"{inst.accelerator_model}: reported memory is an estimate"
+    # AND the nominal per-device memory is marked estimated wherever the device's reported memory is
+    if "reported_gib" in facts.estimated and inst.family in _NOMINAL_UNSOURCED:
+        assert "device_memory" in inst.estimated, inst.name
+
+
+_NOMINAL_UNSOURCED = ("p5e", "p5en", "g7")
+"""Families whose per-device nominal memory no AWS table read here states (H200 141 GB on p5e/p5en, RTX PRO 4500
+32 GB on g7); the Blackwell B-series and RTX PRO 6000 nominal figures are cited in accelerators.json."""
+
+
+@pytest.mark.parametrize(
+    ("name", "estimated"),
+    [
+        ("ml.p5e.48xlarge", ("price", "device_memory", "reported_gib")),
+        ("ml.p5en.48xlarge", ("price", "device_memory", "reported_gib")),
+        ("ml.trn1n.32xlarge", ("price",)),
+        ("ml.trn2.48xlarge", ("price",)),
+        ("ml.p5.48xlarge", ()),
+        ("ml.trn1.32xlarge", ()),
+    ],
+)
+def test_the_h200_and_derived_neuron_rows_are_not_chosen_automatically(name, estimated):
+    # GIVEN a row whose price is derived (p5e/p5en, trn1n, trn2) or sourced (p5, trn1)
+    inst = CATALOG.get(name)
+    # THEN its estimated facts are as listed, and only a row without any is chosen automatically
+    assert inst is not None
+    assert inst.estimated_facts == estimated
+    assert inst.chosen_automatically is (not estimated)
 
 
 def test_load_catalog_is_cached():

@@ -55,6 +55,15 @@ def test_benchmark_scenario_choices_hold(scenario):
     _holds(host, scenario.model, scenario.serving)
 
 
+@pytest.mark.parametrize("scenario", opt.load_scenarios(key="refused"), ids=lambda s: s.name)
+def test_fails_a_refused_scenario_because_every_host_that_holds_it_has_an_estimated_fact(scenario):
+    # GIVEN a scenario published as refused (405B bf16: only hosts with an estimated price or device memory hold it)
+    # WHEN sized THEN no host is chosen automatically
+    with pytest.raises(InferenceConfigError, match="holds the model"):
+        choose_host(scenario.model, serving=scenario.serving, accelerator=scenario.accelerator,
+                    max_devices=scenario.max_devices, quantization_hint=False)  # fmt: skip
+
+
 def test_fails_plan_of_qwen_pinned_to_inferentia_through_lmi():
     # GIVEN the old batch-extract defect: Qwen2.5 on an explicit Inferentia2 host through LMI (transformers-neuronx)
     text = """
