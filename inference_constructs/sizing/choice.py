@@ -194,10 +194,33 @@ def _no_fit_message(
     if engine_reasons and not biggest:
         return f"{path}.model: no allowed {kinds} host can run the model: {'; '.join(engine_reasons)}"
     engines = f"; on other hosts: {'; '.join(engine_reasons)}" if engine_reasons else ""
+    estimated = _estimated_hosts_that_fit(model, est, cat, rules, serving=serving, llm=llm)
     return (
         f"{path}.model: no {kinds} host in the catalog holds the model; needs at least "
-        f"{_fmt(est.required_gb(1))} GiB, the largest allowed host has {_fmt(biggest)} GiB usable{engines}; "
+        f"{_fmt(est.required_gb(1))} GiB, the largest allowed host has {_fmt(biggest)} GiB usable{engines}{estimated}; "
         f"quantize (int8/int4), shorten max_context_tokens or max_concurrent_sequences, or allow another accelerator"
+    )
+
+
+def _estimated_hosts_that_fit(
+    model: ModelSpec, est: MemoryEstimate, cat: Catalog, rules: _Rules, *, serving: Serving, llm: bool
+) -> str:
+    """The hosts left out only because a catalog fact is estimated that would hold the model (an explicit
+    ``instance_type`` takes them), as a clause of the no-fit message; empty when there are none."""
+    names = []
+    for rejection in _screened(cat, rules.screening_key, serving)[1]:
+        if rejection.kind is not RejectionKind.ESTIMATED:
+            continue
+        inst = cat.get(rejection.instance_type)
+        if inst is None or (rules.predicate is not None and not rules.predicate(inst)):
+            continue
+        if _fit_on(model, est, serving, inst, llm).fits:
+            names.append(f"{inst.name} (estimated {', '.join(inst.estimated_facts)})")
+    if not names:
+        return ""
+    return (
+        f"; hosts with estimated catalog facts are not chosen automatically, and these would hold it: "
+        f"{', '.join(names)}: name one in instance_type"
     )
 
 

@@ -244,6 +244,24 @@ def test_fails_when_no_catalog_host_fits():
         choose_host(_model(2000), serving=Serving.VLLM)
 
 
+def test_no_fit_names_the_hosts_left_out_only_for_estimated_facts_that_would_hold_the_model():
+    # GIVEN a 405B bf16 model that only hosts with estimated catalog facts (H200, B200) hold
+    model = ModelSpec(id="meta-llama/Llama-3.1-405B-Instruct", parameters_billion=405, max_context_tokens=4096)
+    with pytest.raises(InferenceConfigError) as refused:
+        choose_host(model, serving=Serving.LMI)
+    # WHEN refused THEN the message names them, their estimated facts, and the way to use one
+    message = str(refused.value)
+    assert "the largest allowed host has 576.0 GiB usable" in message
+    assert "not chosen automatically, and these would hold it: ml.p5e.48xlarge (estimated price," in message
+    assert ": name one in instance_type" in message
+    # AND the named host is accepted when given explicitly
+    assert choose_host(model, serving=Serving.LMI, instance_type="ml.p5e.48xlarge").instance_type == ("ml.p5e.48xlarge")
+    # AND a model no host holds gets no such clause
+    with pytest.raises(InferenceConfigError) as too_big:
+        choose_host(_model(2000), serving=Serving.VLLM)
+    assert "estimated catalog facts" not in str(too_big.value)
+
+
 def test_quantization_hint_names_cheaper_host_saving_and_caveat_without_applying_it():
     # GIVEN an 8B bf16 model
     decision = choose_host(_model(8), serving=Serving.VLLM)
