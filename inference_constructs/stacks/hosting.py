@@ -15,6 +15,7 @@ from constructs import Construct
 from inference_constructs._coerce import props_of
 from inference_constructs.cost import apply_cost_tags, capacity_tags
 from inference_constructs.hosting import InferenceEndpoint, endpoint_from_request
+from inference_constructs.hosting.components import scale_components
 from inference_constructs.observability import InferenceAlarms, MonitoredEndpoint
 from inference_constructs.observability.decisions import AlarmSettings
 from inference_constructs.plan import EndpointDecisions, capacity_schedule
@@ -86,6 +87,9 @@ class HostingStack(Stack):
             )
             self.endpoints[decisions.name] = endpoint
             endpoint.auto_scale_from_plan(decisions.scaling)
+            if decisions.hosting.components is not None:
+                names = tuple(c.name for c in decisions.hosting.components.components[1:])
+                scale_components(endpoint.components, names, decisions.component_scaling)
             if capacity_tagging and decisions.host is not None:
                 tags = capacity_tags(
                     capacity_schedule(decisions).baseline_instances,
