@@ -166,8 +166,11 @@ def plan_components_endpoint(
     first = plans[0]
     primary = first.plan
     assert primary.inference_component is not None
+    assert primary.host is not None
+    sized = primary.host.reason if request.instance_type else primary.host.reason.replace(", given explicitly", "")
     return replace(
         primary,
+        host=replace(primary.host, reason=f"{components.reason}; components[0] ({first.name}): {sized}"),
         capacity=first.copies,
         inference_component=replace(
             primary.inference_component,

@@ -84,7 +84,8 @@ class EndpointDecisions:
         scaling = sum(
             1 + len(sp.target_tracking) + (2 if sp.wake_up is not None else 0) for sp in self.component_scaling
         )
-        return len(c.components[1:]) * (2 + rollback) + scaling + len(c.adapters)
+        # each further component: its model and component, rollback alarms and up to 4 monitoring alarms
+        return len(c.components[1:]) * (2 + rollback + 4) + scaling + len(c.adapters)
 
     @property
     def hosting_request(self) -> EndpointRequest:

@@ -7,6 +7,7 @@ export: the stacks of a platform stay independently updatable (see ``_handoff``)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from aws_cdk import CfnOutput, Stack, aws_sns
@@ -46,6 +47,20 @@ def monitored(
         instance_type=decisions.hosting.instance_type,
         inference_component_name=component.inference_component_name if component is not None else None,
     )
+
+
+def _monitored_components(
+    platform: str, decisions: EndpointDecisions, endpoint: InferenceEndpoint
+) -> list[MonitoredEndpoint]:
+    """The endpoint as the alarms watch it, then each of its inference components after the first."""
+    first = monitored(platform, decisions, endpoint)
+    return [
+        first,
+        *(
+            replace(first, inference_component_name=c.component.inference_component_name, component=name)
+            for name, c in endpoint.components.items()
+        ),
+    ]
 
 
 def async_input_output_id(endpoint: str) -> str:
@@ -122,7 +137,7 @@ class HostingStack(Stack):
         self.alarms = InferenceAlarms(
             self,
             "Alarms",
-            endpoints=[monitored(platform, d, self.endpoints[d.name]) for d in endpoints],
+            endpoints=[m for d in endpoints for m in _monitored_components(platform, d, self.endpoints[d.name])],
             **props_of(alarm_settings),
             topic=alarm_topic,
         )

@@ -285,3 +285,16 @@ def test_each_component_scales_its_own_copies(synthesized: tuple[dict[str, Any],
     )
     dimension = "sagemaker:inference-component:DesiredCopyCount"
     assert targets == [(0, 2, dimension), (1, 2, dimension)]
+
+
+def test_each_further_component_gets_its_own_monitoring_alarms_in_the_plan() -> None:
+    # GIVEN the shipped example with two components WHEN planned
+    from inference_constructs.config.load import load_config
+
+    plan = plan_platform(load_config("config/examples/inference-components.yaml"))
+    (endpoint,) = plan.endpoints
+    constructs = [a.construct for a in endpoint.alarms]
+    # THEN the second component has its own latency, traffic and error-rate alarms beside the endpoint's
+    own = [c for c in constructs if c.startswith("Alarms/SharedLlmAssistantsSummarize")]
+    assert len(own) == 3
+    assert len(constructs) == 6
