@@ -204,6 +204,13 @@ def _check(req: EndpointRequest, opts: ComponentsOptions, p: ProblemCollector, p
     names: set[str] = set()
     for i, c in enumerate(opts.components):
         _check_component(c, names, p, key_path(path, f"components[{i}]"))
+        token = c.model.hf_token
+        if i and token is not None and not token.in_environment:
+            p.add(
+                key_path(path, f"components[{i}].model.hf_token"),
+                "stages the weights into s3, which only the first component does",
+                "make it the first component, stage the weights yourself (model.source s3), or set in_environment",
+            )
     _check_adapters(req, opts, names, p, path)
     if opts.max_az_imbalance is not None:
         low, high = MAX_AZ_IMBALANCE
@@ -377,6 +384,11 @@ def _try(
             fits.append(_fit(creq, c, inst, cat, key, explicit=req.instance_type is not None))
         except InferenceConfigError as err:
             problems.extend(f"{c.name}: {x}" for x in err.problems)
+    if opts.adapters and inst.accelerator is not Accelerator.GPU:
+        problems.append(
+            f"{key_path(path, 'adapters')}: {inst.name} is a {inst.accelerator.value} host; lora adapters load on "
+            "lmi's vllm backend on gpu only"
+        )
     if problems:
         raise InferenceConfigError(problems)
     packing = _pack(_min_copies(opts, fits), inst)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -298,3 +299,24 @@ def test_each_further_component_gets_its_own_monitoring_alarms_in_the_plan() -> 
     own = [c for c in constructs if c.startswith("Alarms/SharedLlmAssistantsSummarize")]
     assert len(own) == 3
     assert len(constructs) == 6
+
+
+@pytest.mark.parametrize(
+    ("change", "key"),
+    [
+        ({"adapters": [{"name": "tone", "base": "chat", "s3_uri": ADAPTER.s3_uri}], "components": []}, "adapters"),
+        ({"scaling": {"concurrency_per_instance": 4}}, "scaling"),
+        ({"type": "async"}, "components"),
+    ],
+)
+def test_fails_keys_that_do_not_go_with_components(change: dict[str, Any], key: str) -> None:
+    # GIVEN the two-component config with one key that does not apply WHEN planned THEN that key is refused
+    endpoint = {**_CONFIG["endpoints"][0], "instance_type": "auto", "capacity": {"min": 1, "max": 2}, **change}
+    with pytest.raises(InferenceConfigError, match=rf"endpoints\[0\]\.{key}: "):
+        plan_platform(PlatformConfig.model_validate({**_CONFIG, "endpoints": [endpoint]}))
+
+
+def test_fails_an_adapter_on_a_host_without_a_gpu() -> None:
+    req = _request(CHAT, adapters=(ADAPTER,), instance_type="ml.inf2.xlarge")
+    with pytest.raises(InferenceConfigError, match="lora adapters load on lmi's vllm backend on gpu only"):
+        plan_components_endpoint(replace(req, accelerator=AcceleratorChoice.AUTO), path="endpoints[0]")
