@@ -41,13 +41,16 @@ if TYPE_CHECKING:
     )
     from inference_constructs.hf_token import HfTokenSecret
     from inference_constructs.hosting import (
+        AdapterRequest,
         AsyncOptions,
         Capacity,
+        ComponentRequest,
         DataCaptureOptions,
         DeploymentOptions,
         DeploymentStrategy,
         IInferenceEndpoint,
         ImportedEndpoint,
+        InferenceComponentsEndpoint,
         InferenceEndpoint,
         MetricOptions,
         MultiModelEndpoint,
@@ -85,13 +88,16 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     **dict.fromkeys(
         (
+            "AdapterRequest",
             "AsyncOptions",
             "Capacity",
+            "ComponentRequest",
             "DataCaptureOptions",
             "DeploymentOptions",
             "DeploymentStrategy",
             "IInferenceEndpoint",
             "ImportedEndpoint",
+            "InferenceComponentsEndpoint",
             "InferenceEndpoint",
             "MetricOptions",
             "MultiModelEndpoint",
@@ -145,11 +151,13 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "AcceleratorChoice",
+    "AdapterRequest",
     "ApplicationInferenceProfile",
     "AsyncOptions",
     "BatchingLimits",
     "BudgetGuardrail",
     "Capacity",
+    "ComponentRequest",
     "CostAnomalyMonitor",
     "DType",
     "DataCaptureOptions",
@@ -163,6 +171,7 @@ __all__ = [
     "ImportedEndpoint",
     "InferenceAlarms",
     "InferenceComponentScaling",
+    "InferenceComponentsEndpoint",
     "InferenceConfigError",
     "InferenceDashboard",
     "InferenceEndpoint",

@@ -45,6 +45,8 @@ class EndpointFootprint:
     """A deploy-time job stages the model's weights into S3 (``model.hf_token``)."""
     pool_models: int = 0
     """Instance pools with their own model (``ModelNameOverride``): one model each."""
+    extra_resources: int = 0
+    """Resources of further inference components and adapters (an endpoint with ``components``)."""
 
 
 def estimated_resources(f: EndpointFootprint) -> int:
@@ -66,7 +68,7 @@ def estimated_resources(f: EndpointFootprint) -> int:
         n += 1
     if f.staged:
         n += STAGING_RESOURCES + STAGING_PROVIDER_RESOURCES
-    return n + f.pool_models + 4
+    return n + f.pool_models + f.extra_resources + 4
 
 
 def shard(footprints: Sequence[EndpointFootprint], *, max_resources: int = MAX_RESOURCES_PER_STACK) -> list[list[int]]:

@@ -92,7 +92,27 @@ def _duplicates(path: str, names: list[Any], why: str) -> Iterator[str]:
 
 def _endpoint_problems(path: str, ep: dict[str, Any]) -> Iterator[str]:
     kind = ep.get("type", _DEFAULT_TYPE)
-    model = _dict(ep.get("model"))
+    components = _list(ep.get("components"))
+    if not components:
+        yield from _model_problems(path, _dict(ep.get("model")), kind)
+    elif "model" in ep:
+        yield f"{path}.model: an endpoint with components gives each component its model; move it under components"
+    for i, component in enumerate(components):
+        yield from _model_problems(f"{path}.components[{i}]", _dict(_dict(component).get("model")), kind)
+    names = [_dict(c).get("name") for c in (*components, *_list(ep.get("adapters")))]
+    yield from _duplicates(f"{path}.components", names, "component and adapter names must be unique")
+    if kind == "serverless" and "capacity" in ep:
+        yield (
+            f"{path}.capacity: serverless endpoints have no instances to count; size them with "
+            "serverless.max_concurrency and serverless.provisioned_concurrency, and remove capacity"
+        )
+    capture = _dict(ep.get("data_capture"))
+    if _int(capture.get("sampling_percent")) and not capture.get("s3_uri"):
+        yield f"{path}.data_capture.s3_uri: required when sampling_percent > 0; give an s3:// destination"
+
+
+def _model_problems(path: str, model: dict[str, Any], kind: Any) -> Iterator[str]:
+    """The cross-field problems of one ``model`` block (the endpoint's, or a component's)."""
     source = model.get("source", _DEFAULT_SOURCE)
     if model.get("s3_uri") and source != "s3":
         yield f"{path}.model.s3_uri: only used with model.source s3; set source: s3, or remove s3_uri"
@@ -101,13 +121,5 @@ def _endpoint_problems(path: str, ep: dict[str, Any]) -> Iterator[str]:
             f"{path}.model.s3_uri: multi-model endpoints load models from multi_model.model_data_prefix; "
             "remove model.s3_uri"
         )
-    if kind == "serverless" and "capacity" in ep:
-        yield (
-            f"{path}.capacity: serverless endpoints have no instances to count; size them with "
-            "serverless.max_concurrency and serverless.provisioned_concurrency, and remove capacity"
-        )
     if source == "huggingface" and not model.get("id"):
         yield f"{path}.model.id: required when model.source is huggingface; give the Hugging Face model id"
-    capture = _dict(ep.get("data_capture"))
-    if _int(capture.get("sampling_percent")) and not capture.get("s3_uri"):
-        yield f"{path}.data_capture.s3_uri: required when sampling_percent > 0; give an s3:// destination"

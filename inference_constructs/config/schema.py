@@ -30,6 +30,7 @@ from inference_constructs.bedrock.guardrail_plan import ContentFilter, Guardrail
 from inference_constructs.bedrock.inference_profile_plan import ProfileSpec
 from inference_constructs.bedrock.invocation_logging_plan import InvocationLoggingSpec
 from inference_constructs.bedrock.pricing import Workload
+from inference_constructs.config.components import MAX_AZ_IMBALANCE, Adapter, Component
 from inference_constructs.containers.model_access import HfTokenSecret
 from inference_constructs.containers.routing import CONCURRENCY_THRESHOLD_RANGE, PREFIX_LENGTH_RANGE, RoutingOptions
 from inference_constructs.containers.serving_options import SpeculativeDecoding
@@ -313,6 +314,11 @@ class Endpoint(_Model):
     )
     capacity_reservation: CapacityReservationConfig | None = None
     metrics: EndpointMetrics | None = None
+    components: list[Component[Model, Scaling]] = Field(default_factory=list)  # several models: components.py
+    adapters: list[Adapter] = Field(default_factory=list)
+    placement: Literal["SPREAD", "BINPACK"] | None = None
+    max_az_imbalance: int | None = Field(default=None, ge=MAX_AZ_IMBALANCE[0], le=MAX_AZ_IMBALANCE[1])
+    data_cache: bool | None = None
 
 
 class GuardrailContentFilter(_Model):

@@ -8,15 +8,19 @@ from inference_constructs._lazy import lazy_exports
 from inference_constructs.hosting.decisions import EndpointPlan, plan_endpoint
 from inference_constructs.hosting.interface import IInferenceEndpoint, MetricOptions
 from inference_constructs.hosting.request import (
+    AdapterRequest,
     AsyncOptions,
     Capacity,
     CapacityReservation,
+    ComponentRequest,
+    ComponentsOptions,
     DataCaptureOptions,
     DeploymentOptions,
     DeploymentStrategy,
     EndpointRequest,
     MetricsOptions,
     MultiModelOptions,
+    PlacementStrategy,
     ServerlessOptions,
     VpcOptions,
 )
@@ -25,6 +29,7 @@ if TYPE_CHECKING:
     from inference_constructs.hosting.endpoint import InferenceEndpoint
     from inference_constructs.hosting.imported import EndpointAttributes, EndpointImportOptions, ImportedEndpoint
     from inference_constructs.hosting.kinds import (
+        InferenceComponentsEndpoint,
         MultiModelEndpoint,
         RealtimeEndpoint,
         ServerlessEndpoint,
@@ -40,16 +45,25 @@ __getattr__, __dir__ = lazy_exports(
             ("EndpointAttributes", "EndpointImportOptions", "ImportedEndpoint"), "inference_constructs.hosting.imported"
         ),
         **dict.fromkeys(
-            ("MultiModelEndpoint", "RealtimeEndpoint", "ServerlessEndpoint", "endpoint_from_request"),
+            (
+                "InferenceComponentsEndpoint",
+                "MultiModelEndpoint",
+                "RealtimeEndpoint",
+                "ServerlessEndpoint",
+                "endpoint_from_request",
+            ),
             "inference_constructs.hosting.kinds",
         ),
     },
 )
 
 __all__ = [
+    "AdapterRequest",
     "AsyncOptions",
     "Capacity",
     "CapacityReservation",
+    "ComponentRequest",
+    "ComponentsOptions",
     "DataCaptureOptions",
     "DeploymentOptions",
     "DeploymentStrategy",
@@ -59,11 +73,13 @@ __all__ = [
     "EndpointRequest",
     "IInferenceEndpoint",
     "ImportedEndpoint",
+    "InferenceComponentsEndpoint",
     "InferenceEndpoint",
     "MetricOptions",
     "MetricsOptions",
     "MultiModelEndpoint",
     "MultiModelOptions",
+    "PlacementStrategy",
     "RealtimeEndpoint",
     "ServerlessEndpoint",
     "ServerlessOptions",

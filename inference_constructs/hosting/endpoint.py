@@ -28,7 +28,9 @@ from inference_constructs._grants import grant_managed
 from inference_constructs.catalog import Catalog
 from inference_constructs.compliance import acknowledge_all
 from inference_constructs.hosting import properties
-from inference_constructs.hosting.decisions import EndpointPlan, InferenceComponentPlan, plan_endpoint
+from inference_constructs.hosting.components import ComponentHost, ComponentResources, add_components
+from inference_constructs.hosting.components_plan import plan_hosting
+from inference_constructs.hosting.decisions import EndpointPlan, InferenceComponentPlan
 from inference_constructs.hosting.imported import EndpointImports, invoke_actions
 from inference_constructs.hosting.metrics import EndpointMetrics
 from inference_constructs.hosting.network import VpcLike, owned_role, resolve_vpc
@@ -98,6 +100,11 @@ class InferenceEndpoint(EndpointImports, EndpointScalingHooks, EndpointMetrics, 
         staging job's role may read). Default: imported by the name or ARN in ``request.hf_token``.
     """
 
+    components: dict[str, ComponentResources]
+    """The inference components after the first (``components[1:]``) of an endpoint with ``components``, by name:
+    model, component and rollback alarms (ids under ``<Name>``); empty without ``components``."""
+    adapters: dict[str, sagemaker.CfnInferenceComponent]
+    """The LoRA adapter inference components by name (ids ``<Name>Adapter``); empty without adapters."""
     pool_models: dict[int, sagemaker.CfnModel]
     """The models of the instance pools whose engine settings differ from the variant's (id ``PoolModel<n>``, by
     priority ``n``): the variant's model with that pool's environment (``ModelNameOverride``); empty without pools."""
@@ -127,7 +134,7 @@ class InferenceEndpoint(EndpointImports, EndpointScalingHooks, EndpointMetrics, 
             kms_key_arn=request.kms_key_arn or (kms_key.key_arn if kms_key is not None else None),
             vpc=vpc_options if vpc is not None else request.vpc,
         )
-        self.plan: EndpointPlan = plan or plan_endpoint(request, host=host, catalog=catalog, path=path)
+        self.plan: EndpointPlan = plan or plan_hosting(request, host=host, catalog=catalog, path=path)
         """The decisions this endpoint was built from (host, image, environment, timeouts, reasons)."""
         self.kind: EndpointKind = self.plan.kind
         self.variant_name: str = self.plan.variant_name
@@ -236,7 +243,27 @@ class InferenceEndpoint(EndpointImports, EndpointScalingHooks, EndpointMetrics, 
             self.inference_component.resource.deployment_config = properties.component_deployment_config(
                 plan.update_policy, self.rollback_alarms
             )
-            self._require_copy_scaling()
+            self._finish_components()
+
+    def _finish_components(self) -> None:
+        """Require copy scaling of the first component, and create the components after it and the adapters of a
+        multi-component plan (:attr:`components`)."""
+        self._require_copy_scaling()
+        plan = self.plan.components
+        if plan is None or self.inference_component is None:
+            return
+        host = ComponentHost(
+            self.role.role_arn,
+            self.policy,
+            self.resource,
+            self.endpoint_name,
+            self.variant_name,
+            self.inference_component,
+            self.model,
+        )
+        self.components, self.adapters = add_components(self, plan, host, self._component_images)
+        for resources in self.components.values():
+            self.rollback_alarms.extend(resources.rollback_alarms)
 
     def _pool_models(self, image: str) -> dict[int, sagemaker.CfnModel]:
         """Create the models of the instance pools that need their own (:attr:`pool_models`)."""
@@ -279,6 +306,19 @@ class InferenceEndpoint(EndpointImports, EndpointScalingHooks, EndpointMetrics, 
         image, repository_arn = execution_image(self, plan, path, stack, statements)
         statements.grant_image_pull(repository_arn)
         statements.grant_model_data(plan.model_data)
+        self._component_images: dict[str, str] = {}
+        self.components, self.adapters = {}, {}  # filled once the endpoint exists (_finish_components)
+        if plan.components is not None:
+            pulled = {repository_arn}
+            for c in plan.components.components[1:]:
+                uri, arn = execution_image(self, c.plan, f"{path}.components" if path else "", stack, statements)
+                self._component_images[c.name] = uri
+                if arn not in pulled:
+                    statements.grant_image_pull(arn)
+                    pulled.add(arn)
+                statements.grant_model_data(c.plan.model_data)
+            for a in plan.components.adapters:
+                statements.grant_model_data(a.model_data)
         statements.grant_logs_and_metrics(stack, self.endpoint_name)
         if plan.vpc is not None:
             statements.grant_vpc()
@@ -339,6 +379,7 @@ class InferenceEndpoint(EndpointImports, EndpointScalingHooks, EndpointMetrics, 
         return f"{self._path or self.node.path}.{name}"
 
     def _component(self, component: InferenceComponentPlan) -> ModelInferenceComponent:
+        many = self.plan.components
         created = ModelInferenceComponent(
             self,
             "InferenceComponent",
@@ -350,6 +391,9 @@ class InferenceEndpoint(EndpointImports, EndpointScalingHooks, EndpointMetrics, 
             copy_count=component.initial_instance_count,
             model_data_download_timeout_in_seconds=component.model_data_download_timeout_seconds,
             container_startup_health_check_timeout_in_seconds=component.container_startup_health_check_timeout_seconds,
+            placement_strategy=many.placement.value if many and many.placement else None,
+            max_az_imbalance=many.max_az_imbalance if many else None,
+            enable_data_caching=many.data_cache if many else None,
         )
         # endpoint_name is a literal string: place the component once the endpoint exists.
         created.node.add_dependency(self.resource)

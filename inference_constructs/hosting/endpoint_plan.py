@@ -22,13 +22,23 @@ from inference_constructs.hosting.request import (
     DataCaptureOptions,
     DeploymentOptions,
     MultiModelOptions,
+    PlacementStrategy,
     VpcOptions,
 )
 from inference_constructs.hosting.reservation import ReservationPlan
 from inference_constructs.sizing import HostDecision
 from inference_constructs.spec import Accelerator, EndpointKind, Serving
 
-__all__ = ["EndpointPlan", "InferenceComponentPlan", "ModelData", "ModelDataKind", "ServerlessPlan"]
+__all__ = [
+    "AdapterPlan",
+    "ComponentPlan",
+    "ComponentsPlan",
+    "EndpointPlan",
+    "InferenceComponentPlan",
+    "ModelData",
+    "ModelDataKind",
+    "ServerlessPlan",
+]
 
 
 class ModelDataKind(StrEnum):
@@ -171,6 +181,9 @@ class EndpointPlan:
     serving_options: OptionsDecision | None = None
     """The container variables the endpoint's serving options wrote (speculative decoding, prefix caching,
     quantization, batching); None when none was given."""
+    components: ComponentsPlan | None = None
+    """The inference components of an endpoint that hosts several models (this plan is then the first one's, with
+    the variant's managed instance scaling in ``inference_component``); None otherwise."""
 
     @property
     def inference_ami_version(self) -> str | None:
@@ -198,3 +211,97 @@ class EndpointPlan:
     def data_capture_enabled(self) -> bool:
         """True when a sampling percent above 0 was given."""
         return self.data_capture is not None and self.data_capture.sampling_percent > 0
+
+
+@dataclass(frozen=True)
+class ComponentPlan:
+    """One model of a multi-component endpoint: its container (``plan``, made on the endpoint's host), what one
+    copy reserves, and its copy bounds.
+
+    ``accelerator_devices`` and ``min_memory_required_mb`` are ``ComputeResourceRequirements`` per copy;
+    ``copy_count`` the ``RuntimeConfig.CopyCount`` at creation (auto scaling owns it afterwards)."""
+
+    name: str
+    plan: EndpointPlan
+    accelerator_devices: int
+    min_memory_required_mb: int
+    copies: Capacity
+    copy_count: int
+    reason: str
+
+    def to_dict(self) -> dict[str, object]:
+        """The plan document's entry of this component."""
+        host = self.plan.host
+        return {
+            "name": self.name,
+            "copies": {"min": self.copies.min, "max": self.copies.max},
+            "copy_count_at_create": self.copy_count,
+            "accelerators_per_copy": self.accelerator_devices,
+            "memory_mb_per_copy": self.min_memory_required_mb,
+            "tensor_parallel_degree": host.tensor_parallel_degree if host else 1,
+            "memory_required_gb": round(host.memory_required_gb, 2) if host else None,
+            "weights_gb": round(host.weights_gb, 2) if host else None,
+            "image": self.plan.image.key if self.plan.image else self.plan.custom_image,
+            "environment": dict(self.plan.environment),
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class AdapterPlan:
+    """A LoRA adapter inference component: its base component and its artifacts (``Container.ArtifactUrl``)."""
+
+    name: str
+    base: str
+    artifact_url: str
+    model_data: ModelData
+
+    def to_dict(self) -> dict[str, object]:
+        """The plan document's entry of this adapter."""
+        return {"name": self.name, "base": self.base, "artifact_url": self.artifact_url}
+
+
+@dataclass(frozen=True)
+class ComponentsPlan:
+    """How a real-time endpoint hosts several models on one instance type.
+
+    ``packing`` lists, per instance, the components whose copies it holds when every component runs its minimum
+    copies (at least one): that many instances (``instances_at_min``) must fit ``capacity.max``.
+    ``initial_instance_count`` is the variant's instances at creation (one copy of each component).
+    """
+
+    instance_type: str
+    components: tuple[ComponentPlan, ...]
+    adapters: tuple[AdapterPlan, ...]
+    packing: tuple[tuple[str, ...], ...]
+    initial_instance_count: int
+    min_instance_count: int
+    max_instance_count: int
+    reason: str
+    placement: PlacementStrategy | None = None
+    max_az_imbalance: int | None = None
+    data_cache: bool | None = None
+    candidates: tuple[str, ...] = ()
+    """Why cheaper instance types were not chosen (``instance_type: auto``), cheapest first."""
+
+    @property
+    def instances_at_min(self) -> int:
+        """Instances the components' minimum copies need."""
+        return len(self.packing)
+
+    def to_dict(self) -> dict[str, object]:
+        """The plan document's ``components`` block."""
+        return {
+            "instance_type": self.instance_type,
+            "instances_at_min": self.instances_at_min,
+            "initial_instance_count": self.initial_instance_count,
+            "managed_instance_scaling": {"min": self.min_instance_count, "max": self.max_instance_count},
+            "packing": [list(names) for names in self.packing],
+            "placement": self.placement.value if self.placement else None,
+            "max_az_imbalance": self.max_az_imbalance,
+            "data_cache": self.data_cache,
+            "components": [c.to_dict() for c in self.components],
+            "adapters": [a.to_dict() for a in self.adapters],
+            "reason": self.reason,
+            "passed_over": list(self.candidates),
+        }

@@ -6,6 +6,7 @@ entry point).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TypedDict, Unpack
 
 from aws_cdk import Duration
@@ -23,16 +24,20 @@ from inference_constructs.errors import ProblemCollector
 from inference_constructs.hosting.decisions import EndpointPlan
 from inference_constructs.hosting.endpoint import InferenceEndpoint
 from inference_constructs.hosting.request import (
+    AdapterRequest,
     AsyncOptions,
     Capacity,
     CapacityLike,
     CapacityReservation,
+    ComponentRequest,
+    ComponentsOptions,
     DataCaptureOptions,
     DeploymentOptions,
     EndpointRequest,
     InstancePoolsLike,
     MetricsOptions,
     MultiModelOptions,
+    PlacementStrategy,
     ServerlessOptions,
     VpcOptions,
     coerce_capacity,
@@ -42,7 +47,13 @@ from inference_constructs.scaling.decisions import DEFAULT_PROVISIONED_CONCURREN
 from inference_constructs.sizing import HostDecision
 from inference_constructs.spec import AcceleratorChoice, EndpointKind, ModelSpec, Serving
 
-__all__ = ["MultiModelEndpoint", "RealtimeEndpoint", "ServerlessEndpoint", "endpoint_from_request"]
+__all__ = [
+    "InferenceComponentsEndpoint",
+    "MultiModelEndpoint",
+    "RealtimeEndpoint",
+    "ServerlessEndpoint",
+    "endpoint_from_request",
+]
 
 
 class _EndpointProps(TypedDict, total=False):
@@ -153,6 +164,7 @@ class _KindEndpoint(InferenceEndpoint):
         instance_provision_timeout_seconds: int | None = None,
         capacity_reservation: CapacityReservation | None = None,
         metrics: MetricsOptions | None = None,
+        components: ComponentsOptions | None = None,
     ) -> None:
         token, secret = _token_secret(hf_token)
         request = EndpointRequest(
@@ -185,6 +197,7 @@ class _KindEndpoint(InferenceEndpoint):
             instance_provision_timeout_seconds=instance_provision_timeout_seconds,
             capacity_reservation=capacity_reservation,
             metrics=metrics,
+            components=components,
         )
         super().__init__(
             scope,
@@ -317,6 +330,80 @@ class RealtimeEndpoint(_KindEndpoint):
             quantization=quantization,
             serving_options=serving_options,
             hf_token=hf_token,
+            **props,
+        )
+
+
+class InferenceComponentsEndpoint(_KindEndpoint):
+    """A real-time endpoint that hosts several models as inference components, sized together on one instance type.
+
+    Each component gets its own ``Model`` and ``InferenceComponent`` (the first's are the endpoint's own,
+    :attr:`inference_component`; the others are :attr:`components`, by name), reserving what one copy needs
+    (``ComputeResourceRequirements``: the sizing's devices and host memory, unless given); each adapter an adapter
+    inference component on its base (:attr:`adapters`). The variant names no model and scales its instances with
+    the copies (managed instance scaling ``capacity.min..capacity.max``). ``plan.components`` shows the per-copy
+    needs, the packing of the minimum copies and why the instance type was chosen.
+
+    Parameters
+    ----------
+    components:
+        The models (:class:`ComponentRequest`: name, model, copies, serving, accelerators and memory per copy).
+    adapters:
+        LoRA adapters on the components (:class:`AdapterRequest`); the base must run ``lmi`` on GPU (vLLM). Default:
+        none.
+    placement:
+        ``SPREAD`` or ``BINPACK`` for every component's copies. Default: SageMaker's placement.
+    max_az_imbalance:
+        Most copies of difference between Availability Zones (0..100), with ``placement``. Default: no limit.
+    data_cache:
+        Cache the model artifacts and image on each instance for faster scale-out. Default: not written
+        (SageMaker's choice).
+    props:
+        As for :class:`RealtimeEndpoint`: ``instance_type`` (default: the type whose packing of the minimum copies
+        costs least per hour; a given type that does not hold them is refused with the one that would),
+        ``capacity`` (the variant's instances; default 1..1), ``accelerator``, ``kms_key``, ``vpc``, ``deployment``...
+
+    Scale each component's copies with ``endpoint.inference_component.auto_scale_copies(...)`` and
+    ``endpoint.components[name].component.auto_scale_copies(...)`` (a component with ``copies.min`` 0 needs it).
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        components: Sequence[ComponentRequest],
+        adapters: Sequence[AdapterRequest] = (),
+        placement: PlacementStrategy | str | None = None,
+        max_az_imbalance: int | None = None,
+        data_cache: bool | None = None,
+        **props: Unpack[_InstanceProps],
+    ) -> None:
+        path = props.get("path", "")
+        options = ComponentsOptions(
+            components=tuple(
+                replace(
+                    c,
+                    serving=_coerce.enum_prop(_prop(path, f"components[{i}].serving"), c.serving, Serving),
+                    copies=coerce_capacity(_prop(path, f"components[{i}].copies"), c.copies) or Capacity(),
+                )
+                for i, c in enumerate(components)
+            ),
+            adapters=tuple(adapters),
+            placement=None
+            if placement is None
+            else _coerce.enum_prop(_prop(path, "placement"), placement, PlacementStrategy),
+            max_az_imbalance=max_az_imbalance,
+            data_cache=data_cache,
+        )
+        first = options.components[0] if options.components else None
+        super().__init__(
+            scope,
+            construct_id,
+            kind=EndpointKind.REALTIME,
+            model=first.model if first else ModelSpec(),
+            serving=first.serving if first else Serving.LMI,
+            components=options,
             **props,
         )
 

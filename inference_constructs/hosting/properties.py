@@ -79,13 +79,17 @@ def production_variant(
             ),
         )
     if plan.inference_component is not None and plan.instance_type is not None:
+        components = plan.components
         return scale_to_zero_variant(
             instance_type=plan.instance_type,
             max_instance_count=plan.inference_component.max_instance_count,
             variant_name=plan.variant_name,
-            initial_instance_count=plan.inference_component.initial_instance_count,
+            initial_instance_count=(
+                components.initial_instance_count if components else plan.inference_component.initial_instance_count
+            ),
             volume_size_in_gb=plan.volume_size_gb,
             inference_ami_version=plan.inference_ami_version,
+            min_instance_count=components.min_instance_count if components else 0,
         )
     cfn = sagemaker.CfnEndpointConfig
     pools = plan.instance_pools

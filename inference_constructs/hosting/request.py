@@ -25,10 +25,13 @@ from inference_constructs.spec import (
 )
 
 __all__ = [
+    "AdapterRequest",
     "AsyncOptions",
     "Capacity",
     "CapacityLike",
     "CapacityReservation",
+    "ComponentRequest",
+    "ComponentsOptions",
     "DataCaptureOptions",
     "DeploymentOptions",
     "DeploymentStrategy",
@@ -36,6 +39,7 @@ __all__ = [
     "InstancePoolsLike",
     "MetricsOptions",
     "MultiModelOptions",
+    "PlacementStrategy",
     "ServerlessOptions",
     "VpcOptions",
     "coerce_capacity",
@@ -269,6 +273,96 @@ class DeploymentOptions:
     max_p99_model_latency_ms: float | None = None
 
 
+#: ``SchedulingConfig.AvailabilityZoneBalance.MaxImbalance`` range, in copies (the AWS::SageMaker::InferenceComponent
+#: schema).
+MAX_AZ_IMBALANCE = (0, 100)
+
+
+class PlacementStrategy(StrEnum):
+    """How SageMaker places inference component copies on the variant's instances (``SchedulingConfig``):
+    ``SPREAD`` distributes copies evenly across instances (resilience), ``BINPACK`` packs them onto fewer
+    instances (utilization) (API reference, ``InferenceComponentSchedulingConfig``)."""
+
+    SPREAD = "SPREAD"
+    BINPACK = "BINPACK"
+
+
+@dataclass(frozen=True)
+class ComponentRequest:
+    """One model an endpoint hosts as an inference component, with its own copies and scaling.
+
+    Parameters
+    ----------
+    name:
+        The component's name in the config (lowercase letters, digits, hyphens); its construct ids and its
+        physical name derive from it.
+    model:
+        What the component serves (the endpoint's ``model`` shape).
+    serving:
+        The serving stack of the component's container (the config's default is ``lmi``, as an endpoint's).
+    copies:
+        Copy count bounds (the component's scaling range). ``min`` 0: the component may scale to zero copies.
+        Default: 1..1.
+    accelerators_per_copy:
+        ``NumberOfAcceleratorDevicesRequired`` per copy. Default: what the sizing needs on the chosen host (the
+        devices of the smallest tensor parallel degree that fits).
+    memory_mb_per_copy:
+        ``MinMemoryRequiredInMb`` per copy. Default: the host RAM the sizing says the weights need to load.
+    environment:
+        Extra container variables, as the endpoint's ``environment``. Default: none.
+    """
+
+    name: str
+    model: ModelSpec
+    serving: Serving
+    copies: Capacity = field(default_factory=Capacity)
+    """(``InferenceComponentsEndpoint`` also takes ``(min, max)`` or a dict, and ``serving`` as its string.)"""
+    accelerators_per_copy: int | None = None
+    memory_mb_per_copy: int | None = None
+    environment: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AdapterRequest:
+    """A LoRA adapter served on a base component (an adapter inference component, ``BaseInferenceComponentName``).
+
+    ``s3_uri`` is the adapter's artifacts in S3 (``Container.ArtifactUrl``); the adapter uses its base's compute
+    resources and copies."""
+
+    name: str
+    base: str
+    s3_uri: str
+
+
+@dataclass(frozen=True)
+class ComponentsOptions:
+    """The inference components of a real-time endpoint that hosts several models on one instance type.
+
+    Parameters
+    ----------
+    components:
+        The models, each with its copies; the first is the endpoint's primary component (its ``Model`` and
+        ``InferenceComponent`` ids are the endpoint's own).
+    adapters:
+        LoRA adapters on the components. Default: none.
+    placement:
+        ``SchedulingConfig.PlacementStrategy`` of every component. Default: not written (SageMaker's placement).
+    max_az_imbalance:
+        ``SchedulingConfig.AvailabilityZoneBalance.MaxImbalance`` (0..100 copies) with ``PERMISSIVE`` enforcement;
+        only with ``placement``. Default: no limit given.
+    data_cache:
+        ``DataCacheConfig.EnableCaching`` of every component: each instance caches the model artifacts and image,
+        for faster scale-out. Default: not written (SageMaker enables it by itself on hosts with more than 232 GiB
+        of local NVMe storage).
+    """
+
+    components: tuple[ComponentRequest, ...]
+    adapters: tuple[AdapterRequest, ...] = ()
+    placement: PlacementStrategy | None = None
+    max_az_imbalance: int | None = None
+    data_cache: bool | None = None
+
+
 @dataclass(frozen=True)
 class EndpointRequest:
     """Everything a user says about one endpoint (config entry or construct props).
@@ -318,6 +412,9 @@ class EndpointRequest:
     """Speculative decoding, prefix caching, batching limits and routing (the config's ``serving_options``),
     written to the engine's own variables and sized. Default: none (the engine's defaults; LLM real-time endpoints
     route to the instance with the fewest outstanding requests)."""
+    components: ComponentsOptions | None = None
+    """Host several models as inference components on one instance type (real-time only). None: the endpoint
+    hosts ``model`` itself."""
 
     def __post_init__(self) -> None:
         # One secret per endpoint: a ModelSpec that carries it (Python API) is read the same as the config key.

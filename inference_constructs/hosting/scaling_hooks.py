@@ -70,7 +70,7 @@ class EndpointScalingHooks:
         add_synth_check(self._construct, self._copies_not_scaled)
 
     def _copies_not_scaled(self) -> str | None:
-        if self.scaling is not None:
+        if self.scaling is not None or self.plan.capacity.min > 0:  # a component of several may keep warm copies
             return None
         return (
             f"{self._key('capacity.min')}: 0 on a realtime endpoint needs copy scaling to leave and return to zero; "

@@ -180,6 +180,7 @@ class InferenceAlarms(Construct):
         as a ``cloudwatch.IAlarm`` (``add_alarm_action``, composite alarm rules)."""
         for index, endpoint in enumerate(endpoints):
             label = "endpoint" if is_unresolved(endpoint.name) else f"endpoint {endpoint.name}"
+            label += f" component {endpoint.component}" if endpoint.component else ""
             decisions = endpoint_alarms(
                 endpoint.kind,
                 prefix=_endpoint_id(endpoint, index),
@@ -220,6 +221,7 @@ def _endpoint_id(endpoint: MonitoredEndpoint, index: int) -> str:
         None if is_unresolved(endpoint.name) else endpoint.name,
         None if is_unresolved(endpoint.variant_name) else endpoint.variant_name,
         index,
+        endpoint.component,
     )
 
 

@@ -156,11 +156,15 @@ _ALARM_PLAN_KEYS = (
 """The keys of an alarm's plan entry, in plan order: what it watches, when it breaches, then why."""
 
 
-def endpoint_alarm_prefix(endpoint_name: str | None, variant_name: str | None = "AllTraffic", index: int = 0) -> str:
+def endpoint_alarm_prefix(
+    endpoint_name: str | None, variant_name: str | None = "AllTraffic", index: int = 0, component: str | None = None
+) -> str:
     """Construct-id prefix of an endpoint's alarms: its name (``Endpoint<index>`` when the name is not known at
-    synth time, None), and its variant unless ``AllTraffic`` or unknown."""
+    synth time, None), its variant unless ``AllTraffic`` or unknown, and the inference component they watch when it
+    is one of several after the first (``component``, its config name)."""
     base = f"Endpoint{index}" if endpoint_name is None else construct_id(endpoint_name)
-    return base if variant_name in ("AllTraffic", None) else base + construct_id(variant_name)
+    base = base if variant_name in ("AllTraffic", None) else base + construct_id(variant_name)
+    return base if component is None else base + construct_id(component)
 
 
 def endpoint_dimension_names(*, inference_component: bool, queue_metric: bool = False) -> tuple[str, ...]:

@@ -108,6 +108,9 @@ class MonitoredEndpoint:
     account_id: str | None = None
     inference_component_name: str | None = None
     enhanced_metrics: bool = False
+    component: str | None = None
+    """The config name of the inference component watched, when it is one of several after the first (its alarms'
+    ids and descriptions name it). Default: the endpoint's own (or first) model."""
 
     @classmethod
     def of(
@@ -209,7 +212,7 @@ def monitored_profiles(profiles: Sequence[ProfileLike]) -> list[MonitoredProfile
 def validate_endpoints(endpoints: Sequence[MonitoredEndpoint], *, path: str = "endpoints") -> list[str]:
     """Problems with the monitored endpoints, one ``<key path>: <what>; <fix>`` line each (empty when valid)."""
     problems = ProblemCollector()
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[str, str, str | None]] = set()
     for index, endpoint in enumerate(endpoints):
         where = key(path, f"[{index}]")
         if not is_unresolved(endpoint.name) and not endpoint.name:
@@ -233,11 +236,10 @@ def validate_endpoints(endpoints: Sequence[MonitoredEndpoint], *, path: str = "e
                 "sagemaker documents enhanced metrics for realtime endpoints only; set it false",
             )
         if not is_unresolved(endpoint.name):
-            pair = (endpoint.name, endpoint.variant_name)
+            pair = (endpoint.name, endpoint.variant_name, endpoint.component)
             if pair in seen:
-                problems.add(
-                    key(where, "name"), f"{endpoint.name}/{endpoint.variant_name} is listed twice", "list it once"
-                )
+                shown = "/".join(x for x in pair if x)
+                problems.add(key(where, "name"), f"{shown} is listed twice", "list it once")
             seen.add(pair)
     return problems.problems
 

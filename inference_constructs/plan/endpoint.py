@@ -9,9 +9,11 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from inference_constructs.catalog import Catalog
-from inference_constructs.config.schema import Endpoint
+from inference_constructs.config.schema import CapacityConfig, Endpoint, Scaling
 from inference_constructs.cost.commitment import CapacitySchedule
-from inference_constructs.hosting.decisions import EndpointPlan, EndpointRequest, plan_endpoint
+from inference_constructs.errors import InferenceConfigError
+from inference_constructs.hosting.components_plan import plan_hosting
+from inference_constructs.hosting.decisions import EndpointPlan, EndpointRequest
 from inference_constructs.layout import EndpointFootprint
 from inference_constructs.observability.decisions import AlarmDecision
 from inference_constructs.plan.endpoint_entry import container_entry, host_entry, hosting_entry, serverless_entry
@@ -52,6 +54,9 @@ class EndpointDecisions:
     alarms: tuple[AlarmDecision, ...] = ()
     """The endpoint's monitoring alarms (latency and traffic anomalies, error rate, backlog, cold start), built in
     its hosting stack on the platform's alarm topic."""
+    component_scaling: tuple[ScalingPlan, ...] = ()
+    """The copy scaling of every inference component after the first (``components[1:]``; the first's is
+    ``scaling``); empty for an endpoint without ``components``."""
 
     @property
     def footprint(self) -> EndpointFootprint:
@@ -66,7 +71,21 @@ class EndpointDecisions:
             rollback_alarms=self.hosting.deployment.rollback_on_alarms,
             staged=self.hosting.model_data.staging is not None,
             pool_models=sum(p.own_model for p in pools.pools) if (pools := self.hosting.instance_pools) else 0,
+            extra_resources=self._component_resources(),
         )
+
+    def _component_resources(self) -> int:
+        """Resources of the components after the first and of the adapters: a model and a component each, their
+        rollback alarms, and their copy scaling (target, policies, the wake-up step policy and alarm)."""
+        c = self.hosting.components
+        if c is None:
+            return 0
+        rollback = 2 if self.hosting.deployment.rollback_on_alarms else 0
+        scaling = sum(
+            1 + len(sp.target_tracking) + (2 if sp.wake_up is not None else 0) for sp in self.component_scaling
+        )
+        # each further component: its model and component, rollback alarms and up to 4 monitoring alarms
+        return len(c.components[1:]) * (2 + rollback + 4) + scaling + len(c.adapters)
 
     @property
     def hosting_request(self) -> EndpointRequest:
@@ -133,6 +152,21 @@ class EndpointDecisions:
         # Null unless real-time with capacity.min 0, and unless serverless.
         entry["inference_component"] = asdict(h.inference_component) if h.inference_component else None
         entry["serverless"] = asdict(h.serverless) if h.serverless else None
+        if h.components is not None:  # only with components, so other plans keep their shape
+            entry["components"] = h.components.to_dict()
+            scalings = (self.scaling, *self.component_scaling)
+            for component, planned, scaling in zip(
+                entry["components"]["components"], h.components.components, scalings, strict=True
+            ):
+                component["container"] = container_entry(planned.plan)
+                component["inference_component"] = {
+                    "accelerator_devices": planned.accelerator_devices,
+                    "min_memory_required_mb": planned.min_memory_required_mb,
+                    "max_instance_count": h.components.max_instance_count,
+                    "initial_instance_count": planned.copy_count,
+                }
+                component["deployment"] = planned.plan.update_policy.to_dict()
+                component["scaling"] = scaling.to_dict()
         entry["alarms"] = [a.to_dict() for a in self.alarms]
         entry["decisions"] = list(self.hosting.reasons)
         entry["warnings"] = list(self.warnings)
@@ -142,17 +176,35 @@ class EndpointDecisions:
 def decide_endpoint(index: int, endpoint: Endpoint, catalog: Catalog) -> EndpointDecisions:
     """Every decision for one config endpoint. Raises InferenceConfigError listing its problems."""
     path = f"endpoints[{index}]"
+    _check_component_keys(endpoint, path)
     request = endpoint_request(endpoint)
-    hosting = plan_endpoint(request, catalog=catalog, path=path)
+    hosting = plan_hosting(request, catalog=catalog, path=path)
     host = hosting.host
-    scaling = plan_from_config(
-        path,
-        endpoint,
-        gpu_count=hosting.gpu_count,
-        burstable=bool(host and host.instance.burstable),
-        instance_type=hosting.instance_type,
-        inference_component=hosting.uses_inference_component,
-    )
+    scaled = [(path, endpoint)]
+    if endpoint.components:
+        scaled = [
+            (
+                f"{path}.components[{i}]",
+                endpoint.model_copy(
+                    update={
+                        "capacity": CapacityConfig(min=c.copies.min, max=c.copies.max),
+                        "scaling": c.scaling or Scaling(),
+                    }
+                ),
+            )
+            for i, c in enumerate(endpoint.components)
+        ]
+    scaling, *component_scaling = [
+        plan_from_config(
+            key,
+            cfg,
+            gpu_count=hosting.gpu_count,
+            burstable=bool(host and host.instance.burstable),
+            instance_type=hosting.instance_type,
+            inference_component=hosting.uses_inference_component,
+        )
+        for key, cfg in scaled
+    ]
     if scaling.owns_variant_instance_count:
         # Application Auto Scaling owns the instance count: an update keeps it (see hosting.deployment).
         hosting = replace(hosting, update_policy=replace(hosting.update_policy, retain_all_variant_properties=True))
@@ -165,7 +217,21 @@ def decide_endpoint(index: int, endpoint: Endpoint, catalog: Catalog) -> Endpoin
         warnings=tuple(_named(w, path, endpoint.name) for w in (*scaling.warnings, *hosting.warnings)),
         request=request,
         schedule=_capacity_schedule(endpoint, hosting) if host is not None else None,
+        component_scaling=tuple(component_scaling),
     )
+
+
+def _check_component_keys(endpoint: Endpoint, path: str) -> None:
+    """The keys that only apply with ``components``, and the endpoint keys a component gives instead."""
+    problems: list[str] = []
+    if not endpoint.components:
+        for key in ("adapters", "placement", "max_az_imbalance", "data_cache"):
+            if getattr(endpoint, key) not in (None, []):
+                problems.append(f"{path}.{key}: only applies with components; list the models under components")
+    elif endpoint.scaling != Scaling():
+        problems.append(f"{path}.scaling: an endpoint with components scales each one; set components[].scaling")
+    if problems:
+        raise InferenceConfigError(problems)
 
 
 def _named(warning: str, path: str, name: str) -> str:

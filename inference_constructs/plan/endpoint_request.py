@@ -4,26 +4,30 @@
 
 from __future__ import annotations
 
-from inference_constructs.config.schema import Endpoint, RoutingConfig
+from inference_constructs.config.schema import Endpoint, Model, RoutingConfig
 from inference_constructs.containers.routing import RoutingOptions, RoutingStrategy
 from inference_constructs.containers.serving_options import BatchingLimits, ServingOptions, SpeculativeDecoding
 from inference_constructs.hf_token import HfTokenSecret
 from inference_constructs.hosting.request import (
+    AdapterRequest,
     AsyncOptions,
     Capacity,
     CapacityReservation,
+    ComponentRequest,
+    ComponentsOptions,
     DataCaptureOptions,
     DeploymentOptions,
     DeploymentStrategy,
     EndpointRequest,
     MetricsOptions,
     MultiModelOptions,
+    PlacementStrategy,
     ServerlessOptions,
     VpcOptions,
 )
 from inference_constructs.spec import AcceleratorChoice, ModelArchitecture, ModelSpec
 
-__all__ = ["endpoint_request", "model_spec", "serving_options"]
+__all__ = ["components_options", "endpoint_request", "model_spec", "serving_options"]
 
 
 def model_spec(endpoint: Endpoint) -> ModelSpec:
@@ -33,11 +37,47 @@ def model_spec(endpoint: Endpoint) -> ModelSpec:
     it is; the nested ``architecture`` becomes a :class:`ModelArchitecture`, and ``hf_token`` goes on the
     :class:`EndpointRequest` (:func:`endpoint_request`) instead.
     """
-    m = endpoint.model
+    return _spec(endpoint.model)
+
+
+def _spec(m: Model, *, with_token: bool = False) -> ModelSpec:
+    """The :class:`ModelSpec` of one ``model`` block (``with_token``: its ``hf_token`` on the spec, as a component
+    carries it)."""
     arch = m.architecture
+    token = m.hf_token if with_token else None
     return ModelSpec(
         **m.model_dump(exclude={"architecture", "hf_token"}),
         architecture=ModelArchitecture(**arch.model_dump()) if arch else None,
+        hf_token=(
+            HfTokenSecret(token.secret, token.json_key, token.version_id, token.kms_key_arn, token.in_environment)
+            if token
+            else None
+        ),
+    )
+
+
+def components_options(endpoint: Endpoint) -> ComponentsOptions | None:
+    """The :class:`ComponentsOptions` of an endpoint's ``components`` and ``adapters`` (None without components)."""
+    e = endpoint
+    if not e.components:
+        return None
+    return ComponentsOptions(
+        components=tuple(
+            ComponentRequest(
+                name=c.name,
+                model=_spec(c.model, with_token=True),
+                copies=Capacity(c.copies.min, c.copies.max),
+                serving=c.serving,
+                accelerators_per_copy=c.accelerators_per_copy,
+                memory_mb_per_copy=c.memory_mb_per_copy,
+                environment={key: _env_value(value) for key, value in c.environment.items()},
+            )
+            for c in e.components
+        ),
+        adapters=tuple(AdapterRequest(a.name, a.base, a.s3_uri) for a in e.adapters),
+        placement=PlacementStrategy(e.placement) if e.placement else None,
+        max_az_imbalance=e.max_az_imbalance,
+        data_cache=e.data_cache,
     )
 
 
@@ -113,6 +153,7 @@ def endpoint_request(endpoint: Endpoint) -> EndpointRequest:
             else None
         ),
         serving_options=serving_options(e),
+        components=components_options(e),
     )
 
 

@@ -113,12 +113,19 @@ def plan_platform(
             endpoints[i],
             stack=hosting_stack_name(config.name, number),
             endpoint_name=endpoint_name,
-            alarms=endpoint_alarms(
-                endpoints[i].kind,
-                prefix=endpoint_alarm_prefix(endpoint_name, hosting.variant_name),
-                label=f"endpoint {endpoint_name}",
-                settings=alarm_settings,
-                inference_component=hosting.uses_inference_component,
+            alarms=tuple(
+                alarm
+                for component in (
+                    None,
+                    *(c.name for c in (hosting.components.components[1:] if hosting.components else ())),
+                )
+                for alarm in endpoint_alarms(
+                    endpoints[i].kind,
+                    prefix=endpoint_alarm_prefix(endpoint_name, hosting.variant_name, component=component),
+                    label=f"endpoint {endpoint_name}" + (f" component {component}" if component else ""),
+                    settings=alarm_settings,
+                    inference_component=hosting.uses_inference_component,
+                )
             ),
         )
     requirements = region_requirements(config, endpoints)

@@ -105,6 +105,14 @@ def _capacity_lines(endpoints: Sequence[EndpointDecisions]) -> list[str]:
     lines: list[str] = []
     for e in endpoints:
         h = e.hosting
+        if h.components is not None:
+            lines.append(f"components {e.name}: {h.components.reason}; packing {list(map(list, h.components.packing))}")
+            lines.extend(
+                f"  {c.name}: {c.accelerator_devices} device(s) + {c.min_memory_required_mb} MiB per copy, copies "
+                f"{c.copies.min}..{c.copies.max}"
+                for c in h.components.components
+            )
+            lines.extend(f"  adapter {a.name} on {a.base}: {a.artifact_url}" for a in h.components.adapters)
         if h.instance_pools is not None:
             lines.append(f"pools {e.name}: {h.instance_pools.summary(h.capacity.min, h.capacity.max)}")
         if h.capacity_reservation is not None:

@@ -88,6 +88,7 @@ def scale_to_zero_variant(
     initial_instance_count: int = 1,
     volume_size_in_gb: int | None = None,
     inference_ami_version: str | None = None,
+    min_instance_count: int = 0,
 ) -> sagemaker.CfnEndpointConfig.ProductionVariantProperty:
     """A production variant for inference components that may scale to zero instances.
 
@@ -111,6 +112,8 @@ def scale_to_zero_variant(
         ``InferenceAmiVersion`` of the hosts (the AMI whose driver runs the component's image, e.g.
         ``al2023-ami-sagemaker-inference-gpu-4-1`` for CUDA 13 images). Default: none, SageMaker's default host
         image (NVIDIA driver 470 on g4dn/g5/p4d): pass the plan's ``inference_ami_version`` on GPU/Neuron hosts.
+    min_instance_count:
+        Fewest instances of the managed instance scaling. Default: 0, the endpoint may release every instance.
     """
     return sagemaker.CfnEndpointConfig.ProductionVariantProperty(
         variant_name=variant_name,
@@ -118,7 +121,9 @@ def scale_to_zero_variant(
         initial_instance_count=initial_instance_count,
         volume_size_in_gb=volume_size_in_gb,
         inference_ami_version=inference_ami_version,
-        managed_instance_scaling=managed_instance_scaling(max_instance_count=max_instance_count),
+        managed_instance_scaling=managed_instance_scaling(
+            max_instance_count=max_instance_count, min_instance_count=min_instance_count
+        ),
         routing_config=sagemaker.CfnEndpointConfig.RoutingConfigProperty(routing_strategy="LEAST_OUTSTANDING_REQUESTS"),
     )
 
@@ -151,6 +156,15 @@ class ModelInferenceComponent(Construct):
         Time allowed to download the model. Default: SageMaker's default.
     container_startup_health_check_timeout_in_seconds:
         Time allowed for the container to pass its health check. Default: SageMaker's default.
+    placement_strategy:
+        ``SchedulingConfig.PlacementStrategy``, ``SPREAD`` or ``BINPACK``. Default: no ``SchedulingConfig``
+        (SageMaker's placement).
+    max_az_imbalance:
+        ``AvailabilityZoneBalance.MaxImbalance`` (0..100 copies), with ``placement_strategy``. Default: no limit
+        (the schema's required ``AvailabilityZoneBalance`` is written with ``EnforcementMode`` ``PERMISSIVE`` only).
+    enable_data_caching:
+        ``DataCacheConfig.EnableCaching``: each instance caches the model artifacts and image. Default: not
+        written (SageMaker enables it by itself on hosts with more than 232 GiB of local NVMe storage).
 
     Raises
     ------
@@ -173,6 +187,9 @@ class ModelInferenceComponent(Construct):
         inference_component_name: str | None = None,
         model_data_download_timeout_in_seconds: int | None = None,
         container_startup_health_check_timeout_in_seconds: int | None = None,
+        placement_strategy: str | None = None,
+        max_az_imbalance: int | None = None,
+        enable_data_caching: bool | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         path = self.node.path
@@ -221,6 +238,14 @@ class ModelInferenceComponent(Construct):
                     number_of_cpu_cores_required=number_of_cpu_cores,
                 ),
                 startup_parameters=startup,
+                scheduling_config=_scheduling(placement_strategy, max_az_imbalance),
+                data_cache_config=(
+                    None
+                    if enable_data_caching is None
+                    else sagemaker.CfnInferenceComponent.InferenceComponentDataCacheConfigProperty(
+                        enable_caching=enable_data_caching
+                    )
+                ),
             ),
             runtime_config=sagemaker.CfnInferenceComponent.InferenceComponentRuntimeConfigProperty(
                 copy_count=copy_count
@@ -261,6 +286,22 @@ class ModelInferenceComponent(Construct):
         )
         scaling.node.add_dependency(self.resource)
         return scaling
+
+
+def _scheduling(
+    strategy: str | None, max_imbalance: int | None
+) -> sagemaker.CfnInferenceComponent.InferenceComponentSchedulingConfigProperty | None:
+    """``SchedulingConfig``: the schema requires ``AvailabilityZoneBalance`` (``EnforcementMode``: ``PERMISSIVE``,
+    its only value) with any strategy."""
+    if strategy is None:
+        return None
+    cfn = sagemaker.CfnInferenceComponent
+    return cfn.InferenceComponentSchedulingConfigProperty(
+        placement_strategy=strategy,
+        availability_zone_balance=cfn.InferenceComponentAvailabilityZoneBalanceProperty(
+            enforcement_mode="PERMISSIVE", max_imbalance=max_imbalance
+        ),
+    )
 
 
 def _valid_name(name: str) -> bool:

@@ -266,7 +266,7 @@ def _scale_from_zero(
             )
         wake_up = async_wake_up_policy()
         warnings.append(_warning(path, ASYNC_ZERO_WARNING))
-    if via_component:
+    if via_component and min_capacity == 0:  # a component of several may keep warm copies (min 1 or more)
         if intent.concurrency_per_instance is None and intent.invocations_per_instance_per_minute is None:
             problems.add(
                 _key(path, "capacity.min"),

@@ -7,6 +7,7 @@ export: the stacks of a platform stay independently updatable (see ``_handoff``)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from aws_cdk import CfnOutput, Stack, aws_sns
@@ -15,6 +16,7 @@ from constructs import Construct
 from inference_constructs._coerce import props_of
 from inference_constructs.cost import apply_cost_tags, capacity_tags
 from inference_constructs.hosting import InferenceEndpoint, endpoint_from_request
+from inference_constructs.hosting.components import scale_components
 from inference_constructs.observability import InferenceAlarms, MonitoredEndpoint
 from inference_constructs.observability.decisions import AlarmSettings
 from inference_constructs.observability.targets import enhanced_metrics_on
@@ -47,6 +49,20 @@ def monitored(
         inference_component_name=component.inference_component_name if component is not None else None,
         enhanced_metrics=enhanced_metrics_on(decisions.hosting),
     )
+
+
+def _monitored_components(
+    platform: str, decisions: EndpointDecisions, endpoint: InferenceEndpoint
+) -> list[MonitoredEndpoint]:
+    """The endpoint as the alarms watch it, then each of its inference components after the first."""
+    first = monitored(platform, decisions, endpoint)
+    return [
+        first,
+        *(
+            replace(first, inference_component_name=c.component.inference_component_name, component=name)
+            for name, c in endpoint.components.items()
+        ),
+    ]
 
 
 def async_input_output_id(endpoint: str) -> str:
@@ -88,6 +104,9 @@ class HostingStack(Stack):
             )
             self.endpoints[decisions.name] = endpoint
             endpoint.auto_scale_from_plan(decisions.scaling)
+            if decisions.hosting.components is not None:
+                names = tuple(c.name for c in decisions.hosting.components.components[1:])
+                scale_components(endpoint.components, names, decisions.component_scaling)
             if capacity_tagging and decisions.host is not None:
                 tags = capacity_tags(
                     capacity_schedule(decisions).baseline_instances,
@@ -120,7 +139,7 @@ class HostingStack(Stack):
         self.alarms = InferenceAlarms(
             self,
             "Alarms",
-            endpoints=[monitored(platform, d, self.endpoints[d.name]) for d in endpoints],
+            endpoints=[m for d in endpoints for m in _monitored_components(platform, d, self.endpoints[d.name])],
             **props_of(alarm_settings),
             topic=alarm_topic,
         )

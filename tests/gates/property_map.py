@@ -411,7 +411,8 @@ PROPERTY_MAP: dict[tuple[str, str], Source] = {
     (CONFIG, "ProductionVariants[0].ModelName"): Wiring("the model (GetAtt)"),
     (CONFIG, "ProductionVariants[0].InstanceType"): Plan("instance_type", lambda c: c.endpoint["instance_type"]),
     (CONFIG, "ProductionVariants[0].InitialInstanceCount"): Plan(
-        "hosting.initial_instance_count", _h("initial_instance_count")
+        "components.initial_instance_count with components, else hosting.initial_instance_count",
+        lambda c: (c.endpoint.get("components") or c.endpoint["hosting"])["initial_instance_count"],
     ),
     (CONFIG, "ProductionVariants[0].InitialVariantWeight"): Fixed(1, "one variant takes all traffic"),
     (CONFIG, "ProductionVariants[0].InstancePools"): Plan(
@@ -454,8 +455,9 @@ PROPERTY_MAP: dict[tuple[str, str], Source] = {
     (CONFIG, "ProductionVariants[0].ManagedInstanceScaling.Status"): Fixed(
         "ENABLED", "an inference-component variant scales its instances with its copies"
     ),
-    (CONFIG, "ProductionVariants[0].ManagedInstanceScaling.MinInstanceCount"): Fixed(
-        0, "an inference-component variant may reach zero instances"
+    (CONFIG, "ProductionVariants[0].ManagedInstanceScaling.MinInstanceCount"): Plan(
+        "components.managed_instance_scaling.min (0 without components: the variant may reach zero instances)",
+        lambda c: c.endpoint["components"]["managed_instance_scaling"]["min"] if c.endpoint.get("components") else 0,
     ),
     (CONFIG, "ProductionVariants[0].ManagedInstanceScaling.MaxInstanceCount"): Plan(
         "inference_component.max_instance_count", _ic("max_instance_count")
@@ -537,6 +539,22 @@ PROPERTY_MAP: dict[tuple[str, str], Source] = {
     ),
     (COMPONENT, "DeploymentConfig.RollingUpdatePolicy.WaitIntervalInSeconds"): Plan(
         "deployment.wait_interval_seconds", _d("wait_interval_seconds")
+    ),
+    (COMPONENT, "Specification.SchedulingConfig.PlacementStrategy"): Plan(
+        "components.placement", lambda c: c.endpoint["components"]["placement"]
+    ),
+    (COMPONENT, "Specification.SchedulingConfig.AvailabilityZoneBalance.EnforcementMode"): Fixed(
+        "PERMISSIVE", "the schema's only enforcement mode, required with a placement strategy"
+    ),
+    (COMPONENT, "Specification.SchedulingConfig.AvailabilityZoneBalance.MaxImbalance"): Plan(
+        "components.max_az_imbalance", lambda c: c.endpoint["components"]["max_az_imbalance"]
+    ),
+    (COMPONENT, "Specification.DataCacheConfig.EnableCaching"): Plan(
+        "components.data_cache", lambda c: c.endpoint["components"]["data_cache"]
+    ),
+    (COMPONENT, "Specification.BaseInferenceComponentName"): Wiring("the base component's deterministic name"),
+    (COMPONENT, "Specification.Container.ArtifactUrl"): Plan(
+        "components.adapters[].artifact_url", lambda c: c.endpoint["adapter"]["artifact_url"]
     ),
     (COMPONENT, "Tags"): TAGS,
     # ------------------------------------------------------------------------------------------ ScalableTarget

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from inference_constructs.hosting.components import component_id
 from tests.gates.conftest import config_ids
 from tests.gates.property_map import PROPERTY_MAP, Context, Fixed, Plan
 from tests.gates.synth import Assembly
@@ -89,6 +90,22 @@ def _endpoint_context(resource_type: str, endpoint: dict[str, Any], owner: str, 
     return Context(plan=plan, endpoint=endpoint)
 
 
+def _component_view(endpoint: dict[str, Any], parts: list[str]) -> dict[str, Any]:
+    """The endpoint's plan entry as a resource of one of its further inference components sees it (the component's
+    container, reservation, update policy and scaling), or as is; an adapter sees its own entry as ``adapter``."""
+    block = endpoint.get("components")
+    if block is None or len(parts) < 3:
+        return endpoint
+    for component in block["components"][1:]:
+        if component_id(component["name"]) == parts[2]:
+            keys = ("container", "inference_component", "deployment", "scaling")
+            return {**endpoint, **{k: component[k] for k in keys}}
+    for adapter in block["adapters"]:
+        if f"{component_id(adapter['name'])}Adapter" == parts[2]:
+            return {**endpoint, "adapter": adapter}
+    return endpoint
+
+
 def _context(
     resource_type: str, stack: str, parts: list[str], plan: dict[str, Any], alarms: dict[tuple[str, str], Any]
 ) -> Context | None:
@@ -96,7 +113,7 @@ def _context(
     endpoint = next((e for e in plan["endpoints"] if (e["stack"], e["name"]) == (stack, parts[1])), None)
     owner = parts[-2] if parts[-1] == "Resource" else parts[-1]
     if endpoint is not None:
-        return _endpoint_context(resource_type, endpoint, owner, plan)
+        return _endpoint_context(resource_type, _component_view(endpoint, parts), owner, plan)
     path = "/".join(parts[1:-1] if parts[-1] == "Resource" else parts[1:])
     if resource_type == "AWS::CloudWatch::Alarm":
         alarm = alarms.get((stack, path))

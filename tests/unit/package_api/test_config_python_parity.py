@@ -19,12 +19,17 @@ import pytest
 from pydantic import BaseModel
 
 from inference_constructs.config.schema import Endpoint
-from inference_constructs.hosting.kinds import MultiModelEndpoint, RealtimeEndpoint, ServerlessEndpoint
+from inference_constructs.hosting.kinds import (
+    InferenceComponentsEndpoint,
+    MultiModelEndpoint,
+    RealtimeEndpoint,
+    ServerlessEndpoint,
+)
 from inference_constructs.hosting.request import EndpointRequest
 from inference_constructs.scaling.autoscaling import EndpointScaling
 from inference_constructs.spec import EndpointKind
 
-KINDS: tuple[type[Any], ...] = (RealtimeEndpoint, ServerlessEndpoint, MultiModelEndpoint)
+KINDS: tuple[type[Any], ...] = (RealtimeEndpoint, ServerlessEndpoint, MultiModelEndpoint, InferenceComponentsEndpoint)
 
 KIND_CLASS: dict[EndpointKind, type[Any]] = {
     EndpointKind.REALTIME: RealtimeEndpoint,
@@ -83,9 +88,11 @@ _SERVERLESS_ONLY = "only applies to type: serverless (refused elsewhere); its ke
 _MULTI_MODEL_ONLY = "only applies to type: multi-model (refused elsewhere); its keys are MultiModelEndpoint's own"
 _NO_INSTANCES = "serverless endpoints have no instances"
 _NO_LLM_OPTIONS = "serving options are for llm engines on instances (refused for this endpoint type's engines)"
+_COMPONENTS = "an endpoint with components is an InferenceComponentsEndpoint, whose own keywords these are"
+_COMPONENT_KEYS = dict.fromkeys(("components", "adapters", "placement", "max_az_imbalance", "data_cache"), _COMPONENTS)
 NOT_ON_KIND: dict[EndpointKind, dict[str, str]] = {
-    EndpointKind.REALTIME: {"serverless": _SERVERLESS_ONLY, "multi_model": _MULTI_MODEL_ONLY},
-    EndpointKind.ASYNC: {"serverless": _SERVERLESS_ONLY, "multi_model": _MULTI_MODEL_ONLY},
+    EndpointKind.REALTIME: {"serverless": _SERVERLESS_ONLY, "multi_model": _MULTI_MODEL_ONLY, **_COMPONENT_KEYS},
+    EndpointKind.ASYNC: {"serverless": _SERVERLESS_ONLY, "multi_model": _MULTI_MODEL_ONLY, **_COMPONENT_KEYS},
     EndpointKind.SERVERLESS: {
         "accelerator": "serverless endpoints run on cpu only (any other accelerator is refused)",
         "instance_type": _NO_INSTANCES + " to choose",
@@ -101,8 +108,10 @@ NOT_ON_KIND: dict[EndpointKind, dict[str, str]] = {
         "capacity_reservation": _NO_INSTANCES + " to reserve",
         "metrics": "no source documents MetricsConfig for serverless endpoints (refused by the plan)",
         "serving_options": _NO_LLM_OPTIONS,
+        **_COMPONENT_KEYS,
     },
     EndpointKind.MULTI_MODEL: {
+        **_COMPONENT_KEYS,
         "serving_options": _NO_LLM_OPTIONS,
         "serverless": _SERVERLESS_ONLY,
         "async": "only applies to type: async; a multi-model endpoint is real-time",

@@ -100,6 +100,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "inference_constructs.region_rules",
             "inference_constructs.hosting",
             "inference_constructs.hosting._shared",
+            "inference_constructs.hosting.components",
             "inference_constructs.hosting.endpoint",
             "inference_constructs.hosting.imported",
             "inference_constructs.hosting.kinds",

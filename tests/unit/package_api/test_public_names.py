@@ -29,9 +29,12 @@ def test_the_hosting_package_exports_the_constructs_their_props_and_the_plan() -
     from inference_constructs import hosting
 
     assert set(hosting.__all__) == {
+        "AdapterRequest",
         "AsyncOptions",
         "Capacity",
         "CapacityReservation",
+        "ComponentRequest",
+        "ComponentsOptions",
         "DataCaptureOptions",
         "DeploymentOptions",
         "DeploymentStrategy",
@@ -41,11 +44,13 @@ def test_the_hosting_package_exports_the_constructs_their_props_and_the_plan() -
         "EndpointRequest",
         "IInferenceEndpoint",
         "ImportedEndpoint",
+        "InferenceComponentsEndpoint",
         "InferenceEndpoint",
         "MetricOptions",
         "MetricsOptions",
         "MultiModelEndpoint",
         "MultiModelOptions",
+        "PlacementStrategy",
         "RealtimeEndpoint",
         "ServerlessEndpoint",
         "ServerlessOptions",

@@ -1,0 +1,322 @@
+"""Inference components as a hosting kind: several models on one instance type, sized together, with LoRA adapters."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from aws_cdk import Stack
+
+from inference_constructs.catalog import load_catalog
+from inference_constructs.config.schema import PlatformConfig
+from inference_constructs.errors import InferenceConfigError
+from inference_constructs.hosting import (
+    AdapterRequest,
+    Capacity,
+    ComponentRequest,
+    ComponentsOptions,
+    EndpointRequest,
+    InferenceComponentsEndpoint,
+    PlacementStrategy,
+)
+from inference_constructs.hosting.components_plan import plan_components_endpoint
+from inference_constructs.plan import plan_platform
+from inference_constructs.spec import AcceleratorChoice, EndpointKind, ModelSpec, Serving
+from tests.unit.hosting._synth import logical_ids, synth_checked
+
+QWEN_7B = ModelSpec(
+    id="Qwen/Qwen2.5-7B-Instruct", parameters_billion=7.6, max_context_tokens=8192, max_concurrent_sequences=8
+)
+QWEN_1B = ModelSpec(
+    id="Qwen/Qwen2.5-1.5B-Instruct", parameters_billion=1.5, max_context_tokens=4096, max_concurrent_sequences=8
+)
+CHAT = ComponentRequest("chat", QWEN_7B, Serving.LMI, copies=Capacity(1, 2))
+SUMMARIZE = ComponentRequest("summarize", QWEN_1B, Serving.LMI, copies=Capacity(1, 2))
+TWO_INSTANCES = Capacity(1, 2)
+ADAPTER = AdapterRequest("support-tone", "chat", "s3://assistants-ml-artifacts/adapters/support-tone/")
+
+
+def _request(
+    *components: ComponentRequest,
+    adapters: tuple[AdapterRequest, ...] = (),
+    instance_type: str | None = None,
+    capacity: Capacity = TWO_INSTANCES,
+) -> EndpointRequest:
+    return EndpointRequest(
+        kind=EndpointKind.REALTIME,
+        model=components[0].model,
+        serving=Serving.LMI,
+        accelerator=AcceleratorChoice.GPU,
+        instance_type=instance_type,
+        capacity=capacity,
+        components=ComponentsOptions(components=components, adapters=adapters),
+    )
+
+
+def test_auto_picks_the_cheapest_instance_type_whose_packing_holds_the_minimum_copies() -> None:
+    # GIVEN two models with one warm copy each, on up to 2 instances
+    req = _request(CHAT, SUMMARIZE)
+    # WHEN the plan chooses the instance type
+    chosen = plan_components_endpoint(req, path="endpoints[0]").components
+    assert chosen is not None
+    chosen_cost = load_catalog().get(chosen.instance_type).price_per_hour_usd * chosen.instances_at_min  # type: ignore[union-attr]
+    # THEN every cheaper catalog host, given explicitly, is refused or packs them at no lower cost
+    for inst in load_catalog().by_price:
+        if inst.price_per_hour_usd >= chosen_cost or inst.name == chosen.instance_type or not inst.chosen_automatically:
+            continue
+        if inst.burstable or inst.accelerator.value != "gpu":
+            continue
+        try:
+            other = plan_components_endpoint(_request(CHAT, SUMMARIZE, instance_type=inst.name)).components
+        except InferenceConfigError:
+            continue
+        assert other is not None
+        # an explicit host may admit fewer max-length sequences than requested; the automatic choice does not
+        host = other.components[0].plan.host
+        if host is not None and host.kv is not None and not host.kv.batch_fits:
+            continue
+        assert inst.price_per_hour_usd * other.instances_at_min >= chosen_cost, inst.name
+
+
+def test_each_component_reserves_what_the_sizing_says_one_copy_needs() -> None:
+    # GIVEN two models on a 4-GPU host WHEN planned
+    plan = plan_components_endpoint(_request(CHAT, SUMMARIZE, instance_type="ml.g5.12xlarge"))
+    components = plan.components
+    assert components is not None
+    chat, summarize = components.components
+    # THEN each copy reserves the devices of its tensor parallel degree and the host RAM its weights load into
+    for c in (chat, summarize):
+        host = c.plan.host
+        assert host is not None
+        assert c.accelerator_devices == host.devices
+        assert c.min_memory_required_mb >= int(host.weights_gb * 1024)
+    # AND both minimum copies pack onto one instance of 4 GPUs, the first component's numbers are the endpoint's own
+    assert components.packing == (("chat", "summarize"),)
+    assert plan.inference_component is not None
+    assert plan.inference_component.accelerator_devices == chat.accelerator_devices
+    assert plan.inference_component.min_memory_required_mb == chat.min_memory_required_mb
+
+
+def test_fails_an_instance_type_that_cannot_hold_the_set_naming_the_key_and_what_fits() -> None:
+    # GIVEN two models that need one GPU each, on at most one single-GPU instance
+    req = _request(CHAT, SUMMARIZE, instance_type="ml.g6e.xlarge", capacity=Capacity(1, 1))
+    # WHEN planned THEN the instance type is refused with the packing's need and the cheapest type that fits
+    with pytest.raises(InferenceConfigError) as err:
+        plan_components_endpoint(req, path="endpoints[0]")
+    message = str(err.value)
+    assert "endpoints[0].instance_type: ml.g6e.xlarge cannot hold the components" in message
+    assert "needs 2 instances" in message
+    assert "more than capacity.max 1" in message
+    assert "the cheapest instance type that fits them all is ml." in message
+
+
+_CONFIG: dict[str, Any] = {
+    "name": "shared",
+    "endpoints": [
+        {
+            "name": "assistants",
+            "accelerator": "gpu",
+            "instance_type": "ml.g6e.xlarge",
+            "capacity": {"min": 1, "max": 1},
+            "components": [
+                {"name": "chat", "model": {"id": QWEN_7B.id, "parameters_billion": 7.6}, "copies": {"min": 1}},
+                {"name": "summarize", "model": {"id": QWEN_1B.id, "parameters_billion": 1.5}, "copies": {"min": 1}},
+            ],
+        }
+    ],
+}
+
+
+def test_fails_the_same_set_in_the_plan_and_at_synth_with_one_message() -> None:
+    # GIVEN the same set as a config file and as construct props
+    with pytest.raises(InferenceConfigError) as planned:
+        plan_platform(PlatformConfig.model_validate(_CONFIG))
+    components = [
+        ComponentRequest("chat", ModelSpec(id=QWEN_7B.id, parameters_billion=7.6), Serving.LMI),
+        ComponentRequest("summarize", ModelSpec(id=QWEN_1B.id, parameters_billion=1.5), Serving.LMI),
+    ]
+    with pytest.raises(InferenceConfigError) as built:
+        InferenceComponentsEndpoint(
+            Stack(),
+            "Assistants",
+            components=components,
+            accelerator="gpu",
+            instance_type="ml.g6e.xlarge",
+            capacity=(1, 1),
+            path="endpoints[0]",
+        )
+    # THEN the plan refuses it first, and synth with the same problem
+    assert "endpoints[0].instance_type: ml.g6e.xlarge cannot hold the components" in str(planned.value)
+    assert planned.value.problems == built.value.problems
+
+
+@pytest.mark.parametrize(
+    ("adapter", "key"),
+    [
+        (AdapterRequest("tone", "nobody", ADAPTER.s3_uri), "endpoints[0].adapters[0].base"),
+        (AdapterRequest("tone", "chat", "https://example.com/a"), "endpoints[0].adapters[0].s3_uri"),
+        (AdapterRequest("chat", "chat", ADAPTER.s3_uri), "endpoints[0].adapters[0].name"),
+    ],
+)
+def test_fails_an_adapter_without_a_base_an_s3_artifact_or_its_own_name(adapter: AdapterRequest, key: str) -> None:
+    with pytest.raises(InferenceConfigError, match=key.replace("[", r"\[").replace("]", r"\]")):
+        plan_components_endpoint(_request(CHAT, adapters=(adapter,)), path="endpoints[0]")
+
+
+def test_fails_an_adapter_on_an_engine_without_documented_adapter_loading() -> None:
+    # GIVEN an adapter on a TGI component WHEN planned THEN it is refused on the adapter's base key
+    tgi = ComponentRequest("chat", QWEN_7B, Serving.TGI)
+    with pytest.raises(InferenceConfigError, match=r"adapters\[0\]\.base: chat runs serving tgi"):
+        plan_components_endpoint(_request(tgi, adapters=(ADAPTER,)), path="endpoints[0]")
+
+
+def test_a_base_with_adapters_turns_on_lmi_lora_loading() -> None:
+    plan = plan_components_endpoint(_request(CHAT, adapters=(ADAPTER,), instance_type="ml.g5.2xlarge"))
+    assert plan.components is not None
+    env = plan.components.components[0].plan.environment
+    assert env["OPTION_ENABLE_LORA"] == "true"
+    assert env["OPTION_MAX_LORAS"] == "1"
+
+
+def _build(stack: Stack) -> InferenceComponentsEndpoint:
+    endpoint = InferenceComponentsEndpoint(
+        stack,
+        "Assistants",
+        components=[CHAT, ComponentRequest("summarize", QWEN_1B, Serving.LMI, copies=Capacity(0, 2))],
+        adapters=[ADAPTER],
+        placement=PlacementStrategy.SPREAD,
+        max_az_imbalance=1,
+        data_cache=True,
+        accelerator="gpu",
+        instance_type="ml.g5.12xlarge",
+        capacity=(1, 2),
+    )
+    endpoint.inference_component.auto_scale_copies(min_copy_count=1, max_copy_count=2).scale_on_concurrency(  # type: ignore[union-attr]
+        per_copy=6
+    )
+    endpoint.components["summarize"].component.auto_scale_copies(max_copy_count=2).scale_on_concurrency(per_copy=8)
+    return endpoint
+
+
+@pytest.fixture(scope="module")
+def synthesized() -> tuple[dict[str, Any], Any]:
+    holder: dict[str, Any] = {}
+
+    def build(stack: Stack) -> None:
+        holder["plan"] = _build(stack).plan
+
+    _, template = synth_checked(build)
+    return template, holder["plan"]
+
+
+def test_each_component_is_an_inference_component_with_the_plans_reservation(
+    synthesized: tuple[dict[str, Any], Any],
+) -> None:
+    # GIVEN a two-model endpoint with an adapter WHEN synthesized (nag and cfn-lint clean)
+    template, plan = synthesized
+    components = {
+        r["Properties"]["InferenceComponentName"]: r["Properties"]
+        for k in logical_ids(template, "AWS::SageMaker::InferenceComponent")
+        if "ModelName" in (r := template["Resources"][k])["Properties"]["Specification"]
+    }
+    # THEN each component reserves the plan's devices and memory per copy, starts with its planned copies, and takes
+    # the placement and data cache
+    reserved = sorted(
+        (
+            p["Specification"]["ComputeResourceRequirements"]["NumberOfAcceleratorDevicesRequired"],
+            p["Specification"]["ComputeResourceRequirements"]["MinMemoryRequiredInMb"],
+            p["RuntimeConfig"]["CopyCount"],
+        )
+        for p in components.values()
+    )
+    planned = sorted(
+        (c.accelerator_devices, c.min_memory_required_mb, c.copy_count) for c in plan.components.components
+    )
+    assert reserved == planned
+    for p in components.values():
+        assert p["Specification"]["SchedulingConfig"] == {
+            "PlacementStrategy": "SPREAD",
+            "AvailabilityZoneBalance": {"EnforcementMode": "PERMISSIVE", "MaxImbalance": 1},
+        }
+        assert p["Specification"]["DataCacheConfig"] == {"EnableCaching": True}
+
+
+def test_the_adapter_names_its_base_component_and_its_artifacts(synthesized: tuple[dict[str, Any], Any]) -> None:
+    template, _ = synthesized
+    resources = template["Resources"]
+    (adapter_id,) = [
+        k
+        for k in logical_ids(template, "AWS::SageMaker::InferenceComponent")
+        if "BaseInferenceComponentName" in resources[k]["Properties"]["Specification"]
+    ]
+    adapter = resources[adapter_id]
+    base_name = adapter["Properties"]["Specification"]["BaseInferenceComponentName"]
+    (base_id,) = [
+        k
+        for k in logical_ids(template, "AWS::SageMaker::InferenceComponent")
+        if resources[k]["Properties"].get("InferenceComponentName") == base_name
+    ]
+    # THEN it names the chat component, loads the adapter's S3 artifacts, reserves nothing of its own and is created
+    # after its base
+    assert "ModelName" in resources[base_id]["Properties"]["Specification"]
+    assert adapter["Properties"]["Specification"]["Container"] == {"ArtifactUrl": ADAPTER.s3_uri}
+    assert "ComputeResourceRequirements" not in adapter["Properties"]["Specification"]
+    assert base_id in adapter["DependsOn"]
+
+
+def test_the_variant_names_no_model_and_scales_instances_in_the_endpoint_capacity(
+    synthesized: tuple[dict[str, Any], Any],
+) -> None:
+    template, plan = synthesized
+    (config_id,) = logical_ids(template, "AWS::SageMaker::EndpointConfig")
+    (variant,) = template["Resources"][config_id]["Properties"]["ProductionVariants"]
+    assert "ModelName" not in variant
+    assert variant["InstanceType"] == "ml.g5.12xlarge"
+    assert variant["InitialInstanceCount"] == plan.components.initial_instance_count
+    assert variant["ManagedInstanceScaling"] == {"Status": "ENABLED", "MinInstanceCount": 1, "MaxInstanceCount": 2}
+
+
+def test_each_component_scales_its_own_copies(synthesized: tuple[dict[str, Any], Any]) -> None:
+    template, _ = synthesized
+    targets = sorted(
+        (r["Properties"]["MinCapacity"], r["Properties"]["MaxCapacity"], r["Properties"]["ScalableDimension"])
+        for k in logical_ids(template, "AWS::ApplicationAutoScaling::ScalableTarget")
+        for r in [template["Resources"][k]]
+    )
+    dimension = "sagemaker:inference-component:DesiredCopyCount"
+    assert targets == [(0, 2, dimension), (1, 2, dimension)]
+
+
+def test_each_further_component_gets_its_own_monitoring_alarms_in_the_plan() -> None:
+    # GIVEN the shipped example with two components WHEN planned
+    from inference_constructs.config.load import load_config
+
+    plan = plan_platform(load_config("config/examples/inference-components.yaml"))
+    (endpoint,) = plan.endpoints
+    constructs = [a.construct for a in endpoint.alarms]
+    # THEN the second component has its own latency, traffic and error-rate alarms beside the endpoint's
+    own = [c for c in constructs if c.startswith("Alarms/SharedLlmAssistantsSummarize")]
+    assert len(own) == 3
+    assert len(constructs) == 6
+
+
+@pytest.mark.parametrize(
+    ("change", "key"),
+    [
+        ({"adapters": [{"name": "tone", "base": "chat", "s3_uri": ADAPTER.s3_uri}], "components": []}, "adapters"),
+        ({"scaling": {"concurrency_per_instance": 4}}, "scaling"),
+        ({"type": "async"}, "components"),
+    ],
+)
+def test_fails_keys_that_do_not_go_with_components(change: dict[str, Any], key: str) -> None:
+    # GIVEN the two-component config with one key that does not apply WHEN planned THEN that key is refused
+    endpoint = {**_CONFIG["endpoints"][0], "instance_type": "auto", "capacity": {"min": 1, "max": 2}, **change}
+    with pytest.raises(InferenceConfigError, match=rf"endpoints\[0\]\.{key}: "):
+        plan_platform(PlatformConfig.model_validate({**_CONFIG, "endpoints": [endpoint]}))
+
+
+def test_fails_an_adapter_on_a_host_without_a_gpu() -> None:
+    req = _request(CHAT, adapters=(ADAPTER,), instance_type="ml.inf2.xlarge")
+    with pytest.raises(InferenceConfigError, match="lora adapters load on lmi's vllm backend on gpu only"):
+        plan_components_endpoint(replace(req, accelerator=AcceleratorChoice.AUTO), path="endpoints[0]")
