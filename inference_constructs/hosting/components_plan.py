@@ -142,6 +142,15 @@ def plan_components_endpoint(
             )
         )
     initial = len(_pack([(c.name, f) for c, f in zip(opts.components, fits, strict=True)], inst))
+    at_min = len(
+        _pack([(c.name, f) for c, f in zip(opts.components, fits, strict=True) for _ in range(c.copies.min)], inst)
+    )
+    billed = (
+        f"; at their copies.min the components need {at_min} instance(s), more than capacity.min "
+        f"{request.capacity.min}: the month at minimum is priced at {at_min}"
+        if at_min > request.capacity.min
+        else ""
+    )
     components = ComponentsPlan(
         instance_type=inst.name,
         components=tuple(plans),
@@ -157,11 +166,13 @@ def plan_components_endpoint(
             f"{inst.name}: the minimum copies of {len(plans)} component(s) pack onto {len(packing)} instance(s) "
             f"(capacity.max {request.capacity.max}) at ${inst.price_per_hour_usd * len(packing):.3f}/h"
             + ("" if request.instance_type else ", the least per hour of the catalog's instance types that fit")
+            + billed
         ),
         placement=opts.placement,
         max_az_imbalance=opts.max_az_imbalance,
         data_cache=opts.data_cache,
         candidates=tuple(passed_over),
+        instances_for_min_copies=at_min,
     )
     first = plans[0]
     primary = first.plan

@@ -283,17 +283,26 @@ class ComponentsPlan:
     data_cache: bool | None = None
     candidates: tuple[str, ...] = ()
     """Why cheaper instance types were not chosen (``instance_type: auto``), cheapest first."""
+    instances_for_min_copies: int = 0
+    """Instances that hold every component at its ``copies.min`` (components scaled to zero hold none): the
+    fewest instances that run while the components are at their minimum, whatever ``capacity.min`` says."""
 
     @property
     def instances_at_min(self) -> int:
-        """Instances the components' minimum copies need."""
+        """Instances the components' minimum copies need (at least one copy each, as at creation)."""
         return len(self.packing)
+
+    @property
+    def billed_instances_at_min(self) -> int:
+        """Instances billed at minimum: ``capacity.min``, or more where the minimum copies need more."""
+        return max(self.min_instance_count, self.instances_for_min_copies)
 
     def to_dict(self) -> dict[str, object]:
         """The plan document's ``components`` block."""
         return {
             "instance_type": self.instance_type,
             "instances_at_min": self.instances_at_min,
+            "billed_instances_at_min": self.billed_instances_at_min,
             "initial_instance_count": self.initial_instance_count,
             "managed_instance_scaling": {"min": self.min_instance_count, "max": self.max_instance_count},
             "packing": [list(names) for names in self.packing],

@@ -119,9 +119,12 @@ class EndpointDecisions:
 
     @property
     def monthly_usd_at_min(self) -> float | None:
-        """On-demand cost of a month at minimum capacity (730 h); None for serverless."""
+        """On-demand cost of a month at minimum capacity (730 h): ``capacity.min`` instances, or the instances an
+        inference-components endpoint's minimum copies need where that is more; None for serverless."""
         price = self.price_per_hour_usd
-        return None if price is None else round(price * self.config.capacity.min * HOURS_PER_MONTH, 2)
+        components = self.hosting.components
+        instances = self.config.capacity.min if components is None else components.billed_instances_at_min
+        return None if price is None else round(price * instances * HOURS_PER_MONTH, 2)
 
     @property
     def monthly_usd_at_max(self) -> float | None:

@@ -62,7 +62,7 @@ _PREDEFINED: dict[tuple[str, bool], _Tracked] = {
     ("concurrency", True): _Tracked(
         "ConcurrencyPerCopy",
         "SageMakerInferenceComponentConcurrentRequestsPerCopyHighResolution",
-        "in-flight requests per copy (ConcurrentRequestsPerCopy, 10 s resolution); one copy fills one instance",
+        "in-flight requests per copy (ConcurrentRequestsPerCopy, 10 s resolution)",
     ),
     ("invocations", False): _Tracked(
         metric_table.INVOCATIONS.name,

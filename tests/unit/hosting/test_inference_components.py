@@ -79,6 +79,35 @@ def test_auto_picks_the_cheapest_instance_type_whose_packing_holds_the_minimum_c
         assert inst.price_per_hour_usd * other.instances_at_min >= chosen_cost, inst.name
 
 
+def test_the_month_at_minimum_is_priced_at_the_instances_the_minimum_copies_need() -> None:
+    # GIVEN two one-GPU components with two warm copies each on one-GPU hosts, and capacity.min 1
+    two_warm = [replace(c, copies=Capacity(2, 2)) for c in (CHAT, SUMMARIZE)]
+    req = _request(*two_warm, instance_type="ml.g6e.xlarge", capacity=Capacity(1, 4))
+    components = plan_components_endpoint(req, path="endpoints[0]").components
+    assert components is not None
+    # WHEN planned THEN four copies need four instances, which is what runs (and is billed) at minimum
+    assert components.instances_for_min_copies == 4
+    assert components.billed_instances_at_min == 4
+    assert "at their copies.min the components need 4 instance(s), more than capacity.min 1" in components.reason
+    # AND a component that scales to zero holds no instance at minimum: capacity.min is the floor then
+    scaled_to_zero = _request(CHAT, replace(SUMMARIZE, copies=Capacity(0, 2)), instance_type="ml.g6e.xlarge")
+    floor = plan_components_endpoint(scaled_to_zero).components
+    assert floor is not None
+    assert (floor.instances_at_min, floor.instances_for_min_copies, floor.billed_instances_at_min) == (2, 1, 1)
+
+
+def test_the_platform_cost_at_minimum_follows_the_billed_instances() -> None:
+    # GIVEN the shipped example (capacity.min 1; chat warm at one copy, summarize scales to zero) WHEN planned
+    from inference_constructs.config.load import load_config
+
+    (endpoint,) = plan_platform(load_config("config/examples/inference-components.yaml")).endpoints
+    components = endpoint.hosting.components
+    assert components is not None and endpoint.price_per_hour_usd is not None
+    # THEN the month at minimum is one instance of the chosen type (730 h), the month at maximum capacity.max
+    assert components.billed_instances_at_min == 1
+    assert endpoint.monthly_usd_at_min == round(endpoint.price_per_hour_usd * 1 * 730, 2)
+
+
 def test_each_component_reserves_what_the_sizing_says_one_copy_needs() -> None:
     # GIVEN two models on a 4-GPU host WHEN planned
     plan = plan_components_endpoint(_request(CHAT, SUMMARIZE, instance_type="ml.g5.12xlarge"))
