@@ -28,6 +28,7 @@ from inference_constructs.hosting.checks import key_path
 from inference_constructs.hosting.host_ami import host_ami_problem
 from inference_constructs.hosting.request import EndpointRequest
 from inference_constructs.hosting.serving_rules import host_filter, host_problem, sized_model
+from inference_constructs.scaling.decisions import uses_inference_component
 from inference_constructs.sizing import Fit, HostDecision, choose_host, feasible_hosts
 from inference_constructs.spec import Accelerator, EndpointKind
 from inference_constructs.units import HOURS_PER_MONTH
@@ -223,7 +224,7 @@ def check_instance_pools(req: EndpointRequest, p: ProblemCollector, path: str) -
             code="conflict",
         )
         return
-    if req.kind is EndpointKind.REALTIME and req.capacity.min == 0:
+    if uses_inference_component(req.kind, req.capacity.min):
         p.add(
             key,
             "a real-time endpoint with capacity.min 0 is hosted through an inference component, whose copies "

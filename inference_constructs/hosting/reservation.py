@@ -22,6 +22,7 @@ from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.hosting.checks import key_path
 from inference_constructs.hosting.request import EndpointRequest
+from inference_constructs.scaling.decisions import uses_inference_component
 from inference_constructs.sizing import HostDecision
 from inference_constructs.spec import EndpointKind
 
@@ -87,7 +88,7 @@ def check_capacity_reservation(req: EndpointRequest, p: ProblemCollector, path: 
             key, "serverless endpoints run on no instances to reserve", "remove capacity_reservation", code="conflict"
         )
         return
-    if req.kind is EndpointKind.REALTIME and req.capacity.min == 0:
+    if uses_inference_component(req.kind, req.capacity.min):
         p.add(
             key,
             "a real-time endpoint with capacity.min 0 is hosted through an inference component on managed instance "
