@@ -202,11 +202,12 @@ def margin_floor_fraction() -> float:
 @dataclass(frozen=True)
 class LoraRules:
     """What vLLM reserves for LoRA adapters (``compatibility.json`` ``lora``): the ranks ``max_lora_rank`` takes, its
-    default, the families whose embeddings and output layer also get adapter buffers, the families that load no
-    adapters, and where the facts were read (``read_at``)."""
+    default, LMI's default number of adapter slots (``max_loras``), the families whose embeddings and output layer also
+    get adapter buffers, the families that load no adapters, and where the facts were read (``read_at``)."""
 
     ranks: tuple[int, ...]
     default_rank: int
+    default_slots: int
     embedding_families: frozenset[str]
     families_without_lora: frozenset[str]
     read_at: str
@@ -219,6 +220,7 @@ def lora_rules() -> LoraRules:
     return LoraRules(
         ranks=tuple(int(r) for r in row["ranks"]),
         default_rank=int(row["default_rank"]),
+        default_slots=int(row["default_slots"]),
         embedding_families=frozenset(row["embedding_families"]),
         families_without_lora=frozenset(row["families_without_lora"]),
         read_at=str(row["read_at"]),

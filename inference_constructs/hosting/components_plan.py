@@ -336,11 +336,12 @@ def _lora_slots(environment: dict[str, str]) -> LoraSlots | None:
     engine loads no adapters."""
     if environment.get("OPTION_ENABLE_LORA", "").lower() != "true":
         return None
+    rules = lora_rules()
     slots = environment.get(_SLOTS_VAR)
     rank = environment.get(_RANK_VAR)
     return LoraSlots(
-        slots=int(slots) if slots and slots.isdigit() else 4,  # LMI's max_loras default (vllm_rb_properties.py)
-        rank=int(rank) if rank and rank.isdigit() else lora_rules().default_rank,
+        slots=int(slots) if slots and slots.isdigit() else rules.default_slots,
+        rank=int(rank) if rank and rank.isdigit() else rules.default_rank,
     )
 
 

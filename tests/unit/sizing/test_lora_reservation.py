@@ -141,4 +141,5 @@ def test_the_engine_takes_a_fixed_set_of_ranks_and_defaults_to_16() -> None:
     rules = lora_rules()
     assert rules.ranks == (1, 8, 16, 32, 64, 128, 256, 320, 512)
     assert rules.default_rank == 16
+    assert rules.default_slots == 4  # LMI's max_loras default (djl-serving vllm_rb_properties.py)
     assert {"gpt_neox", "falcon", "bloom"} == rules.families_without_lora
