@@ -207,6 +207,16 @@ class ResolvedArchitecture:
 
 
 @dataclass(frozen=True)
+class LoraSlots:
+    """The LoRA adapters an engine makes room for beside a model: ``slots`` adapters (vLLM ``max_loras``) of rank up
+    to ``rank`` (``max_lora_rank``). The engine reserves device memory for every slot at start-up, whether adapters
+    are loaded or not; the sizing counts it (:func:`inference_constructs.sizing.memory_estimate`)."""
+
+    slots: int
+    rank: int
+
+
+@dataclass(frozen=True)
 class ModelSpec:
     """What is served.
 
@@ -251,6 +261,9 @@ class ModelSpec:
         EAGLE / Medusa heads) that proposes tokens this model verifies. The sizing counts its weights and its KV
         cache (the same sequences and context as this model). Default: none; the endpoint's serving options set it
         from ``speculative_decoding`` (:func:`inference_constructs.containers.serving_options.draft_model`).
+    lora:
+        The LoRA adapter slots the engine reserves device memory for beside this model (:class:`LoraSlots`). The sizing
+        counts them. Default: none; an inference-components endpoint sets it on a base component from its adapters.
     """
 
     source: ModelSourceKind = ModelSourceKind.HUGGINGFACE
@@ -265,6 +278,7 @@ class ModelSpec:
     revision: str | None = None
     hf_token: HfTokenSecret | None = None
     draft: ModelSpec | None = None
+    lora: LoraSlots | None = None
 
     def __post_init__(self) -> None:
         # Python callers may write the YAML's strings (source="s3", dtype="fp8"); the decisions see members.

@@ -49,6 +49,7 @@ class Component(BaseModel, Generic[M, S]):
     accelerators_per_copy: int | None = Field(default=None, ge=1)  # null: what the sizing needs
     memory_mb_per_copy: int | None = Field(default=None, ge=128)  # null: the sizing's host RAM per copy
     environment: dict[str, str | int | float | bool] = Field(default_factory=dict, max_length=100)
+    max_lora_rank: int | None = None  # null: the engine's default rank (16); checked against its ranks by the plan
 
 
 class Adapter(BaseModel):

@@ -29,6 +29,7 @@ __all__ = [
     "Headroom",
     "HostAmi",
     "ImageRuntime",
+    "LoraRules",
     "QuantizedLayout",
     "default_host_driver",
     "dtype_quality",
@@ -44,6 +45,7 @@ __all__ = [
     "host_image_problem",
     "image_runtime",
     "load_compatibility",
+    "lora_rules",
     "margin_floor_fraction",
     "min_cuda_for",
     "neuron_sdk_problem",
@@ -195,6 +197,34 @@ def headroom(accelerator: Accelerator) -> Headroom:
 def margin_floor_fraction() -> float:
     """Share of the usable accelerator memory that must stay free on a fitting host."""
     return float(load_compatibility()["headroom"]["margin_floor_fraction"])
+
+
+@dataclass(frozen=True)
+class LoraRules:
+    """What vLLM reserves for LoRA adapters (``compatibility.json`` ``lora``): the ranks ``max_lora_rank`` takes, its
+    default, LMI's default number of adapter slots (``max_loras``), the families whose embeddings and output layer also
+    get adapter buffers, the families that load no adapters, and where the facts were read (``read_at``)."""
+
+    ranks: tuple[int, ...]
+    default_rank: int
+    default_slots: int
+    embedding_families: frozenset[str]
+    families_without_lora: frozenset[str]
+    read_at: str
+
+
+@cache
+def lora_rules() -> LoraRules:
+    """The LoRA reservation rules of the engine that loads adapters (LMI's vLLM backend)."""
+    row = load_compatibility()["lora"]
+    return LoraRules(
+        ranks=tuple(int(r) for r in row["ranks"]),
+        default_rank=int(row["default_rank"]),
+        default_slots=int(row["default_slots"]),
+        embedding_families=frozenset(row["embedding_families"]),
+        families_without_lora=frozenset(row["families_without_lora"]),
+        read_at=str(row["read_at"]),
+    )
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,13 @@ Sources:
   ``InferenceComponentSpecification`` (``BaseInferenceComponentName``; ``Container.ArtifactUrl`` for the adapter's
   artifacts; ``ComputeResourceRequirements`` omitted for an adapter).
 - Which engine loads adapters: deepjavalibrary/djl-serving serving/docs/adapters.md ("vLLM is the only backend that
-  supports LoRA adapter hosting"; ``OPTION_ENABLE_LORA`` default false, ``OPTION_MAX_LORAS`` default 4, LMI >= 0.27.0)
-  and serving/docs/lmi/user_guides/vllm_user_guide.md ("LoRA Adapter Support"). No source read here documents
+  supports LoRA adapter hosting"; ``OPTION_ENABLE_LORA`` default false, ``OPTION_MAX_LORAS`` default 4,
+  ``OPTION_MAX_LORA_RANK`` pass-through, default 16, LMI >= 0.27.0) and
+  serving/docs/lmi/user_guides/vllm_user_guide.md ("LoRA Adapter Support"). No source read here documents
   adapter components for the TGI, vLLM DLC, Triton or Neuron images: they are refused.
+- What the adapters reserve on the device: vLLM allocates, at start-up, an A and a B buffer per adapter slot for
+  every LoRA-capable layer (``containers/compatibility.json`` ``lora``, with the files read); the sizing counts it
+  in the base's copy (:func:`~inference_constructs.sizing.lora_buffers`), at the rank the plan writes.
 - ``SchedulingConfig`` (``PlacementStrategy`` SPREAD | BINPACK; ``AvailabilityZoneBalance`` with ``EnforcementMode``
   PERMISSIVE and ``MaxImbalance`` 0..100, which the CloudFormation schema requires with a strategy) and
   ``DataCacheConfig.EnableCaching``: the AWS::SageMaker::InferenceComponent schema cfn-lint bundles, and API reference
@@ -37,6 +41,8 @@ import re
 from dataclasses import dataclass, replace
 
 from inference_constructs.catalog import Catalog, InstanceType, load_catalog
+from inference_constructs.catalog.models import model_family
+from inference_constructs.containers.compatibility import lora_rules
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
 from inference_constructs.hosting.checks import S3_URI_PATTERN, key_path
 from inference_constructs.hosting.decisions import _HOST_RAM_SHARE, COMPONENT_COPIES_AT_CREATE, plan_endpoint
@@ -58,7 +64,7 @@ from inference_constructs.hosting.request import (
 from inference_constructs.hosting.serving_rules import host_problem
 from inference_constructs.scaling.checks import check_capacity
 from inference_constructs.sizing import HostDecision, choose_host
-from inference_constructs.spec import Accelerator, EndpointKind, Serving
+from inference_constructs.spec import Accelerator, EndpointKind, LoraSlots, Serving
 
 __all__ = [
     "ADAPTER_ENGINES",
@@ -68,10 +74,13 @@ __all__ = [
 ]
 
 #: The images whose engine loads LoRA adapters, and the container variables that turn it on (``{adapters}``: the
-#: number of adapters on the base). Source: djl-serving serving/docs/adapters.md (LMI >= 0.27.0, vLLM backend).
+#: number of adapters on the base, ``{rank}``: its ``max_lora_rank``). Source: djl-serving serving/docs/adapters.md
+#: (LMI >= 0.27.0, vLLM backend; ``option.max_lora_rank`` is passed through to vLLM's ``max_lora_rank``).
 ADAPTER_ENGINES: dict[str, dict[str, str]] = {
-    "lmi-gpu": {"OPTION_ENABLE_LORA": "true", "OPTION_MAX_LORAS": "{adapters}"},
+    "lmi-gpu": {"OPTION_ENABLE_LORA": "true", "OPTION_MAX_LORAS": "{adapters}", "OPTION_MAX_LORA_RANK": "{rank}"},
 }
+
+_SLOTS_VAR, _RANK_VAR = "OPTION_MAX_LORAS", "OPTION_MAX_LORA_RANK"
 
 _NAME = re.compile(r"^[a-z][a-z0-9-]{0,39}$")
 _S3 = re.compile(S3_URI_PATTERN)
@@ -127,6 +136,7 @@ def plan_components_endpoint(
             f"{fit.accelerator_devices} {inst.accelerator.value} device(s) and {fit.memory_mb} MiB of host memory per "
             f"copy on {inst.name}: tensor parallel degree {fit.host.tensor_parallel_degree}, "
             f"{fit.host.memory_required_gb:.1f} GiB of accelerator memory needed of {fit.host.memory_available_gb:.1f}"
+            + (f" ({fit.host.lora.summary()})" if fit.host.lora is not None else "")
             if inst.accelerator is not Accelerator.CPU
             else f"{fit.memory_mb} MiB of host memory per copy on {inst.name}"
         )
@@ -242,6 +252,33 @@ def _check_component(c: ComponentRequest, names: set[str], p: ProblemCollector, 
         p.add(f"{key}.accelerators_per_copy", f"{c.accelerators_per_copy} is not allowed", "use 1 or more")
     if c.memory_mb_per_copy is not None and c.memory_mb_per_copy < 128:
         p.add(f"{key}.memory_mb_per_copy", f"{c.memory_mb_per_copy} is below 128", "use 128 or more (MiB)")
+    ranks = lora_rules().ranks
+    if c.max_lora_rank is not None and c.max_lora_rank not in ranks:
+        p.add(
+            f"{key}.max_lora_rank",
+            f"{c.max_lora_rank} is not a rank vLLM takes",
+            f"use one of {', '.join(map(str, ranks))} (at least the largest rank of the component's adapters)",
+        )
+    _check_lora_environment(c, p, key)
+
+
+def _check_lora_environment(c: ComponentRequest, p: ProblemCollector, key: str) -> None:
+    """A component's own ``OPTION_MAX_LORA_RANK`` / ``OPTION_MAX_LORAS`` replace the plan's, so the sizing counts
+    them: each must be a value the engine takes."""
+    ranks = lora_rules().ranks
+    rank, slots = c.environment.get(_RANK_VAR), c.environment.get(_SLOTS_VAR)
+    if rank is not None and not (rank.isdigit() and int(rank) in ranks):
+        p.add(
+            f"{key}.environment.{_RANK_VAR}",
+            f"{rank!r} is not a rank vLLM takes",
+            f"use one of {', '.join(map(str, ranks))}, or set max_lora_rank instead",
+        )
+    if slots is not None and not (slots.isdigit() and int(slots) >= 1):
+        p.add(
+            f"{key}.environment.{_SLOTS_VAR}",
+            f"{slots!r} is not a number of adapter slots",
+            "use 1 or more, or leave it to the plan (the adapters on the component)",
+        )
 
 
 def _check_adapters(
@@ -267,6 +304,21 @@ def _check_adapters(
                 "no documented lora adapter loading for inference components",
                 "serve the base with serving lmi on gpu (vllm backend)",
             )
+        elif (family := model_family(base.model)) in lora_rules().families_without_lora:
+            p.add(
+                f"{key}.base",
+                f"{a.base} serves a {family} model, which vLLM loads no lora adapters for (its model class does not "
+                "support LoRA)",
+                "put the adapter on a base of another family (llama, mistral, qwen2, gemma2, phi3, ...)",
+            )
+    bases = {a.base for a in opts.adapters}
+    for i, c in enumerate(opts.components):
+        if c.max_lora_rank is not None and c.name not in bases:
+            p.add(
+                key_path(path, f"components[{i}].max_lora_rank"),
+                f"is set on {c.name}, which has no adapters",
+                "remove it, or add an adapter with base " + c.name,
+            )
 
 
 def _adapter_env(opts: ComponentsOptions, component: ComponentRequest) -> dict[str, str]:
@@ -274,7 +326,23 @@ def _adapter_env(opts: ComponentsOptions, component: ComponentRequest) -> dict[s
     count = sum(1 for a in opts.adapters if a.base == component.name)
     if not count:
         return {}
-    return {k: v.format(adapters=count) for k, v in ADAPTER_ENGINES["lmi-gpu"].items()}
+    rank = component.max_lora_rank or lora_rules().default_rank
+    return {k: v.format(adapters=count, rank=rank) for k, v in ADAPTER_ENGINES["lmi-gpu"].items()}
+
+
+def _lora_slots(environment: dict[str, str]) -> LoraSlots | None:
+    """The adapter slots and rank the engine reserves device memory for, read from a component's container
+    variables as the engine reads them (the plan's, or the component's own that replace them); None when the
+    engine loads no adapters."""
+    if environment.get("OPTION_ENABLE_LORA", "").lower() != "true":
+        return None
+    rules = lora_rules()
+    slots = environment.get(_SLOTS_VAR)
+    rank = environment.get(_RANK_VAR)
+    return LoraSlots(
+        slots=int(slots) if slots and slots.isdigit() else rules.default_slots,
+        rank=int(rank) if rank and rank.isdigit() else rules.default_rank,
+    )
 
 
 def _adapter_data_kind(uri: str) -> ModelDataKind:
@@ -287,9 +355,11 @@ def _component_request(
     """The request one component's container is planned from: the endpoint's options with the component's model,
     serving stack and environment (endpoint-level data capture and metrics stay on the first)."""
     first = index == 0
+    environment = {**_adapter_env(opts, c), **c.environment}
+    slots = _lora_slots(environment)
     return EndpointRequest(
         kind=EndpointKind.REALTIME,
-        model=c.model,
+        model=c.model if slots is None else replace(c.model, lora=slots),
         serving=c.serving,
         accelerator=req.accelerator,
         instance_type=req.instance_type,
@@ -299,7 +369,7 @@ def _component_request(
         network_isolation=req.network_isolation,
         data_capture=req.data_capture if first else None,
         deployment=req.deployment,
-        environment={**_adapter_env(opts, c), **c.environment},
+        environment=environment,
         host_ami=req.host_ami,
         metrics=req.metrics if first else None,
     )

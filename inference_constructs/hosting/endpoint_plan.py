@@ -232,7 +232,7 @@ class ComponentPlan:
     def to_dict(self) -> dict[str, object]:
         """The plan document's entry of this component."""
         host = self.plan.host
-        return {
+        entry: dict[str, object] = {
             "name": self.name,
             "copies": {"min": self.copies.min, "max": self.copies.max},
             "copy_count_at_create": self.copy_count,
@@ -245,6 +245,9 @@ class ComponentPlan:
             "environment": dict(self.plan.environment),
             "reason": self.reason,
         }
+        if host is not None and host.lora is not None:  # only on a base with adapters
+            entry["lora_adapters"] = host.lora.to_dict()
+        return entry
 
 
 @dataclass(frozen=True)

@@ -310,6 +310,10 @@ class ComponentRequest:
         ``MinMemoryRequiredInMb`` per copy. Default: the host RAM the sizing says the weights need to load.
     environment:
         Extra container variables, as the endpoint's ``environment``. Default: none.
+    max_lora_rank:
+        The largest rank of the LoRA adapters on this component (vLLM ``max_lora_rank``, one of the engine's ranks:
+        ``containers/compatibility.json`` ``lora.ranks``); the engine reserves device memory for it in every adapter
+        slot, and the sizing counts it. Only with adapters on the component. Default: the engine's default (16).
     """
 
     name: str
@@ -320,6 +324,7 @@ class ComponentRequest:
     accelerators_per_copy: int | None = None
     memory_mb_per_copy: int | None = None
     environment: Mapping[str, str] = field(default_factory=dict)
+    max_lora_rank: int | None = None
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,8 @@ def host_entry(
             "weights_gb": round(host.draft_weights_gb, 2),
             "kv_cache_gb": round(host.draft_kv_cache_gb, 2),
         }
+    if host.lora is not None:  # only on a base component with adapters, so other plans keep their shape
+        entry["lora_adapters"] = host.lora.to_dict()
     hint = host.quantization_hint
     entry["quantization_hint"] = (
         None

@@ -71,6 +71,7 @@ def components_options(endpoint: Endpoint) -> ComponentsOptions | None:
                 accelerators_per_copy=c.accelerators_per_copy,
                 memory_mb_per_copy=c.memory_mb_per_copy,
                 environment={key: _env_value(value) for key, value in c.environment.items()},
+                max_lora_rank=c.max_lora_rank,
             )
             for c in e.components
         ),

@@ -110,6 +110,7 @@ def _capacity_lines(endpoints: Sequence[EndpointDecisions]) -> list[str]:
             lines.extend(
                 f"  {c.name}: {c.accelerator_devices} device(s) + {c.min_memory_required_mb} MiB per copy, copies "
                 f"{c.copies.min}..{c.copies.max}"
+                + (f"; {c.plan.host.lora.summary()}" if c.plan.host is not None and c.plan.host.lora else "")
                 for c in h.components.components
             )
             lines.extend(f"  adapter {a.name} on {a.base}: {a.artifact_url}" for a in h.components.adapters)

@@ -50,6 +50,9 @@ from inference_constructs.sizing.memory import (
     NEURON_USABLE_FRACTION,
     RUNTIME_OVERHEAD_FRACTION,
     RUNTIME_OVERHEAD_PER_SHARD_GIB,
+    LoraBuffers,
+    intermediate_size,
+    lora_buffers,
     memory_estimate,
 )
 from inference_constructs.sizing.placement import evaluate_host
@@ -58,6 +61,7 @@ from inference_constructs.sizing.types import (
     Fit,
     HostDecision,
     KvCapacity,
+    LoraReservation,
     MemoryEstimate,
     QuantizationHint,
     Rejection,
@@ -81,6 +85,8 @@ __all__ = [
     "Fit",
     "HostDecision",
     "KvCapacity",
+    "LoraBuffers",
+    "LoraReservation",
     "MemoryEstimate",
     "QuantizationHint",
     "Rejection",
@@ -89,5 +95,7 @@ __all__ = [
     "estimated_architecture",
     "evaluate_host",
     "feasible_hosts",
+    "intermediate_size",
+    "lora_buffers",
     "memory_estimate",
 ]

@@ -27,6 +27,7 @@ from inference_constructs.sizing.types import (
     QUANTIZATION_CAVEAT,
     Fit,
     HostDecision,
+    LoraReservation,
     MemoryEstimate,
     QuantizationHint,
     Rejection,
@@ -417,4 +418,16 @@ def _decision(
         kv=fit.kv,
         draft_weights_gb=round(est.draft_weights_gb, 3),
         draft_kv_cache_gb=round(est.draft_gb(_held(est, fit)) - est.draft_weights_gb, 3),
+        lora=_lora(est, fit.tensor_parallel_degree),
+    )
+
+
+def _lora(est: MemoryEstimate, tp: int) -> LoraReservation | None:
+    """The adapters' reservation at degree ``tp`` (None without adapters)."""
+    if not est.lora_slots:
+        return None
+    shards = max(1, tp)
+    per_shard = est.lora_shard_gb(shards)
+    return LoraReservation(
+        est.lora_slots, est.lora_rank, round(per_shard * shards, 3), round(per_shard, 3), est.lora_estimated
     )

@@ -1,15 +1,18 @@
 """The memory model: the usable share of each accelerator, the runtime overhead and margin, host RAM for
-loading, and :func:`memory_estimate`, the memory a model needs before it is placed on a host (GiB).
+loading, the LoRA adapters' reservation (:func:`lora_buffers`), and :func:`memory_estimate`, the memory a model needs
+before it is placed on a host (GiB).
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from functools import lru_cache
 
 from inference_constructs.catalog.models import resolve_architecture, resolve_model
-from inference_constructs.containers.compatibility import headroom, margin_floor_fraction, quantized_layout
+from inference_constructs.containers.compatibility import headroom, lora_rules, margin_floor_fraction, quantized_layout
 from inference_constructs.sizing.types import MemoryEstimate
-from inference_constructs.spec import Accelerator, DType, ModelSpec, ResolvedArchitecture
+from inference_constructs.spec import Accelerator, DType, LoraSlots, ModelSpec, ResolvedArchitecture
 
 GIB = float(2**30)
 """Bytes in a GiB."""
@@ -78,6 +81,68 @@ def _stored_weights_gb(model: ModelSpec, arch: ResolvedArchitecture | None) -> f
     return stored / GIB
 
 
+def intermediate_size(params_billion: float, arch: ResolvedArchitecture) -> int:
+    """The MLP's intermediate size derived from the parameter count (the shape table does not hold it).
+
+    A decoder of ``layers`` layers holds the embeddings (``vocab_size x hidden_size``, twice when untied), per layer
+    the attention projections (q and o: ``hidden x heads x head_dim`` each; k and v: ``hidden x kv_heads x head_dim``
+    each) and a gated MLP (gate, up and down: ``hidden x intermediate`` each); norms and biases are left out, so the
+    result errs high. At least ``hidden_size``. For a mixture of experts it is the width of all experts together.
+    """
+    h = arch.hidden_size
+    q = arch.attention_heads * arch.head_dim
+    kv = arch.kv_heads * arch.head_dim
+    embeddings = arch.vocab_size * h * (1 if arch.tie_word_embeddings else 2)
+    attention = arch.layers * 2 * h * (q + kv)
+    mlp = params_billion * 1e9 - embeddings - attention
+    return max(h, math.ceil(mlp / (3 * arch.layers * h)))
+
+
+@dataclass(frozen=True)
+class LoraBuffers:
+    """The LoRA adapters' buffers of one model, in GiB: ``whole`` on every tensor parallel shard, ``split`` over the
+    shards (the total), ``per_kv_head`` per KV head a shard holds; ``estimated`` the shape fields they rest on that are
+    estimates."""
+
+    whole: float
+    split: float
+    per_kv_head: float
+    estimated: tuple[str, ...]
+
+
+_LORA_SHAPE_FIELDS = ("layers", "hidden_size", "attention_heads", "kv_heads", "head_dim", "vocab_size")
+
+
+def lora_buffers(lora: LoraSlots, params_billion: float, arch: ResolvedArchitecture, dtype: DType) -> LoraBuffers:
+    """What vLLM reserves on the device for ``lora.slots`` adapters of rank ``lora.rank`` (``compatibility.json``
+    ``lora``, read in vLLM 0.23.0 and 0.30.0).
+
+    Every LoRA-capable linear layer holds, per slot and per slice, an A of ``rank x input`` and a B of
+    ``output x rank`` elements of the model's dtype (``lora_dtype`` auto). Per decoder layer, with ``h`` the hidden
+    size, ``q`` = heads x head_dim, ``kv`` = kv_heads x head_dim, ``I`` the intermediate size and ``tp`` the shards:
+    qkv_proj 3 A (``r x h``) and B ``(q / tp + 2 x ceil(kv_heads / tp) x head_dim) x r``; o_proj A ``r x q / tp`` and
+    B ``h x r``; gate_up_proj 2 A (``r x h``) and 2 B ``(I / tp) x r``; down_proj A ``r x I / tp`` and B ``h x r``. The
+    families of ``embedding_families`` (and an unknown family, from above) add embed_tokens (A ``vocab x r``, B
+    ``h x r``) and lm_head (A ``r x h``, B ``vocab x r``), whole on every shard.
+    """
+    rules = lora_rules()
+    unit = lora.slots * lora.rank * _kv_bytes(dtype) / GIB
+    h, layers = arch.hidden_size, arch.layers
+    q = arch.attention_heads * arch.head_dim
+    inter = intermediate_size(params_billion, arch)
+    embeddings = arch.family is None or arch.family in rules.embedding_families
+    whole = layers * 7 * h + (2 * arch.vocab_size + 2 * h if embeddings else 0)
+    estimated = ["intermediate_size", *(f for f in _LORA_SHAPE_FIELDS if f in arch.estimated)]
+    if arch.family is None:
+        estimated.append("family")
+    return LoraBuffers(
+        whole=whole * unit,
+        split=layers * (2 * q + 3 * inter) * unit,
+        per_kv_head=layers * 2 * arch.head_dim * unit,
+        estimated=tuple(estimated),
+    )
+
+
 @lru_cache(maxsize=4096)
 def memory_estimate(model: ModelSpec, *, llm: bool = True) -> MemoryEstimate:
     """Memory ``model`` needs (GiB), per the documented model.
@@ -85,7 +150,8 @@ def memory_estimate(model: ModelSpec, *, llm: bool = True) -> MemoryEstimate:
     ``llm=False`` (classical serving) counts weights only (no KV cache), and a model without
     ``parameters_billion`` gets :data:`CLASSICAL_DEFAULT_FOOTPRINT_GIB`. An LLM without
     ``parameters_billion`` (given or known by id) cannot be sized: the caller must reject it or take
-    an explicit host. A ``model.draft`` (speculative decoding) adds its weights and KV cache per token.
+    an explicit host. A ``model.draft`` (speculative decoding) adds its weights and KV cache per token, and
+    ``model.lora`` the adapters' buffers (:func:`lora_buffers`).
     """
     model = resolve_model(model)
     if model.parameters_billion is None:
@@ -99,6 +165,11 @@ def memory_estimate(model: ModelSpec, *, llm: bool = True) -> MemoryEstimate:
     kv = per_token * model.max_context_tokens * model.max_concurrent_sequences / GIB
     kv_fields = {"layers", "kv_heads", "head_dim"}
     draft = memory_estimate(model.draft) if model.draft is not None else None
+    lora = (
+        lora_buffers(model.lora, model.parameters_billion, arch, model.dtype)
+        if model.lora is not None and model.lora.slots
+        else None
+    )
     return MemoryEstimate(
         weights_gb=_stored_weights_gb(model, arch),
         kv_cache_gb=kv,
@@ -114,4 +185,10 @@ def memory_estimate(model: ModelSpec, *, llm: bool = True) -> MemoryEstimate:
         sequences=model.max_concurrent_sequences,
         draft_weights_gb=draft.weights_gb if draft else 0.0,
         draft_kv_per_token_gb=draft.kv_per_token_gb if draft else 0.0,
+        lora_slots=model.lora.slots if lora is not None and model.lora is not None else 0,
+        lora_rank=model.lora.rank if lora is not None and model.lora is not None else 0,
+        lora_whole_gb=lora.whole if lora else 0.0,
+        lora_split_gb=lora.split if lora else 0.0,
+        lora_kv_head_gb=lora.per_kv_head if lora else 0.0,
+        lora_estimated=lora.estimated if lora else (),
     )

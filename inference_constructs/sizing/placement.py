@@ -55,7 +55,8 @@ def _shard_need(est: MemoryEstimate, tp: int, neuron: bool, sequences: int | Non
     kv_total = est.kv_cache_gb if sequences is None else est.kv_gb(sequences)
     kv_shard = kv_total * kv_per_shard / arch.kv_heads
     draft_shard = est.draft_gb(sequences) / tp  # a draft model is split over the target's shards
-    need = ((est.weights_gb + padding) / tp + kv_shard + draft_shard) * (
+    lora_shard = est.lora_shard_gb(tp)  # the adapters' buffers: partly whole on every shard, partly split
+    need = ((est.weights_gb + padding) / tp + kv_shard + draft_shard + lora_shard) * (
         1.0 + est.overhead_fraction
     ) + est.per_shard_overhead_gb
     return _Shard(need, heads, kv_per_shard, padding)
@@ -176,13 +177,7 @@ def evaluate_host(
         f"needs {_fmt(shard.need * tp)} GiB, has {_fmt(usable * tp)} GiB usable on {_plural(tp, unit)} "
         f"({_fmt(shard.need)} per {unit} above {_fmt(limit)} with the {MARGIN_FLOOR_FRACTION:.0%} margin){larger}"
     )
-    if est.draft_weights_gb > 0.0:
-        alone = replace(est, draft_weights_gb=0.0, draft_kv_per_token_gb=0.0)
-        if evaluate_host(alone, inst, engine, admit_fewer).fits:
-            why = (
-                f"fits the target model alone, not with the speculative draft model ({_fmt(est.draft_weights_gb)} GiB "
-                f"weights + {_fmt(est.draft_gb() - est.draft_weights_gb)} GiB KV cache): {why}"
-            )
+    why = _beside_the_model(est, inst, engine, admit_fewer, tp=tp, why=why)
     return Fit(
         inst,
         False,
@@ -194,6 +189,29 @@ def evaluate_host(
         _reject(inst, RejectionKind.DEVICE_MEMORY, why),
         degree_rejections=tuple(notes),
     )
+
+
+def _beside_the_model(
+    est: MemoryEstimate, inst: InstanceType, engine: EngineRules | None, admit_fewer: bool, *, tp: int, why: str
+) -> str:
+    """``why`` a host does not fit, led by what sits beside the model when the model alone would fit: the
+    speculative draft model, or the LoRA adapters' reservation."""
+    if est.draft_weights_gb > 0.0:
+        alone = replace(est, draft_weights_gb=0.0, draft_kv_per_token_gb=0.0)
+        if evaluate_host(alone, inst, engine, admit_fewer).fits:
+            return (
+                f"fits the target model alone, not with the speculative draft model ({_fmt(est.draft_weights_gb)} GiB "
+                f"weights + {_fmt(est.draft_gb() - est.draft_weights_gb)} GiB KV cache): {why}"
+            )
+    if est.lora_slots:
+        alone = replace(est, lora_slots=0, lora_whole_gb=0.0, lora_split_gb=0.0, lora_kv_head_gb=0.0)
+        if evaluate_host(alone, inst, engine, admit_fewer).fits:
+            return (
+                f"fits the model alone, not with the LoRA adapters' reservation ({est.lora_slots} slot(s) of rank "
+                f"{est.lora_rank}: {_fmt(est.lora_shard_gb(tp) * tp)} GiB at TP {tp}; fewer slots or a lower rank "
+                f"reserve less): {why}"
+            )
+    return why
 
 
 def _most_full_sequences(est: MemoryEstimate, degrees: list[int], neuron: bool, limit: float) -> tuple[int, int] | None:

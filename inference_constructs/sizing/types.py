@@ -4,6 +4,7 @@ the candidates passed over and a cheaper-dtype hint (value types only; see :mod:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -58,6 +59,11 @@ class MemoryEstimate:
     ``architecture`` is the completed shape (``None`` for classical models). ``draft_weights_gb`` and
     ``draft_kv_per_token_gb`` are a speculative-decoding draft model's weights and KV cache per token (0 without
     one): the draft sits on the same shards and its KV cache holds the same tokens as the target's.
+
+    ``lora_slots`` adapters of rank ``lora_rank`` (0 without adapters) reserve, per tensor parallel shard,
+    ``lora_whole_gb`` (the buffers every shard holds whole) + ``lora_split_gb`` / degree (the buffers split over the
+    shards) + ``lora_kv_head_gb`` per KV head the shard holds (:meth:`lora_shard_gb`); ``lora_estimated`` names the
+    shape fields the reservation was computed from that are estimates.
     """
 
     weights_gb: float
@@ -74,6 +80,20 @@ class MemoryEstimate:
     sequences: int = 0
     draft_weights_gb: float = 0.0
     draft_kv_per_token_gb: float = 0.0
+    lora_slots: int = 0
+    lora_rank: int = 0
+    lora_whole_gb: float = 0.0
+    lora_split_gb: float = 0.0
+    lora_kv_head_gb: float = 0.0
+    lora_estimated: tuple[str, ...] = ()
+
+    def lora_shard_gb(self, shards: int) -> float:
+        """The LoRA adapters' reservation on each of ``shards`` tensor parallel shards (0 without adapters)."""
+        if not self.lora_slots:
+            return 0.0
+        kv_heads = self.architecture.kv_heads if self.architecture else 0
+        held = math.ceil(kv_heads / shards) if kv_heads else 0
+        return self.lora_whole_gb + self.lora_split_gb / shards + self.lora_kv_head_gb * held
 
     def kv_gb(self, sequences: int) -> float:
         """KV cache of ``sequences`` sequences of ``context_tokens`` (all KV heads, no replication)."""
@@ -86,9 +106,11 @@ class MemoryEstimate:
 
     @property
     def base_gb(self) -> float:
-        """Weights + KV cache (with a draft model's) + proportional overhead, before per-shard overhead, padding
-        and replication."""
-        return (self.weights_gb + self.kv_cache_gb + self.draft_gb()) * (1.0 + self.overhead_fraction)
+        """Weights + KV cache (with a draft model's) + the LoRA adapters' reservation on one shard + proportional
+        overhead, before per-shard overhead, padding and replication."""
+        return (self.weights_gb + self.kv_cache_gb + self.draft_gb() + self.lora_shard_gb(1)) * (
+            1.0 + self.overhead_fraction
+        )
 
     def required_gb(self, shards: int) -> float:
         """Total memory needed over ``shards`` shards, without padding or KV replication."""
@@ -180,6 +202,36 @@ class QuantizationHint:
 
 
 @dataclass(frozen=True)
+class LoraReservation:
+    """The device memory the engine reserves for LoRA adapters beside the model on the chosen host.
+
+    ``slots`` adapters (vLLM ``max_loras``) of rank up to ``rank`` (``max_lora_rank``); ``gb`` over every shard of
+    the copy (counted in ``memory_required_gb``), ``per_shard_gb`` on each; ``estimated`` the shape fields it was
+    computed from that are estimates (the MLP's intermediate size is always derived from the parameter count)."""
+
+    slots: int
+    rank: int
+    gb: float
+    per_shard_gb: float
+    estimated: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        """The plan's ``lora_adapters`` block."""
+        return {
+            "slots": self.slots,
+            "max_lora_rank": self.rank,
+            "reserved_gb": round(self.gb, 3),
+            "per_shard_gb": round(self.per_shard_gb, 3),
+            "estimated": list(self.estimated),
+        }
+
+    def summary(self) -> str:
+        """One clause for a reason."""
+        flag = f" (estimated: {', '.join(self.estimated)})" if self.estimated else ""
+        return f"LoRA adapters {self.gb:.2f} GiB ({self.slots} slot(s) of rank {self.rank}){flag}"
+
+
+@dataclass(frozen=True)
 class HostDecision:
     """The chosen host, what it uses, and why.
 
@@ -223,6 +275,8 @@ class HostDecision:
     """A speculative-decoding draft model's weights counted in ``memory_required_gb`` (0 without one)."""
     draft_kv_cache_gb: float = 0.0
     """The draft model's KV cache counted in ``memory_required_gb`` (0 without one)."""
+    lora: LoraReservation | None = None
+    """The LoRA adapters' reservation counted in ``memory_required_gb`` (``None`` without adapters)."""
 
     @property
     def instance_type(self) -> str:

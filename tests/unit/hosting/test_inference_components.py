@@ -10,6 +10,7 @@ from aws_cdk import Stack
 
 from inference_constructs.catalog import load_catalog
 from inference_constructs.config.schema import PlatformConfig
+from inference_constructs.containers.compatibility import lora_rules
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting import (
     AdapterRequest,
@@ -22,7 +23,8 @@ from inference_constructs.hosting import (
 )
 from inference_constructs.hosting.components_plan import plan_components_endpoint
 from inference_constructs.plan import plan_platform
-from inference_constructs.spec import AcceleratorChoice, EndpointKind, ModelSpec, Serving
+from inference_constructs.sizing import memory_estimate
+from inference_constructs.spec import AcceleratorChoice, EndpointKind, LoraSlots, ModelSpec, Serving
 from tests.unit.hosting._synth import logical_ids, synth_checked
 
 QWEN_7B = ModelSpec(
@@ -206,6 +208,143 @@ def test_a_base_with_adapters_turns_on_lmi_lora_loading() -> None:
     env = plan.components.components[0].plan.environment
     assert env["OPTION_ENABLE_LORA"] == "true"
     assert env["OPTION_MAX_LORAS"] == "1"
+    # the rank is written, so the engine reserves what the plan counts: vLLM's default unless the component sets one
+    assert env["OPTION_MAX_LORA_RANK"] == str(lora_rules().default_rank) == "16"
+
+
+def _adapters(n: int) -> tuple[AdapterRequest, ...]:
+    return tuple(
+        AdapterRequest(f"tone-{i}", "chat", f"s3://assistants-ml-artifacts/adapters/tone-{i}/") for i in range(n)
+    )
+
+
+def test_the_base_copy_counts_the_adapter_slots_vllm_reserves() -> None:
+    # GIVEN the chat model with 4 adapters of rank up to 64, on one explicit GPU
+    base = replace(CHAT, max_lora_rank=64)
+    plan = plan_components_endpoint(_request(base, adapters=_adapters(4), instance_type="ml.g6e.xlarge"))
+    assert plan.components is not None
+    (chat,) = plan.components.components
+    host = chat.plan.host
+    assert host is not None and host.lora is not None
+    # THEN the copy's device need holds the reservation of 4 slots of rank 64, as the sizing computes it for the model
+    reserved = memory_estimate(replace(QWEN_7B, lora=LoraSlots(slots=4, rank=64))).lora_shard_gb(1)
+    assert (host.lora.slots, host.lora.rank) == (4, 64)
+    assert host.lora.gb == pytest.approx(reserved, abs=1e-3) and reserved > 1.0
+    alone = plan_components_endpoint(_request(CHAT, instance_type="ml.g6e.xlarge"))
+    assert alone.host is not None
+    assert host.memory_required_gb > alone.host.memory_required_gb + reserved
+    assert chat.plan.environment["OPTION_MAX_LORAS"] == "4"
+    assert chat.plan.environment["OPTION_MAX_LORA_RANK"] == "64"
+
+
+def test_adapters_can_raise_the_devices_a_copy_reserves() -> None:
+    # GIVEN the chat model on a 4-GPU host, which it holds on 2 GPUs alone
+    alone = plan_components_endpoint(_request(CHAT, instance_type="ml.g5.12xlarge"))
+    assert alone.components is not None
+    assert alone.components.components[0].accelerator_devices == 2
+    # WHEN it gets 8 adapters of rank up to 512 THEN the copy reserves all 4 GPUs (tensor parallel 4)
+    many = plan_components_endpoint(
+        _request(replace(CHAT, max_lora_rank=512), adapters=_adapters(8), instance_type="ml.g5.12xlarge")
+    )
+    assert many.components is not None
+    chat = many.components.components[0]
+    assert chat.accelerator_devices == 4
+    assert chat.plan.host is not None and chat.plan.host.tensor_parallel_degree == 4
+    assert many.inference_component is not None and many.inference_component.accelerator_devices == 4
+
+
+def test_fails_a_host_that_holds_the_base_but_not_its_adapter_slots() -> None:
+    # GIVEN the chat model, which one A10G holds alone, with 4 adapters of rank up to 256 on that single-GPU type
+    plan_components_endpoint(_request(CHAT, instance_type="ml.g5.2xlarge"))
+    req = _request(replace(CHAT, max_lora_rank=256), adapters=_adapters(4), instance_type="ml.g5.2xlarge")
+    # WHEN planned THEN the type is refused: the key, the reservation's numbers, what reserves less and what fits
+    with pytest.raises(InferenceConfigError) as err:
+        plan_components_endpoint(req, path="endpoints[0]")
+    message = str(err.value)
+    assert "endpoints[0].instance_type: ml.g5.2xlarge cannot hold the components" in message
+    assert "fits the model alone, not with the LoRA adapters' reservation (4 slot(s) of rank 256: 4.8 GiB" in message
+    assert "fewer slots or a lower rank reserve less" in message
+    assert "the cheapest instance type that fits them all is ml." in message
+
+
+@pytest.mark.parametrize(
+    ("base", "adapters", "key"),
+    [
+        (replace(CHAT, max_lora_rank=24), (ADAPTER,), r"components\[0\]\.max_lora_rank: 24 is not a rank vLLM takes"),
+        (replace(CHAT, max_lora_rank=64), (), r"components\[0\]\.max_lora_rank: is set on chat, which has no adapters"),
+        (
+            replace(CHAT, environment={"OPTION_MAX_LORA_RANK": "48"}),
+            (ADAPTER,),
+            r"components\[0\]\.environment\.OPTION_MAX_LORA_RANK: '48' is not a rank vLLM takes",
+        ),
+        (
+            replace(CHAT, model=ModelSpec(id="EleutherAI/gpt-neox-20b")),
+            (ADAPTER,),
+            r"adapters\[0\]\.base: chat serves a gpt_neox model, which vLLM loads no lora adapters for",
+        ),
+    ],
+)
+def test_fails_a_rank_the_engine_does_not_take_or_a_base_it_loads_no_adapters_for(
+    base: ComponentRequest, adapters: tuple[AdapterRequest, ...], key: str
+) -> None:
+    with pytest.raises(InferenceConfigError, match=rf"endpoints\[0\]\.{key}"):
+        plan_components_endpoint(_request(base, adapters=adapters), path="endpoints[0]")
+
+
+def test_the_components_own_lora_variables_are_what_the_sizing_counts() -> None:
+    # GIVEN a base that sets the engine's slots and rank itself (they replace the plan's)
+    base = replace(CHAT, environment={"OPTION_MAX_LORAS": "6", "OPTION_MAX_LORA_RANK": "32"})
+    plan = plan_components_endpoint(_request(base, adapters=(ADAPTER,), instance_type="ml.g6e.xlarge"))
+    assert plan.host is not None and plan.host.lora is not None
+    # THEN the sizing counts 6 slots of rank 32, the values the container gets
+    assert (plan.host.lora.slots, plan.host.lora.rank) == (6, 32)
+    assert plan.environment["OPTION_MAX_LORAS"] == "6"
+
+
+def test_the_config_sets_a_components_max_lora_rank() -> None:
+    # GIVEN the two-component config with an adapter on chat and max_lora_rank 32 WHEN planned
+    chat = {**_CONFIG["endpoints"][0]["components"][0], "max_lora_rank": 32}
+    endpoint = {
+        **_CONFIG["endpoints"][0],
+        "instance_type": "auto",
+        "capacity": {"min": 1, "max": 2},
+        "components": [chat, _CONFIG["endpoints"][0]["components"][1]],
+        "adapters": [{"name": "tone", "base": "chat", "s3_uri": ADAPTER.s3_uri}],
+    }
+    plan = plan_platform(PlatformConfig.model_validate({**_CONFIG, "endpoints": [endpoint]}))
+    # THEN the base writes that rank and the sizing counts it
+    hosting = plan.endpoints[0].hosting
+    assert hosting.components is not None
+    base = hosting.components.components[0].plan
+    assert base.environment["OPTION_MAX_LORA_RANK"] == "32"
+    assert base.host is not None and base.host.lora is not None and base.host.lora.rank == 32
+
+
+def test_the_plan_shows_the_adapter_reservation_of_the_base() -> None:
+    # GIVEN the shipped example (one adapter on chat, Qwen 2.5 7B) WHEN planned
+    from inference_constructs.config.load import load_config
+
+    plan = plan_platform(load_config("config/examples/inference-components.yaml"))
+    (endpoint,) = plan.endpoints
+    doc = endpoint.to_json()
+    chat, summarize = doc["components"]["components"]
+    reserved = memory_estimate(replace(QWEN_7B, lora=LoraSlots(slots=1, rank=16))).lora_shard_gb(1)
+    # THEN the base's entry, and the endpoint's host entry (the first component's), hold the reservation
+    expected = {
+        "slots": 1,
+        "max_lora_rank": 16,
+        "reserved_gb": round(reserved, 3),
+        "per_shard_gb": round(reserved, 3),
+        "estimated": ["intermediate_size"],
+    }
+    assert chat["lora_adapters"] == expected
+    assert doc["lora_adapters"] == expected
+    assert "lora_adapters" not in summarize
+    # AND the text plan names it on the base's line and in the sizing's reason
+    text = plan.table()
+    assert "  chat: 1 device(s) + " in text
+    assert "LoRA adapters 0.07 GiB (1 slot(s) of rank 16) (estimated: intermediate_size)" in text
+    assert "LoRA adapters 0.07 (estimated) for 1 slot(s) of rank 16" in text
 
 
 def _build(stack: Stack) -> InferenceComponentsEndpoint:
