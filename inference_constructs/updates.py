@@ -25,6 +25,13 @@ Each warning has a stable code (:data:`UPDATE_WARNING_CODES`), the endpoint or p
 ``endpoint-moves-stack``
     An endpoint's ``stack`` changes: it is created in the new hosting stack while the old one still holds its
     name, which SageMaker refuses; remove it in one deploy and add it to the other stack in the next.
+``component-removed``
+    An inference component or adapter of an endpoint that hosts several is no longer in the plan: CloudFormation
+    deletes it, and callers that name it (``InvokeEndpoint`` with ``InferenceComponentName``) get errors. A
+    renamed component is removed and another one added: its resource and its name are new.
+``first-component-changed``
+    The first component of such an endpoint is another one: the endpoint's own inference component (whose name
+    stays) is updated to serve the new first component's model, so callers that name it get another model.
 """
 
 from __future__ import annotations
@@ -39,11 +46,15 @@ SCALED_VARIANT_INSTANCE_TYPE = "scaled-variant-instance-type"
 SCALED_VARIANT_INSTANCE_POOLS = "scaled-variant-instance-pools"
 PROFILE_REPLACED = "profile-replaced"
 ENDPOINT_MOVES_STACK = "endpoint-moves-stack"
+COMPONENT_REMOVED = "component-removed"
+FIRST_COMPONENT_CHANGED = "first-component-changed"
 UPDATE_WARNING_CODES = (
     SCALED_VARIANT_INSTANCE_TYPE,
     PROFILE_REPLACED,
     ENDPOINT_MOVES_STACK,
     SCALED_VARIANT_INSTANCE_POOLS,
+    COMPONENT_REMOVED,
+    FIRST_COMPONENT_CHANGED,
 )
 """Every code :func:`update_warnings` may return; codes are never renamed."""
 
@@ -109,6 +120,7 @@ def _endpoint_warnings(name: str, old: Mapping[str, Any], new: Mapping[str, Any]
                 "scaling back",
             )
         )
+    out += _component_warnings(name, old, new)
     if old.get("stack") != new.get("stack"):
         out.append(
             UpdateWarning(
@@ -118,6 +130,47 @@ def _endpoint_warnings(name: str, old: Mapping[str, Any], new: Mapping[str, Any]
                 "new stack while the old one still holds its name; remove it in one deploy, add it in the next",
             )
         )
+    return out
+
+
+def _names(endpoint: Mapping[str, Any], key: str) -> list[str]:
+    """The names of an endpoint's inference components or adapters (``key``), in plan order; none without."""
+    block = endpoint.get("components")
+    entries = block.get(key) if isinstance(block, Mapping) else None
+    return [str(e.get("name")) for e in entries or () if isinstance(e, Mapping)]
+
+
+def _component_warnings(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[UpdateWarning]:
+    """A removed component or adapter, and a new first component, of an endpoint that hosts several."""
+    out: list[UpdateWarning] = []
+    before, after = _names(old, "components"), _names(new, "components")
+    if before and after and before[0] != after[0]:
+        out.append(
+            UpdateWarning(
+                FIRST_COMPONENT_CHANGED,
+                name,
+                f"endpoint {name}: the first component is {after[0]} instead of {before[0]}; the endpoint's own "
+                f"inference component keeps its name and is updated to serve {after[0]}, so callers that name it get "
+                f"another model; keep {before[0]} first, or switch those callers",
+            )
+        )
+    # A further component has an inference component of its own; the first is served by the endpoint's.
+    for key, kind, was, kept in (
+        ("components", "component", before[1:], set(after[1:])),
+        ("adapters", "adapter", _names(old, "adapters"), set(_names(new, "adapters"))),
+    ):
+        for gone in (g for g in was if g not in kept):
+            first = key == "components" and gone in after
+            now = " (it is now the first, served by the endpoint's own)" if first else ""
+            out.append(
+                UpdateWarning(
+                    COMPONENT_REMOVED,
+                    f"{name}/{gone}",
+                    f"endpoint {name}: the inference component of {kind} {gone} is deleted{now}; callers that name it "
+                    "(InvokeEndpoint InferenceComponentName) get errors, and a rename is a removal and a new component "
+                    "with a new name",
+                )
+            )
     return out
 
 

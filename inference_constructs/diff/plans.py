@@ -1,7 +1,9 @@
 """The plan side of ``diff``: what a config change does to each endpoint and profile, to the monthly cost, to the
 Savings Plan commitment the plan recommends, and to the plan's warnings. Pure Python (no ``aws_cdk`` import).
 
-Per source account's cross-account link and per agent (by account and name): added, removed or changed. Per
+Per source account's cross-account link and per agent (by account and name): added, removed or changed; per
+inference component and adapter of an endpoint (``<endpoint>/<name>``): added, removed, or a change of its place
+(first or not), model, image, copies or reservation per copy, or of an adapter's base and artifacts. Per
 endpoint (by name): added, removed or changed, with the host, instance type, capacity bounds and hosting stack
 before and after (an instance type change with the new plan's reason for its host), and the on-demand monthly cost
 at the capacity minimum and maximum; per Bedrock profile (by
@@ -134,13 +136,30 @@ def _commitment(doc: Doc) -> float:
 
 
 def _entries(doc: Doc, key: str) -> Any:
-    """The named entries at ``key`` (a dotted path); the cross-account links are named by their account."""
+    """The named entries at ``key`` (a dotted path); the cross-account links are named by their account, and the
+    inference components and adapters of every endpoint (``components``, ``adapters``) by
+    ``<endpoint>/<component>``, each component with whether it is its endpoint's first (``first``)."""
+    if key in ("components", "adapters"):
+        return _component_entries(doc, key)
     if key != "observability.cross_account.links":
         return doc.get(key, [])
     observability = doc.get("observability")
     cross = observability.get("cross_account") if isinstance(observability, Mapping) else None
     links = cross.get("links", []) if isinstance(cross, Mapping) else []
     return [{"name": link.get("account"), **link} for link in links if isinstance(link, Mapping)]
+
+
+def _component_entries(doc: Doc, key: str) -> list[dict[str, Any]]:
+    """The components (or adapters) of every endpoint of ``doc`` hosted through several inference components."""
+    found: list[dict[str, Any]] = []
+    endpoints = doc.get("endpoints")
+    for endpoint in endpoints if isinstance(endpoints, list) else ():
+        block = endpoint.get("components") if isinstance(endpoint, Mapping) else None
+        entries = block.get(key) if isinstance(block, Mapping) else None
+        for index, entry in enumerate(entries if isinstance(entries, list) else ()):
+            if isinstance(entry, Mapping):
+                found.append({**entry, "name": f"{endpoint.get('name')}/{entry.get('name')}", "first": index == 0})
+    return found
 
 
 #: What a diff compares of each kind of entry: a field's name in the diff, and its path in the plan entry (dotted
@@ -154,6 +173,16 @@ _FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("capacity.max", "scaling.max_capacity"),
         ("stack", "stack"),
     ),
+    "component": (
+        ("first", "first"),
+        ("model", "environment.HF_MODEL_ID"),
+        ("image", "image"),
+        ("copies.min", "copies.min"),
+        ("copies.max", "copies.max"),
+        ("accelerators_per_copy", "accelerators_per_copy"),
+        ("memory_mb_per_copy", "memory_mb_per_copy"),
+    ),
+    "adapter": (("base", "base"), ("artifact_url", "artifact_url")),
     "profile": (("model", "model"),),
     "source account": tuple((k, k) for k in ("stack", "region", "resource_types", "deployed")),
     "agent": (
@@ -209,8 +238,9 @@ def _item(kind: str, name: str, old: Doc | None, new: Doc | None) -> ItemDiff:
 
 
 def diff_plans(old: Doc, new: Doc) -> PlanDiff:
-    """Compare two plan documents (``PlatformPlan.to_json()``): endpoints and Bedrock profiles by name, the
-    cross-account links by source account, and the agents by name.
+    """Compare two plan documents (``PlatformPlan.to_json()``): endpoints, their inference components and adapters
+    (``<endpoint>/<name>``) and Bedrock profiles by name, the cross-account links by source account, and the agents
+    by name.
 
     Raises
     ------
@@ -220,6 +250,8 @@ def diff_plans(old: Doc, new: Doc) -> PlanDiff:
     items: list[ItemDiff] = []
     for kind, key in (
         ("endpoint", "endpoints"),
+        ("component", "components"),
+        ("adapter", "adapters"),
         ("profile", "bedrock"),
         ("source account", "observability.cross_account.links"),
         ("agent", "agents"),

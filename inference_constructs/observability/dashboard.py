@@ -142,6 +142,7 @@ class InferenceDashboard(Construct):
         rows += self._sagemaker_rows()
         rows += self._endpoint_rows(endpoints)
         rows += self._enhanced_rows(endpoints)
+        rows += self._component_rows(endpoints)
         rows += self._bedrock_rows()
         rows += self._profile_rows(profiles)
         rows += self._cost_rows()
@@ -278,7 +279,11 @@ class InferenceDashboard(Construct):
     def _endpoint_rows(self, endpoints: Sequence[MonitoredEndpoint]) -> list[list[cloudwatch.IWidget]]:
         return self._section(
             "## Endpoints of this app: GPU utilization and memory per GPU (0–100 %)",
-            [self._per_gpu_graph(e) for e in endpoints if e.gpu_count > 0 and e.kind is not EndpointKind.SERVERLESS],
+            [
+                self._per_gpu_graph(e)
+                for e in endpoints
+                if e.gpu_count > 0 and e.kind is not EndpointKind.SERVERLESS and e.component is None
+            ],
         )
 
     def _per_gpu_graph(self, endpoint: MonitoredEndpoint) -> cloudwatch.GraphWidget:
@@ -295,7 +300,9 @@ class InferenceDashboard(Construct):
         )
 
     def _enhanced_rows(self, endpoints: Sequence[MonitoredEndpoint]) -> list[list[cloudwatch.IWidget]]:
-        enhanced = [e for e in endpoints if e.enhanced_metrics and e.kind is EndpointKind.REALTIME]
+        enhanced = [
+            e for e in endpoints if e.enhanced_metrics and e.kind is EndpointKind.REALTIME and e.component is None
+        ]
         return [
             row
             for e in enhanced
@@ -342,6 +349,99 @@ class InferenceDashboard(Construct):
                 right_axis="ms",
                 width=_QUARTER,
             ),
+        ]
+
+    def _component_rows(self, endpoints: Sequence[MonitoredEndpoint]) -> list[list[cloudwatch.IWidget]]:
+        """Every inference component in the account (SEARCH per ``InferenceComponentName``: the fleet graphs above
+        are per variant, which an inference component's invocations do not carry), then a row per known component;
+        nothing when no known endpoint is served through inference components."""
+        components = [e for e in endpoints if e.inference_component_name is not None]
+        if not components:
+            return []
+        acc, p = self._accounts, self._period
+        fleet: list[cloudwatch.IWidget] = [
+            self._graph(
+                "Invocations per component (sum)",
+                [metrics.fleet_component_metric(metric_table.INVOCATIONS, account_ids=acc, period=p)],
+                axis="count",
+                width=_QUARTER,
+            ),
+            self._graph(
+                "ModelLatency p99 per component (ms)",
+                [metrics.fleet_component_metric(metric_table.MODEL_LATENCY, scale="/1000", account_ids=acc, period=p)],
+                axis="ms",
+                width=_QUARTER,
+            ),
+            self._graph(
+                "Requests that found no copy, per component (sum)",
+                [
+                    metrics.fleet_component_metric(
+                        metric_table.NO_CAPACITY_INVOCATION_FAILURES, account_ids=acc, period=p
+                    )
+                ],
+                axis="requests",
+                width=_QUARTER,
+            ),
+            self._graph(
+                "GPUMemoryUtilizationNormalized per component (% of its copies' GPUs)",
+                [
+                    metrics.fleet_component_metric(
+                        metric_table.GPU_MEMORY_UTILIZATION_NORMALIZED, account_ids=acc, period=p
+                    )
+                ],
+                axis="%",
+                width=_QUARTER,
+                maximum=100,
+            ),
+        ]
+        header = self._header(
+            "## Inference components\n"
+            "Every component that reported data (SEARCH per InferenceComponentName), then each component of this "
+            "app: its invocations, latency and errors, and the utilization of its copies."
+        )
+        return [header, fleet, *[self._component_graphs(c) for c in components]]
+
+    def _component_graphs(self, endpoint: MonitoredEndpoint) -> list[cloudwatch.IWidget]:
+        """One row for the inference component ``endpoint`` watches (``InferenceComponentName``)."""
+        p = self._period
+        title = f"{endpoint.name} {endpoint.component}" if endpoint.component else endpoint.name
+        if endpoint.gpu_count > 0:
+            usage: list[cloudwatch.IMetric] = [
+                metrics.endpoint_metric(endpoint, metric_table.GPU_UTILIZATION_NORMALIZED, period=p),
+                metrics.endpoint_metric(endpoint, metric_table.GPU_MEMORY_UTILIZATION_NORMALIZED, period=p),
+            ]
+            usage_title = "GPU utilization and GPU memory per copy (% of its reserved GPUs)"
+        else:
+            usage = [metrics.endpoint_metric(endpoint, metric_table.CPU_UTILIZATION_NORMALIZED, period=p)]
+            usage_title = "CPUUtilizationNormalized per copy"
+        return [
+            self._graph(
+                f"{title}: invocations (left, sum) and requests that found no copy (right, sum)",
+                [metrics.endpoint_invocations(endpoint, period=p)],
+                axis="count",
+                right=[metrics.endpoint_metric(endpoint, metric_table.NO_CAPACITY_INVOCATION_FAILURES, period=p)],
+                right_axis="requests",
+                width=_QUARTER,
+            ),
+            self._graph(
+                f"{title}: ModelLatency p50 and p99 (ms)",
+                [
+                    metrics.endpoint_model_latency_ms(endpoint, "p50", period=p),
+                    metrics.endpoint_model_latency_ms(endpoint, "p99", period=p),
+                ],
+                axis="ms",
+                width=_QUARTER,
+            ),
+            self._graph(
+                f"{title}: 4XX / 5XX error rate (%)",
+                [
+                    metrics.endpoint_error_rate_percent(endpoint, "4XX", period=p),
+                    metrics.endpoint_error_rate_percent(endpoint, "5XX", period=p),
+                ],
+                axis="%",
+                width=_QUARTER,
+            ),
+            self._graph(f"{title}: {usage_title}", usage, axis="%", width=_QUARTER, maximum=100),
         ]
 
     def _bedrock_rows(self) -> list[list[cloudwatch.IWidget]]:

@@ -462,6 +462,22 @@ def enhanced_widgets(gpu_count: int) -> int:
     return 1 + 2 + (2 if gpu_count > 0 else 0)
 
 
+COMPONENT_WIDGETS_REASON = (
+    "they are served through inference components, whose invocation metrics carry InferenceComponentName instead "
+    "of the variant the fleet graphs search: a section with SEARCH graphs per InferenceComponentName (invocations, "
+    "ModelLatency p99, requests that found no copy, GPU memory per copy), then one row each: invocations and "
+    "NoCapacityInvocationFailures, ModelLatency p50/p99, 4XX/5XX error rate, utilization per copy "
+    "(/aws/sagemaker/InferenceComponents)"
+)
+"""Why an endpoint's inference components get rows of the dashboard, as the plan states it."""
+
+
+def component_widgets(components: int) -> int:
+    """Dashboard widgets of ``components`` inference components: none without one, else the section's header and
+    its four fleet graphs, and four graphs per component."""
+    return 0 if components == 0 else 1 + 4 + 4 * components
+
+
 @dataclass(frozen=True)
 class DashboardDecision:
     """The fleet dashboard: SEARCH graphs of every endpoint and profile, per-GPU graphs of ``gpu_endpoints``
@@ -473,14 +489,20 @@ class DashboardDecision:
     profiles: tuple[str, ...] = ()
     source_account_ids: tuple[str, ...] = ()
     enhanced_endpoints: tuple[str, ...] = ()
+    components: tuple[str, ...] = ()
+    """The inference components graphed one by one: ``<endpoint name>`` for the one an endpoint is served by (scale
+    to zero, or the first of several), ``<endpoint name>/<component>`` for each further one."""
 
     def to_dict(self) -> dict[str, Any]:
-        """The dashboard's plan entry (``enhanced_endpoints`` and its reason only when an endpoint has them)."""
+        """The dashboard's plan entry (``enhanced_endpoints``, ``components`` and their reasons only when an
+        endpoint has them)."""
         entry: dict[str, Any] = {name: list(values) for name, values in asdict(self).items()}
-        if not self.enhanced_endpoints:
-            del entry["enhanced_endpoints"]
-        else:
-            entry["enhanced_endpoints_reason"] = ENHANCED_WIDGETS_REASON
+        reasons = {"enhanced_endpoints": ENHANCED_WIDGETS_REASON, "components": COMPONENT_WIDGETS_REASON}
+        for field, reason in reasons.items():
+            if not entry[field]:
+                del entry[field]
+            else:
+                entry[f"{field}_reason"] = reason
         return entry
 
 

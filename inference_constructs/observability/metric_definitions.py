@@ -77,11 +77,14 @@ def endpoint_dimensions(
 ) -> dict[str, str]:
     """Dimensions of one endpoint's metric in ``namespace``, in template order.
 
-    An ``AWS/SageMaker`` invocation metric of an endpoint hosted through an inference component is published
-    per component (``InferenceComponentName``); every other endpoint metric per variant (``EndpointName``,
-    ``VariantName``); the async queue metrics (``variant_dimension=False``) per endpoint only.
+    An ``AWS/SageMaker`` invocation metric of an endpoint hosted through an inference component, and every metric
+    of ``/aws/sagemaker/InferenceComponents`` (per copy), is published per component (``InferenceComponentName``);
+    every other endpoint metric per variant (``EndpointName``, ``VariantName``); the async queue metrics
+    (``variant_dimension=False``) per endpoint only.
     """
-    if inference_component_name is not None and namespace == SAGEMAKER_NAMESPACE and variant_dimension:
+    if inference_component_name is not None and (
+        namespace == INFERENCE_COMPONENT_NAMESPACE or (namespace == SAGEMAKER_NAMESPACE and variant_dimension)
+    ):
         return {Dimension.INFERENCE_COMPONENT_NAME.value: inference_component_name}
     if variant_dimension:
         return {Dimension.ENDPOINT_NAME.value: endpoint_name, Dimension.VARIANT_NAME.value: variant_name}

@@ -268,7 +268,8 @@ GPU_UTILIZATION_NORMALIZED = _copy("GPUUtilizationNormalized", "Average", "Perce
 """0..100 of the copy's reserved GPUs."""
 GPU_MEMORY_UTILIZATION_NORMALIZED = _copy("GPUMemoryUtilizationNormalized", "Average", "Percent")
 """0..100 of the copy's reserved GPU memory."""
-_CPU_NORMALIZED = _copy("CPUUtilizationNormalized", "Average")
+CPU_UTILIZATION_NORMALIZED = _copy("CPUUtilizationNormalized", "Average")
+"""The copy's CPU utilization (no unit set: the source names none)."""
 
 # ---------------------------------------------------------------------------------- AWS/Bedrock: runtime
 
@@ -340,7 +341,7 @@ for _name in (
     "ModelCacheHit",
 ):
     _multi_model(_name, "Average")
-for _row in (GPU_UTILIZATION_NORMALIZED, GPU_MEMORY_UTILIZATION_NORMALIZED, _CPU_NORMALIZED):
+for _row in (GPU_UTILIZATION_NORMALIZED, GPU_MEMORY_UTILIZATION_NORMALIZED, CPU_UTILIZATION_NORMALIZED):
     _instance_of_components.also(_row)
 for _name in ("CPUReservation", "GPUReservation", "MemoryReservation", "LoadedModelCount"):
     _instance_of_components(_name, "Average")

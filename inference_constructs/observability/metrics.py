@@ -31,6 +31,7 @@ from inference_constructs.observability import metric_definitions, metric_table
 from inference_constructs.observability.metric_definitions import (  # SEARCH rendering is pure: defined there
     BEDROCK_DIMENSIONS,
     CACHE_WRITE_METRIC_NAMES,
+    COMPONENT_DIMENSIONS,
     ENDPOINT_ONLY_DIMENSIONS,
     ERROR_METRICS,
     VARIANT_DIMENSIONS,
@@ -128,6 +129,28 @@ def _fleet(
 
 
 # ------------------------------------------------------------------------------------------ SageMaker (fleet)
+
+
+def fleet_component_metric(
+    definition: MetricDefinition,
+    statistic: Statistic | str | None = None,
+    *,
+    account_ids: Sequence[str] = (),
+    period: Duration = DEFAULT_PERIOD,
+    scale: str = "",
+) -> cloudwatch.MathExpression:
+    """SEARCH for ``definition`` per inference component (``InferenceComponentName``): an invocation metric of
+    ``AWS/SageMaker`` that an inference component serves, or a per-copy metric; one line per component that reported
+    data, ``statistic`` (default: the row's) over ``period``."""
+    return search_expression(
+        definition.namespace,
+        [d.value for d in COMPONENT_DIMENSIONS],
+        [definition.name],
+        statistic or definition.statistic,
+        account_ids=account_ids,
+        scale=scale,
+        period=period,
+    )
 
 
 def fleet_invocations(

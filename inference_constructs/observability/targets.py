@@ -10,8 +10,8 @@ profile was built (and this module never imports aws_cdk).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
 
 from inference_constructs._tokens import is_unresolved
@@ -200,8 +200,30 @@ ProfileLike: TypeAlias = "_InferenceProfile | MonitoredProfile"
 
 
 def monitored_endpoints(endpoints: Sequence[EndpointLike]) -> list[MonitoredEndpoint]:
-    """Each of ``endpoints`` as a :class:`MonitoredEndpoint` (:meth:`MonitoredEndpoint.of`)."""
-    return [MonitoredEndpoint.of(e) for e in endpoints]
+    """Each of ``endpoints`` as a :class:`MonitoredEndpoint` (:meth:`MonitoredEndpoint.of`), each endpoint
+    construct that hosts several inference components followed by one per further component
+    (:func:`with_components`)."""
+    return [m for e in endpoints for m in with_components(e)]
+
+
+def with_components(endpoint: EndpointLike, first: MonitoredEndpoint | None = None) -> list[MonitoredEndpoint]:
+    """The endpoint as the dashboard and alarms watch it, then each of its inference components after the first
+    (an ``InferenceComponentsEndpoint``'s ``components``: the same endpoint, that component's
+    ``InferenceComponentName`` and its config name as ``component``). Any other endpoint: itself only.
+
+    ``first`` is the endpoint's own description when the caller knows it better than the construct (the platform
+    reads it off the plan). Default: :meth:`MonitoredEndpoint.of` ``(endpoint)``."""
+    first = first or MonitoredEndpoint.of(endpoint)
+    further = getattr(endpoint, "components", None) if not isinstance(endpoint, MonitoredEndpoint) else None
+    if not isinstance(further, Mapping):
+        return [first]
+    return [
+        first,
+        *(
+            replace(first, inference_component_name=resources.component.inference_component_name, component=name)
+            for name, resources in further.items()
+        ),
+    ]
 
 
 def monitored_profiles(profiles: Sequence[ProfileLike]) -> list[MonitoredProfile]:

@@ -38,6 +38,7 @@ __all__ = [
     "decide_cross_account",
     "decide_observability",
     "decide_transaction_search",
+    "graphed_components",
     "has_enhanced_widgets",
 ]
 
@@ -118,6 +119,15 @@ def decide_transaction_search(
     )
 
 
+def graphed_components(endpoint: EndpointDecisions) -> tuple[str, ...]:
+    """The inference components of ``endpoint`` the dashboard graphs one by one (``DashboardDecision.components``):
+    none unless it is served through inference components; its name for the first, ``<name>/<component>`` after."""
+    if not endpoint.hosting.uses_inference_component:
+        return ()
+    further = endpoint.hosting.components.components[1:] if endpoint.hosting.components is not None else ()
+    return (endpoint.endpoint_name, *(f"{endpoint.endpoint_name}/{c.name}" for c in further))
+
+
 def has_enhanced_widgets(endpoint: EndpointDecisions) -> bool:
     """True when the dashboard gives ``endpoint`` its per-GPU and per-instance row: a real-time endpoint whose
     endpoint config turns enhanced metrics on."""
@@ -152,6 +162,7 @@ def decide_observability(
             profiles=tuple(p.name for p in profiles),
             source_account_ids=tuple(obs.source_account_ids),
             enhanced_endpoints=enhanced,
+            components=tuple(c for e in endpoints for c in graphed_components(e)),
         )
         if obs.dashboard
         else None,

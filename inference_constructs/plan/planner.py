@@ -25,6 +25,7 @@ from inference_constructs.errors import InferenceConfigError
 from inference_constructs.layout import MAX_RESOURCES_PER_STACK, assign_stacks
 from inference_constructs.observability.decisions import (
     AlarmSettings,
+    component_widgets,
     endpoint_alarm_prefix,
     endpoint_alarms,
     enhanced_widgets,
@@ -37,6 +38,7 @@ from inference_constructs.plan.observability import (
     cross_account_problems,
     decide_cross_account,
     decide_observability,
+    graphed_components,
     has_enhanced_widgets,
 )
 from inference_constructs.plan.platform import PlatformPlan
@@ -94,6 +96,7 @@ def plan_platform(
     problems.extend(cost_problems)
     gpu_endpoints = sum(1 for e in endpoints if e.hosting.gpu_count > 0 and e.kind is not EndpointKind.SERVERLESS)
     enhanced = sum(enhanced_widgets(e.hosting.gpu_count) for e in endpoints if has_enhanced_widgets(e))
+    enhanced += component_widgets(sum(len(graphed_components(e)) for e in endpoints))
     problems.extend(dashboard_problems(config, gpu_endpoints, enhanced))
     agents, extra_problems = _agents_and_links(config)
     problems.extend(extra_problems)

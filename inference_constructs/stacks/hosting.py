@@ -7,7 +7,6 @@ export: the stacks of a platform stay independently updatable (see ``_handoff``)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from aws_cdk import CfnOutput, Stack, aws_sns
@@ -19,7 +18,7 @@ from inference_constructs.hosting import InferenceEndpoint, endpoint_from_reques
 from inference_constructs.hosting.components import scale_components
 from inference_constructs.observability import InferenceAlarms, MonitoredEndpoint
 from inference_constructs.observability.decisions import AlarmSettings
-from inference_constructs.observability.targets import enhanced_metrics_on
+from inference_constructs.observability.targets import enhanced_metrics_on, with_components
 from inference_constructs.plan import EndpointDecisions, capacity_schedule
 from inference_constructs.region_rules import add_region_rules
 from inference_constructs.regions import RegionRequirement
@@ -49,20 +48,6 @@ def monitored(
         inference_component_name=component.inference_component_name if component is not None else None,
         enhanced_metrics=enhanced_metrics_on(decisions.hosting),
     )
-
-
-def _monitored_components(
-    platform: str, decisions: EndpointDecisions, endpoint: InferenceEndpoint
-) -> list[MonitoredEndpoint]:
-    """The endpoint as the alarms watch it, then each of its inference components after the first."""
-    first = monitored(platform, decisions, endpoint)
-    return [
-        first,
-        *(
-            replace(first, inference_component_name=c.component.inference_component_name, component=name)
-            for name, c in endpoint.components.items()
-        ),
-    ]
 
 
 def async_input_output_id(endpoint: str) -> str:
@@ -136,10 +121,16 @@ class HostingStack(Stack):
             for alarm in endpoint.rollback_alarms:
                 alarm.alarm_actions = [alarm_topic.topic_arn]
                 alarm.ok_actions = [alarm_topic.topic_arn]
+        self.monitored: dict[str, list[MonitoredEndpoint]] = {
+            d.name: with_components(self.endpoints[d.name], monitored(platform, d, self.endpoints[d.name]))
+            for d in endpoints
+        }
+        """What the alarms (and the platform's dashboard) watch of each endpoint, by config name: the endpoint, then
+        each of its inference components after the first."""
         self.alarms = InferenceAlarms(
             self,
             "Alarms",
-            endpoints=[m for d in endpoints for m in _monitored_components(platform, d, self.endpoints[d.name])],
+            endpoints=[m for d in endpoints for m in self.monitored[d.name]],
             **props_of(alarm_settings),
             topic=alarm_topic,
         )

@@ -15,6 +15,7 @@ from aws_cdk import Stack
 from constructs import Construct
 
 from inference_constructs._coerce import props_of
+from inference_constructs.errors import InferenceConfigError
 from inference_constructs.observability import (
     InferenceAlarms,
     InferenceDashboard,
@@ -40,7 +41,7 @@ class ObservabilityStack(Stack):
         construct_id: str,
         *,
         observability: ObservabilityPlan,
-        endpoints: Sequence[MonitoredEndpoint],
+        endpoints: Sequence[MonitoredEndpoint] | None,
         profiles: Sequence[MonitoredProfile],
         region_requirements: Sequence[RegionRequirement] = (),
         **kwargs: Any,
@@ -58,15 +59,10 @@ class ObservabilityStack(Stack):
             **props_of(observability.settings),
             alarm_email=observability.alarm_email,
         )
+        self._observability, self._profiles = observability, profiles
         self.dashboard: InferenceDashboard | None = None
-        if observability.dashboard is not None:
-            self.dashboard = InferenceDashboard(
-                self,
-                "Dashboard",
-                endpoints=endpoints,
-                profiles=profiles,
-                source_account_ids=observability.dashboard.source_account_ids,
-            )
+        if endpoints is not None:
+            self.add_dashboard(endpoints)
         self.sampling_rule: XRaySamplingRule | None = None
         if observability.xray_sampling is not None:
             self.sampling_rule = XRaySamplingRule(self, "SamplingRule", **props_of(observability.xray_sampling))
@@ -82,3 +78,30 @@ class ObservabilityStack(Stack):
                 resource_types=cross.resource_types,
             )
         self.transaction_search = transaction_search_for(self, observability.transaction_search, "this")
+
+    def add_dashboard(self, endpoints: Sequence[MonitoredEndpoint]) -> InferenceDashboard | None:
+        """Create the plan's dashboard over ``endpoints`` (and the stack's profiles), once; None when the plan has no
+        dashboard. The platform calls it once the hosting stacks exist, so the dashboard knows the name of every
+        inference component (``endpoints=None`` at construction leaves it to this call).
+
+        Raises
+        ------
+        InferenceConfigError
+            When the dashboard already exists (one per stack), or its inputs are invalid.
+        """
+        plan = self._observability.dashboard
+        if plan is None:
+            return None
+        if self.dashboard is not None:
+            raise InferenceConfigError(
+                "observability.dashboard: the stack already has its dashboard; call add_dashboard once, or pass "
+                "endpoints=None to the stack"
+            )
+        self.dashboard = InferenceDashboard(
+            self,
+            "Dashboard",
+            endpoints=endpoints,
+            profiles=self._profiles,
+            source_account_ids=plan.source_account_ids,
+        )
+        return self.dashboard

@@ -68,11 +68,14 @@ def build_platform(scope: Construct, plan: PlatformPlan, *, env: Environment | N
             MonitoredProfile(name=p.name, profile_id=construct.profile_id, model=p.model)
             for p, construct in zip(plan.profiles, bedrock.profiles.values(), strict=True)
         ]
+    # A dashboard that graphs inference components is made once the hosting stacks exist, since they name the
+    # components; any other is made with its stack.
+    deferred = obs.dashboard is not None and bool(obs.dashboard.components)
     observability = ObservabilityStack(
         scope,
         f"{name}-observability",
         observability=obs,
-        endpoints=[monitored(name, e) for e in plan.endpoints],
+        endpoints=None if deferred else [monitored(name, e) for e in plan.endpoints],
         profiles=profiles,
         region_requirements=plan.region_requirements("observability"),
         stack_name=f"{name}-observability",
@@ -113,6 +116,9 @@ def build_platform(scope: Construct, plan: PlatformPlan, *, env: Environment | N
             stack_name=stack_name,
             env=env,
         )
+    if deferred:
+        watched = {n: m for s in stacks.values() if isinstance(s, HostingStack) for n, m in s.monitored.items()}
+        observability.add_dashboard([m for e in plan.endpoints for m in watched[e.name]])
     if plan.cost.needs_stack:
         cost = CostStack(
             scope,

@@ -276,6 +276,29 @@ def test_scale_to_zero_example_alarms_and_scales_its_inference_component(
     assert json.dumps({"Name": "InferenceComponentName", "Value": component_name}) in dumped
 
 
+@pytest.mark.parametrize(
+    ("config", "platform"), [("examples-scale-to-zero", "lab-llm"), ("examples-inference-components", "shared-llm")]
+)
+def test_the_dashboard_graphs_each_inference_component_the_hosting_stack_names(
+    assemblies: dict[str, tuple[Assembly, Assembly]], config: str, platform: str
+) -> None:
+    # GIVEN a shipped config whose endpoint is served through inference components (adapters aside)
+    templates = assemblies[config][0].templates
+    named = {
+        r["Properties"]["InferenceComponentName"]
+        for r in _resources(templates[f"{platform}-hosting-1"], "AWS::SageMaker::InferenceComponent")
+        if "InferenceComponentName" in r["Properties"]
+    }
+    assert named
+    (dashboard,) = _resources(templates[f"{platform}-observability"], "AWS::CloudWatch::Dashboard")
+    body = json.dumps(dashboard["Properties"]["DashboardBody"])
+    # THEN the observability stack's dashboard graphs every one of them on its own InferenceComponentName, as a
+    # literal (no value crosses the stacks)
+    for name in named:
+        assert f'\\"InferenceComponentName\\",\\"{name}\\"' in body, name
+    assert "Fn::ImportValue" not in body
+
+
 def test_hosting_stack_builds_from_the_plans_own_decisions() -> None:
     # GIVEN the default platform planned once
     from inference_constructs.config import load_config

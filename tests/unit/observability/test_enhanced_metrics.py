@@ -4,6 +4,7 @@ validator's check of a schema's dimension set, and the plan's dashboard entry.""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
@@ -257,9 +258,7 @@ def test_the_plans_widget_count_is_what_the_dashboard_builds(
 ) -> None:
     # GIVEN a dashboard with and one without the enhanced endpoint
     with_it = InferenceDashboard(stack, "With", endpoints=[endpoint])
-    without = InferenceDashboard(
-        stack, "Without", endpoints=[MonitoredEndpoint(endpoint.name, gpu_count=endpoint.gpu_count)]
-    )
+    without = InferenceDashboard(stack, "Without", endpoints=[replace(endpoint, enhanced_metrics=False)])
     # THEN the difference is the count the plan's widget limit check adds
     assert len(with_it.widgets) - len(without.widgets) == widgets == enhanced_widgets(endpoint.gpu_count)
 
