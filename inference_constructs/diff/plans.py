@@ -181,6 +181,7 @@ _FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("copies.max", "copies.max"),
         ("accelerators_per_copy", "accelerators_per_copy"),
         ("memory_mb_per_copy", "memory_mb_per_copy"),
+        ("max_lora_rank", "lora_adapters.max_lora_rank"),
     ),
     "adapter": (("base", "base"), ("artifact_url", "artifact_url")),
     "profile": (("model", "model"),),

@@ -55,6 +55,13 @@ def test_a_change_of_copies_is_a_changed_component(config: dict[str, Any]) -> No
     assert [(c.field, c.old, c.new) for c in item.changes] == [("copies.max", 2, 3)]
 
 
+def test_a_change_of_the_adapter_rank_is_a_changed_base(config: dict[str, Any]) -> None:
+    new = copy.deepcopy(config)
+    _components(new)[0]["max_lora_rank"] = 64
+    item = _items(config, new)["component", "assistants/chat"]
+    assert ("max_lora_rank", 16, 64) in [(c.field, c.old, c.new) for c in item.changes]
+
+
 def test_a_removed_component_is_listed_and_warned_about(config: dict[str, Any]) -> None:
     new = copy.deepcopy(config)
     del _components(new)[1]
