@@ -60,6 +60,28 @@ _INSTANCE_GRAPHS: tuple[tuple[MetricDefinition, str, str, float | None], ...] = 
 )
 
 
+#: The inference-component section's fleet graphs (SEARCH per ``InferenceComponentName``): metric, title, y-axis
+#: label, display scale and y-axis maximum (None: automatic).
+_COMPONENT_FLEET_GRAPHS: tuple[tuple[MetricDefinition, str, str, str, float | None], ...] = (
+    (metric_table.INVOCATIONS, "Invocations per component (sum)", "count", "", None),
+    (metric_table.MODEL_LATENCY, "ModelLatency p99 per component (ms)", "ms", "/1000", None),
+    (
+        metric_table.NO_CAPACITY_INVOCATION_FAILURES,
+        "Requests that found no copy, per component (sum)",
+        "requests",
+        "",
+        None,
+    ),
+    (
+        metric_table.GPU_MEMORY_UTILIZATION_NORMALIZED,
+        "GPUMemoryUtilizationNormalized per component (% of its copies' GPUs)",
+        "%",
+        "",
+        100,
+    ),
+)
+
+
 def _axis(label: str, maximum: float | None = None) -> cloudwatch.YAxisProps:
     return cloudwatch.YAxisProps(min=0, max=maximum, label=label, show_units=False)
 
@@ -361,38 +383,13 @@ class InferenceDashboard(Construct):
         acc, p = self._accounts, self._period
         fleet: list[cloudwatch.IWidget] = [
             self._graph(
-                "Invocations per component (sum)",
-                [metrics.fleet_component_metric(metric_table.INVOCATIONS, account_ids=acc, period=p)],
-                axis="count",
+                title,
+                [metrics.fleet_component_metric(row, scale=scale, account_ids=acc, period=p)],
+                axis=axis,
                 width=_QUARTER,
-            ),
-            self._graph(
-                "ModelLatency p99 per component (ms)",
-                [metrics.fleet_component_metric(metric_table.MODEL_LATENCY, scale="/1000", account_ids=acc, period=p)],
-                axis="ms",
-                width=_QUARTER,
-            ),
-            self._graph(
-                "Requests that found no copy, per component (sum)",
-                [
-                    metrics.fleet_component_metric(
-                        metric_table.NO_CAPACITY_INVOCATION_FAILURES, account_ids=acc, period=p
-                    )
-                ],
-                axis="requests",
-                width=_QUARTER,
-            ),
-            self._graph(
-                "GPUMemoryUtilizationNormalized per component (% of its copies' GPUs)",
-                [
-                    metrics.fleet_component_metric(
-                        metric_table.GPU_MEMORY_UTILIZATION_NORMALIZED, account_ids=acc, period=p
-                    )
-                ],
-                axis="%",
-                width=_QUARTER,
-                maximum=100,
-            ),
+                maximum=maximum,
+            )
+            for row, title, axis, scale, maximum in _COMPONENT_FLEET_GRAPHS
         ]
         header = self._header(
             "## Inference components\n"
