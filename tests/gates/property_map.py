@@ -200,10 +200,15 @@ def _body_text(body: Any) -> str:
     return str(body)
 
 
+_COMPONENT_ROW = ": invocations (left, sum) and requests that found no copy (right, sum)"
+
+
 def _dashboard_content(body: Any) -> dict[str, Any]:
     """What a dashboard body shows that the plan decides: per-GPU widgets (endpoint names), per-profile widgets,
     the source accounts' cost lines, and for the governance dashboard its guardrail rows and delivery graph."""
     titles = [w.get("properties", {}).get("title", "") for w in json.loads(_body_text(body))["widgets"]]
+    # A component's row: "<endpoint>: ..." for the one an endpoint is served by, "<endpoint> <component>: ..." after.
+    components = [t.split(": ", 1)[0].replace(" ", "/") for t in titles if t.endswith(_COMPONENT_ROW)]
     return {
         "gpu_endpoints": [t.split("/", 1)[0] for t in titles if ": GPU per device" in t],
         "profiles": [
@@ -214,6 +219,7 @@ def _dashboard_content(body: Any) -> dict[str, Any]:
         "source_account_ids": re.findall(r"(\d{12}) estimated charges", _body_text(body)),
         "guardrails": sum(t.startswith("Guardrail of ") for t in titles),
         "delivery": "Invocation log delivery" in titles,
+        **({"components": components} if components else {}),
     }
 
 
@@ -228,7 +234,8 @@ def _planned_dashboard(c: Context) -> dict[str, Any]:
             "guardrails": sum(a["metric"] == "InvocationsIntervened" for a in governance),
             "delivery": any(a["namespace"] == "AWS/Bedrock" for a in governance),
         }
-    return {**obs["dashboard"], "guardrails": 0, "delivery": False}
+    shown = {k: v for k, v in obs["dashboard"].items() if not k.endswith("_reason")}
+    return {**shown, "guardrails": 0, "delivery": False}
 
 
 def _budget_notifications(c: Context) -> list[tuple[str, float, list[str]]]:
@@ -645,7 +652,7 @@ PROPERTY_MAP: dict[tuple[str, str], Source] = {
     (SUBSCRIPTION, "TopicArn"): Wiring("the alarm topic (Ref)"),
     # ------------------------------------------------------------------------------------------ Dashboards
     (DASHBOARD, "DashboardBody"): Plan(
-        "observability.dashboard (gpu_endpoints, profiles, source_account_ids), or the governance alarms' "
+        "observability.dashboard (gpu_endpoints, profiles, source_account_ids, components), or the governance alarms' "
         "guardrails and delivery destinations; the fleet rows are a fixed layout",
         _planned_dashboard,
         _dashboard_content,
