@@ -115,11 +115,13 @@ def _fleet(
     account_ids: Sequence[str],
     period: Duration,
     scale: str = "",
+    dimensions: Sequence[str] | None = None,
 ) -> cloudwatch.MathExpression:
-    """SEARCH for ``definition`` over its namespace and dimension names; ``statistic`` defaults to the row's."""
+    """SEARCH for ``definition`` over its namespace and dimension names (or ``dimensions``); ``statistic`` defaults
+    to the row's."""
     return search_expression(
         definition.namespace,
-        definition.dimensions,
+        definition.dimensions if dimensions is None else dimensions,
         [definition.name],
         statistic or definition.statistic,
         account_ids=account_ids,
@@ -142,15 +144,8 @@ def fleet_component_metric(
     """SEARCH for ``definition`` per inference component (``InferenceComponentName``): an invocation metric of
     ``AWS/SageMaker`` that an inference component serves, or a per-copy metric; one line per component that reported
     data, ``statistic`` (default: the row's) over ``period``."""
-    return search_expression(
-        definition.namespace,
-        [d.value for d in COMPONENT_DIMENSIONS],
-        [definition.name],
-        statistic or definition.statistic,
-        account_ids=account_ids,
-        scale=scale,
-        period=period,
-    )
+    component = [d.value for d in COMPONENT_DIMENSIONS]
+    return _fleet(definition, statistic, account_ids=account_ids, period=period, scale=scale, dimensions=component)
 
 
 def fleet_invocations(
