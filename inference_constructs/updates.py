@@ -26,9 +26,10 @@ Each warning has a stable code (:data:`UPDATE_WARNING_CODES`), the endpoint or p
     An endpoint's ``stack`` changes: it is created in the new hosting stack while the old one still holds its
     name, which SageMaker refuses; remove it in one deploy and add it to the other stack in the next.
 ``component-removed``
-    An inference component or adapter of an endpoint that hosts several is no longer in the plan: CloudFormation
-    deletes it, and callers that name it (``InvokeEndpoint`` with ``InferenceComponentName``) get errors. A
-    renamed component is removed and another one added: its resource and its name are new.
+    An inference component or adapter of an endpoint that hosts several loses its own inference component: it is
+    no longer in the plan, or it is renamed (another resource and name), or a further component became the first
+    (which the endpoint's own inference component serves). CloudFormation deletes it, and callers that name it
+    (``InvokeEndpoint`` with ``InferenceComponentName``) get errors.
 ``first-component-changed``
     The first component of such an endpoint is another one: the endpoint's own inference component (whose name
     stays) is updated to serve the new first component's model, so callers that name it get another model.

@@ -158,12 +158,14 @@ def _component_entries(doc: Doc, key: str) -> list[dict[str, Any]]:
         entries = block.get(key) if isinstance(block, Mapping) else None
         for index, entry in enumerate(entries if isinstance(entries, list) else ()):
             if isinstance(entry, Mapping):
-                found.append({**entry, "name": f"{endpoint.get('name')}/{entry.get('name')}", "first": index == 0})
+                named = {**entry, "name": f"{endpoint.get('name')}/{entry.get('name')}"}
+                found.append({**named, "first": index == 0} if key == "components" else named)
     return found
 
 
 #: What a diff compares of each kind of entry: a field's name in the diff, and its path in the plan entry (dotted
-#: below a block). Endpoints: hosting, host, capacity and stack; profiles: the model; a source account's link: where it
+#: below a block). Endpoints: hosting, host, capacity and stack; an inference component: its place, model, image,
+#: copies and reservation; an adapter: its base and artifacts; profiles: the model; a source account's link: where it
 #: deploys, what it shares, whether it exists; agents: deployed or not, the artifact and the session lifecycle.
 _FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
     "endpoint": (
@@ -175,7 +177,7 @@ _FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "component": (
         ("first", "first"),
-        ("model", "environment.HF_MODEL_ID"),
+        ("model", "model"),
         ("image", "image"),
         ("copies.min", "copies.min"),
         ("copies.max", "copies.max"),

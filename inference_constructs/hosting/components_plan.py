@@ -64,7 +64,7 @@ from inference_constructs.hosting.request import (
 from inference_constructs.hosting.serving_rules import host_problem
 from inference_constructs.scaling.checks import check_capacity
 from inference_constructs.sizing import HostDecision, choose_host
-from inference_constructs.spec import Accelerator, EndpointKind, LoraSlots, Serving
+from inference_constructs.spec import Accelerator, EndpointKind, LoraSlots, ModelSourceKind, ModelSpec, Serving
 
 __all__ = [
     "ADAPTER_ENGINES",
@@ -149,6 +149,7 @@ def plan_components_endpoint(
                 copies=c.copies,
                 copy_count=COMPONENT_COPIES_AT_CREATE,
                 reason=reason,
+                model=_model_source(c.model),
             )
         )
     initial = len(_pack([(c.name, f) for c, f in zip(opts.components, fits, strict=True)], inst))
@@ -343,6 +344,14 @@ def _lora_slots(environment: dict[str, str]) -> LoraSlots | None:
         slots=int(slots) if slots and slots.isdigit() else rules.default_slots,
         rank=int(rank) if rank and rank.isdigit() else rules.default_rank,
     )
+
+
+def _model_source(model: ModelSpec) -> str:
+    """Where a component's weights come from, as the plan shows it: the S3 URI, or the hub id (at its revision)."""
+    if model.source is ModelSourceKind.S3:
+        return model.s3_uri or ""
+    label = model.id or ""
+    return f"{label}@{model.revision}" if model.revision else label
 
 
 def _adapter_data_kind(uri: str) -> ModelDataKind:

@@ -228,12 +228,15 @@ class ComponentPlan:
     copies: Capacity
     copy_count: int
     reason: str
+    model: str = ""
+    """Where its weights come from: the S3 URI, or the Hugging Face id (``@<revision>`` when pinned)."""
 
     def to_dict(self) -> dict[str, object]:
         """The plan document's entry of this component."""
         host = self.plan.host
         entry: dict[str, object] = {
             "name": self.name,
+            "model": self.model,
             "copies": {"min": self.copies.min, "max": self.copies.max},
             "copy_count_at_create": self.copy_count,
             "accelerators_per_copy": self.accelerator_devices,

@@ -55,6 +55,39 @@ def test_a_change_of_copies_is_a_changed_component(config: dict[str, Any]) -> No
     assert [(c.field, c.old, c.new) for c in item.changes] == [("copies.max", 2, 3)]
 
 
+def test_a_new_model_is_a_changed_component_whatever_its_source_or_engine(config: dict[str, Any]) -> None:
+    # GIVEN the summarizer's model moved to S3, and (separately) served by the vLLM image with another hub id
+    s3_old, s3_new = copy.deepcopy(config), copy.deepcopy(config)
+    for doc, prefix in ((s3_old, "sum-v1"), (s3_new, "sum-v2")):
+        _components(doc)[1]["model"].update(source="s3", s3_uri=f"s3://assistants-ml-artifacts/{prefix}/")
+    vllm_old, vllm_new = copy.deepcopy(config), copy.deepcopy(config)
+    for doc in (vllm_old, vllm_new):
+        _components(doc)[1]["serving"] = "vllm"
+    _components(vllm_new)[1]["model"].update(id="Qwen/Qwen2.5-0.5B-Instruct", parameters_billion=0.5)
+    # THEN each is a model change of that component, with both values
+    s3 = _items(s3_old, s3_new)["component", "assistants/summarize"]
+    assert ("model", "s3://assistants-ml-artifacts/sum-v1/", "s3://assistants-ml-artifacts/sum-v2/") in [
+        (c.field, c.old, c.new) for c in s3.changes
+    ]
+    vllm = _items(vllm_old, vllm_new)["component", "assistants/summarize"]
+    assert ("model", "Qwen/Qwen2.5-1.5B-Instruct", "Qwen/Qwen2.5-0.5B-Instruct") in [
+        (c.field, c.old, c.new) for c in vllm.changes
+    ]
+
+
+def test_a_new_image_and_a_moved_adapter_are_changes(config: dict[str, Any]) -> None:
+    new = copy.deepcopy(config)
+    _components(new)[1]["serving"] = "vllm"
+    new["endpoints"][0]["adapters"][0]["s3_uri"] = "s3://assistants-ml-artifacts/adapters/support-tone-v2/"
+    items = _items(config, new)
+    image = [(c.field, c.old, c.new) for c in items["component", "assistants/summarize"].changes if c.field == "image"]
+    assert image == [("image", "lmi-gpu", "vllm-gpu")]
+    adapter = items["adapter", "assistants/support-tone"]
+    assert [(c.field, c.new) for c in adapter.changes] == [
+        ("artifact_url", "s3://assistants-ml-artifacts/adapters/support-tone-v2/")
+    ]
+
+
 def test_a_change_of_the_adapter_rank_is_a_changed_base(config: dict[str, Any]) -> None:
     new = copy.deepcopy(config)
     _components(new)[0]["max_lora_rank"] = 64
@@ -102,5 +135,12 @@ def test_a_new_first_component_is_warned_about_and_the_old_second_loses_its_own(
     ]
 
 
-def test_the_new_codes_are_listed() -> None:
-    assert {"component-removed", "first-component-changed"} <= set(UPDATE_WARNING_CODES)
+def test_every_warning_a_component_change_gives_has_a_listed_code(config: dict[str, Any]) -> None:
+    # GIVEN every component change above at once
+    new = copy.deepcopy(config)
+    _components(new).reverse()
+    new["endpoints"][0]["adapters"] = []
+    codes = {w.code for w in diff_plans(_plan(config), _plan(new)).updates}
+    # THEN each code is one of the stable codes, and both component codes occur
+    assert codes == {"component-removed", "first-component-changed"}
+    assert codes <= set(UPDATE_WARNING_CODES)
