@@ -83,12 +83,59 @@ def test_the_reservation_is_the_stacked_a_and_b_buffers_of_every_layer_per_shard
         assert got == pytest.approx(0.344, abs=0.001)  # 369,438,720 bytes
 
 
-def test_the_derived_intermediate_size_errs_high_within_a_fraction_of_a_percent() -> None:
-    # GIVEN Llama 3.1 8B, whose config.json gives intermediate_size 14336
-    # (https://huggingface.co/meta-llama/Llama-3.1-8B-Instruct/blob/main/config.json, the known-model row's source)
-    # WHEN the sizing derives it from the parameter count THEN it is at least that, and within 0.1 %
-    derived = intermediate_size(8.03, _llama_shape())
-    assert 14336 <= derived <= 14336 * 1.001
+@pytest.mark.parametrize(
+    ("model_id", "published"),
+    [
+        # intermediate_size in each model's config.json (the known-model row's source)
+        ("meta-llama/Llama-3.1-8B-Instruct", 14336),
+        ("meta-llama/Llama-3.1-70B-Instruct", 28672),
+        ("Qwen/Qwen2.5-1.5B-Instruct", 8960),
+        ("Qwen/Qwen2.5-7B-Instruct", 18944),
+    ],
+)
+def test_the_derived_intermediate_size_is_within_half_a_percent_of_the_published_one(
+    model_id: str, published: int
+) -> None:
+    # GIVEN a known model WHEN the sizing derives its MLP width from the parameter count
+    row = known_model(model_id)
+    assert row is not None and row.parameters_billion is not None
+    est = memory_estimate(ModelSpec(id=model_id))
+    assert est.architecture is not None
+    derived = intermediate_size(row.parameters_billion, est.architecture)
+    # THEN it is the published width within 0.5 %, on either side (the parameter count is rounded)
+    assert abs(derived - published) <= 0.005 * published
+
+
+def test_an_unknown_family_counts_the_embedding_buffers_and_says_it_is_estimated() -> None:
+    # GIVEN a model no table knows (no family): the sizing cannot tell whether vLLM adds embedding adapters
+    unknown = ModelSpec(id="acme/private-7b", parameters_billion=7.0, lora=LoraSlots(slots=1, rank=16))
+    est = memory_estimate(unknown)
+    assert est.architecture is not None and est.architecture.family is None
+    a = est.architecture
+    inter = intermediate_size(7.0, a)
+    # WHEN its reservation is taken THEN it counts embed_tokens and lm_head too, and flags the family estimated
+    expected = _vllm_buffers(
+        slots=1, rank=16, tp=1, layers=a.layers, hidden=a.hidden_size, heads=a.attention_heads, kv_heads=a.kv_heads,
+        head_dim=a.head_dim, inter=inter, vocab=a.vocab_size, embeddings=True,
+    )  # fmt: skip
+    assert est.lora_shard_gb(1) == pytest.approx(expected, rel=1e-3)
+    assert "family" in est.lora_estimated
+
+
+def test_more_shards_than_kv_heads_keep_a_whole_kv_head_each() -> None:
+    # GIVEN Qwen 2.5 7B (4 KV heads) on 8 shards: vLLM replicates KV heads, each shard holds ceil(4 / 8) = 1
+    est = memory_estimate(replace(QWEN, lora=LoraSlots(slots=2, rank=16)))
+    assert est.architecture is not None
+    a = est.architecture
+    assert a.kv_heads == 4
+    inter = intermediate_size(7.62, a)
+    expected = _vllm_buffers(
+        slots=2, rank=16, tp=8, layers=a.layers, hidden=a.hidden_size, heads=a.attention_heads, kv_heads=a.kv_heads,
+        head_dim=a.head_dim, inter=inter, vocab=a.vocab_size, embeddings=False,
+    )  # fmt: skip
+    # THEN the k and v B buffers per shard are one head wide, not half a head
+    assert est.lora_shard_gb(8) == pytest.approx(expected, rel=1e-3)
+    assert est.lora_shard_gb(8) > est.lora_shard_gb(4) / 2
 
 
 def test_a_family_without_embedding_adapters_reserves_the_linear_layers_only() -> None:
