@@ -217,11 +217,18 @@ def search(
 
 
 def longest_dashboard_search(account_ids: Sequence[str]) -> int:
-    """Characters of the longest SEARCH expression the dashboard writes for ``account_ids`` (Bedrock cache writes:
-    two metric spellings and the account filter); the dashboard and the plan both check it against
-    :data:`MAX_SEARCH_LENGTH`."""
-    return len(
-        search(BEDROCK_NAMESPACE, BEDROCK_DIMENSIONS, CACHE_WRITE_METRIC_NAMES, "SampleCount", account_ids=account_ids)
+    """Characters of the longest SEARCH expression the dashboard writes with the account filter of ``account_ids``
+    (Bedrock cache writes: two metric spellings; per-copy GPU memory of every inference component: the longest
+    namespace and metric name); the dashboard and the plan both check it against :data:`MAX_SEARCH_LENGTH`."""
+    copy_memory = metric_table.GPU_MEMORY_UTILIZATION_NORMALIZED
+    component = [d.value for d in COMPONENT_DIMENSIONS]
+    return max(
+        len(
+            search(
+                BEDROCK_NAMESPACE, BEDROCK_DIMENSIONS, CACHE_WRITE_METRIC_NAMES, "SampleCount", account_ids=account_ids
+            )
+        ),
+        len(search(copy_memory.namespace, component, [copy_memory.name], "Average", account_ids=account_ids)),
     )
 
 

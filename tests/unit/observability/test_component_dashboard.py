@@ -5,6 +5,7 @@ construct with several components is watched component by component, by the dash
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from inference_constructs.hosting import ComponentRequest, InferenceComponentsEn
 from inference_constructs.observability import InferenceAlarms, metric_table
 from inference_constructs.observability.dashboard import InferenceDashboard
 from inference_constructs.observability.decisions import COMPONENT_WIDGETS_REASON, component_widgets
-from inference_constructs.observability.metric_definitions import endpoint_dimensions
+from inference_constructs.observability.metric_definitions import endpoint_dimensions, longest_dashboard_search
 from inference_constructs.observability.targets import MonitoredEndpoint, monitored_endpoints
 from inference_constructs.plan import plan_platform
 from inference_constructs.spec import ModelSpec, Serving
@@ -214,3 +215,23 @@ def test_the_plan_lists_no_component_without_one() -> None:
     assert plan.observability.dashboard is not None
     # THEN the plan's dashboard entry has no components key (plans of such configs are unchanged)
     assert "components" not in plan.observability.dashboard.to_dict()
+
+
+def test_no_search_of_a_monitoring_account_dashboard_is_longer_than_the_checked_longest() -> None:
+    # GIVEN a dashboard for 40 source accounts with a GPU endpoint, its two components and a plain endpoint
+    accounts = [f"{100000000000 + i}" for i in range(40)]
+    dashboard = InferenceDashboard(
+        Stack(App(), "M"), "D", endpoints=[CHAT, SUMMARIZE, PLAIN], source_account_ids=accounts
+    )
+    template = App.of(dashboard).synth().get_stack_artifact("M").template  # type: ignore[union-attr]
+    body = dashboard_body(template)
+    searches = [
+        row[-1]["expression"]
+        for w in body["widgets"]
+        if w["type"] == "metric"
+        for row in w["properties"]["metrics"]
+        if isinstance(row[-1], dict) and "SEARCH(" in row[-1].get("expression", "")
+    ]
+    # THEN the longest SEARCH inside any expression is within what the plan and the dashboard check
+    longest = max(len(q) for e in searches for q in re.findall(r"SEARCH\('[^']*', '[^']*'\)", e))
+    assert longest <= longest_dashboard_search(accounts)
