@@ -250,11 +250,17 @@ def serving_option_keys(serving: Serving) -> frozenset[str]:
 
 
 def validate_user_environment(env: Mapping[str, str], serving: Serving, problems: ProblemCollector, path: str) -> None:
-    """Record a problem for each ``environment`` entry that is malformed, owned by the library, or a plain token."""
+    """Record a problem for each ``environment`` entry that is not text, malformed, owned by the library, or a plain
+    token."""
     owned = owned_keys(serving)
     for key, value in env.items():
         where = f"{path}.{key}"
-        if not _ENV_KEY.match(key):
+        if not isinstance(key, str) or not isinstance(value, str):
+            shown = value if isinstance(key, str) else key
+            problems.add(
+                where, f"{shown!r} is not a string", "quote it: a container variable's name and value are text"
+            )
+        elif not _ENV_KEY.match(key):
             problems.add(where, f"{key!r} is not an environment variable name", "use [A-Za-z_][A-Za-z0-9_]*")
         elif key in owned:
             owner = ENVIRONMENT_OWNERS.get(key, "the plan")

@@ -263,11 +263,24 @@ def _check_component(c: ComponentRequest, names: set[str], p: ProblemCollector, 
     _check_lora_environment(c, p, key)
 
 
+def _text(value: object) -> str | None:
+    """An environment value if it is text, else None (a value that is not text is reported on its own)."""
+    return value if isinstance(value, str) else None
+
+
 def _check_lora_environment(c: ComponentRequest, p: ProblemCollector, key: str) -> None:
     """A component's own ``OPTION_MAX_LORA_RANK`` / ``OPTION_MAX_LORAS`` replace the plan's, so the sizing counts
     them: each must be a value the engine takes."""
     ranks = lora_rules().ranks
-    rank, slots = c.environment.get(_RANK_VAR), c.environment.get(_SLOTS_VAR)
+    for name, value in c.environment.items():
+        if not isinstance(name, str) or not isinstance(value, str):
+            shown = value if isinstance(name, str) else name
+            p.add(
+                f"{key}.environment.{name}",
+                f"{shown!r} is not a string",
+                "quote it: a container variable's name and value are text",
+            )
+    rank, slots = (_text(c.environment.get(k)) for k in (_RANK_VAR, _SLOTS_VAR))
     if rank is not None and not (rank.isdigit() and int(rank) in ranks):
         p.add(
             f"{key}.environment.{_RANK_VAR}",
@@ -335,11 +348,10 @@ def _lora_slots(environment: dict[str, str]) -> LoraSlots | None:
     """The adapter slots and rank the engine reserves device memory for, read from a component's container
     variables as the engine reads them (the plan's, or the component's own that replace them); None when the
     engine loads no adapters."""
-    if environment.get("OPTION_ENABLE_LORA", "").lower() != "true":
+    if str(environment.get("OPTION_ENABLE_LORA", "")).lower() != "true":
         return None
     rules = lora_rules()
-    slots = environment.get(_SLOTS_VAR)
-    rank = environment.get(_RANK_VAR)
+    slots, rank = (_text(environment.get(k)) for k in (_SLOTS_VAR, _RANK_VAR))
     return LoraSlots(
         slots=int(slots) if slots and slots.isdigit() else rules.default_slots,
         rank=int(rank) if rank and rank.isdigit() else rules.default_rank,

@@ -162,6 +162,23 @@ def test_fails_a_gpu_memory_share_in_the_user_environment() -> None:
         plan_endpoint(request, path="e")
 
 
+@pytest.mark.parametrize(
+    ("environment", "key", "shown"),
+    [({"OPTION_MAX_ROLLING_BATCH_SIZE": 8}, "OPTION_MAX_ROLLING_BATCH_SIZE", "8"), ({3: "x"}, "3", "3")],
+)
+def test_fails_an_environment_entry_that_is_not_text(environment: dict[object, object], key: str, shown: str) -> None:
+    # GIVEN a Python caller's environment with a number as a value or as a name
+    request = EndpointRequest(
+        kind=EndpointKind.REALTIME,
+        model=_LLAMA,
+        serving=Serving.LMI,
+        environment=environment,  # type: ignore[arg-type]
+    )
+    # WHEN planned THEN one InferenceConfigError names the entry and says to quote it (no AttributeError, no jsii)
+    with pytest.raises(InferenceConfigError, match=rf"e\.environment\.{key}: {shown} is not a string; quote it"):
+        plan_endpoint(request, path="e")
+
+
 def test_quantization_replaces_dtype_for_tgi() -> None:
     # GIVEN fp8 runtime quantization on TGI WHEN built THEN HF_MODEL_QUANTIZE is set and DTYPE is not
     env = container_environment(_params(Serving.TGI, Accelerator.GPU, quantization="fp8"))

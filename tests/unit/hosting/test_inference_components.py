@@ -301,6 +301,15 @@ def test_the_components_own_lora_variables_are_what_the_sizing_counts() -> None:
     assert plan.environment["OPTION_MAX_LORAS"] == "6"
 
 
+@pytest.mark.parametrize("name", ["OPTION_MAX_LORA_RANK", "OPTION_MAX_LORAS", "OPTION_ENABLE_LORA"])
+def test_fails_a_components_lora_variable_that_is_not_text(name: str) -> None:
+    # GIVEN a Python caller's base component that sets an adapter variable as a number (or a bool)
+    base = replace(CHAT, environment={name: 16 if name != "OPTION_ENABLE_LORA" else True})  # type: ignore[dict-item]
+    # WHEN planned THEN one InferenceConfigError names the variable (the sizing never reads it as a number)
+    with pytest.raises(InferenceConfigError, match=rf"components\[0\]\.environment\.{name}: .* is not a string"):
+        plan_components_endpoint(_request(base, adapters=(ADAPTER,), instance_type="ml.g6e.xlarge"))
+
+
 def test_the_config_sets_a_components_max_lora_rank() -> None:
     # GIVEN the two-component config with an adapter on chat and max_lora_rank 32 WHEN planned
     chat = {**_CONFIG["endpoints"][0]["components"][0], "max_lora_rank": 32}
