@@ -49,6 +49,15 @@ def _vllm_buffers(
     return slots * total * dtype_bytes / GIB
 
 
+def _expected(arch: ResolvedArchitecture, params: float, *, slots: int, rank: int, tp: int, embeddings: bool) -> float:
+    """:func:`_vllm_buffers` for a resolved shape, with the MLP width the sizing derives from ``params``."""
+    return _vllm_buffers(
+        slots=slots, rank=rank, tp=tp, layers=arch.layers, hidden=arch.hidden_size, heads=arch.attention_heads,
+        kv_heads=arch.kv_heads, head_dim=arch.head_dim, inter=intermediate_size(params, arch), vocab=arch.vocab_size,
+        embeddings=embeddings,
+    )  # fmt: skip
+
+
 def _llama_shape() -> ResolvedArchitecture:
     est = memory_estimate(LLAMA)
     assert est.architecture is not None
@@ -111,13 +120,8 @@ def test_an_unknown_family_counts_the_embedding_buffers_and_says_it_is_estimated
     unknown = ModelSpec(id="acme/private-7b", parameters_billion=7.0, lora=LoraSlots(slots=1, rank=16))
     est = memory_estimate(unknown)
     assert est.architecture is not None and est.architecture.family is None
-    a = est.architecture
-    inter = intermediate_size(7.0, a)
     # WHEN its reservation is taken THEN it counts embed_tokens and lm_head too, and flags the family estimated
-    expected = _vllm_buffers(
-        slots=1, rank=16, tp=1, layers=a.layers, hidden=a.hidden_size, heads=a.attention_heads, kv_heads=a.kv_heads,
-        head_dim=a.head_dim, inter=inter, vocab=a.vocab_size, embeddings=True,
-    )  # fmt: skip
+    expected = _expected(est.architecture, 7.0, slots=1, rank=16, tp=1, embeddings=True)
     assert est.lora_shard_gb(1) == pytest.approx(expected, rel=1e-3)
     assert "family" in est.lora_estimated
 
@@ -126,13 +130,8 @@ def test_more_shards_than_kv_heads_keep_a_whole_kv_head_each() -> None:
     # GIVEN Qwen 2.5 7B (4 KV heads) on 8 shards: vLLM replicates KV heads, each shard holds ceil(4 / 8) = 1
     est = memory_estimate(replace(QWEN, lora=LoraSlots(slots=2, rank=16)))
     assert est.architecture is not None
-    a = est.architecture
-    assert a.kv_heads == 4
-    inter = intermediate_size(7.62, a)
-    expected = _vllm_buffers(
-        slots=2, rank=16, tp=8, layers=a.layers, hidden=a.hidden_size, heads=a.attention_heads, kv_heads=a.kv_heads,
-        head_dim=a.head_dim, inter=inter, vocab=a.vocab_size, embeddings=False,
-    )  # fmt: skip
+    assert est.architecture.kv_heads == 4
+    expected = _expected(est.architecture, 7.62, slots=2, rank=16, tp=8, embeddings=False)
     # THEN the k and v B buffers per shard are one head wide, not half a head
     assert est.lora_shard_gb(8) == pytest.approx(expected, rel=1e-3)
     assert est.lora_shard_gb(8) > est.lora_shard_gb(4) / 2
@@ -143,13 +142,8 @@ def test_a_family_without_embedding_adapters_reserves_the_linear_layers_only() -
     slots = LoraSlots(slots=2, rank=32)
     qwen = memory_estimate(replace(QWEN, lora=slots))
     assert qwen.architecture is not None
-    a = qwen.architecture
-    inter = intermediate_size(7.62, a)
     # WHEN its reservation is taken THEN it holds no vocab-sized buffer
-    expected = _vllm_buffers(
-        slots=2, rank=32, tp=1, layers=a.layers, hidden=a.hidden_size, heads=a.attention_heads, kv_heads=a.kv_heads,
-        head_dim=a.head_dim, inter=inter, vocab=a.vocab_size, embeddings=False,
-    )  # fmt: skip
+    expected = _expected(qwen.architecture, 7.62, slots=2, rank=32, tp=1, embeddings=False)
     assert qwen.lora_shard_gb(1) == pytest.approx(expected, rel=1e-3)
     assert "qwen2" not in lora_rules().embedding_families
     assert {"llama", "mixtral", "phi3"} <= lora_rules().embedding_families
