@@ -76,11 +76,10 @@ __all__ = [
 #: The images whose engine loads LoRA adapters, and the container variables that turn it on (``{adapters}``: the
 #: number of adapters on the base, ``{rank}``: its ``max_lora_rank``). Source: djl-serving serving/docs/adapters.md
 #: (LMI >= 0.27.0, vLLM backend; ``option.max_lora_rank`` is passed through to vLLM's ``max_lora_rank``).
+_ENABLE_VAR, _SLOTS_VAR, _RANK_VAR = "OPTION_ENABLE_LORA", "OPTION_MAX_LORAS", "OPTION_MAX_LORA_RANK"
 ADAPTER_ENGINES: dict[str, dict[str, str]] = {
-    "lmi-gpu": {"OPTION_ENABLE_LORA": "true", "OPTION_MAX_LORAS": "{adapters}", "OPTION_MAX_LORA_RANK": "{rank}"},
+    "lmi-gpu": {_ENABLE_VAR: "true", _SLOTS_VAR: "{adapters}", _RANK_VAR: "{rank}"},
 }
-
-_SLOTS_VAR, _RANK_VAR = "OPTION_MAX_LORAS", "OPTION_MAX_LORA_RANK"
 
 _NAME = re.compile(r"^[a-z][a-z0-9-]{0,39}$")
 _S3 = re.compile(S3_URI_PATTERN)
@@ -348,7 +347,7 @@ def _lora_slots(environment: dict[str, str]) -> LoraSlots | None:
     """The adapter slots and rank the engine reserves device memory for, read from a component's container
     variables as the engine reads them (the plan's, or the component's own that replace them); None when the
     engine loads no adapters."""
-    if str(environment.get("OPTION_ENABLE_LORA", "")).lower() != "true":
+    if str(environment.get(_ENABLE_VAR, "")).lower() != "true":
         return None
     rules = lora_rules()
     slots, rank = (_text(environment.get(k)) for k in (_SLOTS_VAR, _RANK_VAR))

@@ -426,8 +426,10 @@ def _lora(est: MemoryEstimate, tp: int) -> LoraReservation | None:
     """The adapters' reservation at degree ``tp`` (None without adapters)."""
     if not est.lora_slots:
         return None
-    shards = max(1, tp)
-    per_shard = est.lora_shard_gb(shards)
     return LoraReservation(
-        est.lora_slots, est.lora_rank, round(per_shard * shards, 3), round(per_shard, 3), est.lora_estimated
+        est.lora_slots,
+        est.lora_rank,
+        round(est.lora_gb(tp), 3),
+        round(est.lora_shard_gb(max(1, tp)), 3),
+        est.lora_estimated,
     )

@@ -88,9 +88,8 @@ def _reason(est: MemoryEstimate, fit: Fit, passed_over: tuple[tuple[RejectionKin
             draft_kv = est.draft_gb(_held(est, fit)) - est.draft_weights_gb
             draft = f", draft model {_fmt(est.draft_weights_gb)} + KV cache {_fmt(draft_kv)}"
         if est.lora_slots:
-            degree = max(1, tp)
             lora_est = " (estimated)" if est.lora_estimated else ""
-            lora_gb = round(est.lora_shard_gb(degree) * degree, 3)  # as the decision keeps it
+            lora_gb = round(est.lora_gb(tp), 3)  # as the decision keeps it
             draft += f", LoRA adapters {lora_gb:.2f}{lora_est} for {est.lora_slots} slot(s) of rank {est.lora_rank}"
         need = (
             f"needs {_fmt(required)} GiB (weights {_fmt(est.weights_gb)}, "

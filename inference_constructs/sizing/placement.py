@@ -204,11 +204,11 @@ def _beside_the_model(
                 f"weights + {_fmt(est.draft_gb() - est.draft_weights_gb)} GiB KV cache): {why}"
             )
     if est.lora_slots:
-        alone = replace(est, lora_slots=0, lora_whole_gb=0.0, lora_split_gb=0.0, lora_kv_head_gb=0.0)
+        alone = replace(est, lora_slots=0)  # no slots, no reservation (lora_shard_gb)
         if evaluate_host(alone, inst, engine, admit_fewer).fits:
             return (
                 f"fits the model alone, not with the LoRA adapters' reservation ({est.lora_slots} slot(s) of rank "
-                f"{est.lora_rank}: {_fmt(est.lora_shard_gb(tp) * tp)} GiB at TP {tp}; fewer slots or a lower rank "
+                f"{est.lora_rank}: {_fmt(est.lora_gb(tp))} GiB at TP {tp}; fewer slots or a lower rank "
                 f"reserve less): {why}"
             )
     return why

@@ -95,6 +95,11 @@ class MemoryEstimate:
         held = math.ceil(kv_heads / shards) if kv_heads else 0
         return self.lora_whole_gb + self.lora_split_gb / shards + self.lora_kv_head_gb * held
 
+    def lora_gb(self, tensor_parallel_degree: int) -> float:
+        """The LoRA adapters' reservation over every shard at ``tensor_parallel_degree`` (at least one shard)."""
+        shards = max(1, tensor_parallel_degree)
+        return self.lora_shard_gb(shards) * shards
+
     def kv_gb(self, sequences: int) -> float:
         """KV cache of ``sequences`` sequences of ``context_tokens`` (all KV heads, no replication)."""
         return self.kv_per_token_gb * self.context_tokens * sequences
