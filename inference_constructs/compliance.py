@@ -11,27 +11,21 @@ skipped by cfn-guard (it reports neither pass nor fail), so a file left out coul
 
 from __future__ import annotations
 
+import contextlib
 import functools
-import hashlib
-import importlib.resources
 import json
-import os
-import shutil
-import tarfile
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import jsii
 from aws_cdk import (
     Acknowledgment,
     IPolicyValidationContext,
-    IPolicyValidationContextBeta1,
     IPolicyValidationPlugin,
     PolicyValidationPluginReport,
-    PolicyValidationPluginReportBeta1,
     PolicyViolatingResource,
     PolicyViolation,
     Validations,
@@ -40,6 +34,13 @@ from cdk_nag import AwsSolutionsChecks, HIPAASecurityChecks, NIST80053R5Checks
 from cdklabs.cdk_validator_cfnguard import CfnGuardValidator
 from constructs import IConstruct
 
+from inference_constructs.guard_plugin import (
+    RULES_FOLDER,
+    GuardRun,
+    SideBySide,
+    plugin_directory,
+    plugin_tarball,
+)
 from inference_constructs.guard_rules import (
     guard_rule_looks_up,
     guard_rule_reads,
@@ -89,10 +90,6 @@ GUARD_DISABLED_RULES: dict[str, str] = {
     "ct-s3-pr-4": "event notifications: async inference reports completion through its own notification config",
 }
 
-#: Where the plugin's package keeps its Control Tower rule files (``<service>/ct-*.guard``), inside the jsii
-#: tarball the Python package ships.
-_GUARD_RULES_IN_PACKAGE = "package/rules/control-tower/cfn-guard/"
-
 
 def add_compliance_gates(scope: IConstruct) -> None:
     """Register the validation plugins on ``scope`` (normally the App): cdk-nag's AwsSolutions, NIST 800-53
@@ -104,8 +101,12 @@ def add_compliance_gates(scope: IConstruct) -> None:
     The Control Tower plugin runs only the rule files that can report on the synthesized templates
     (:class:`SelectedControlTowerRules`); its findings, acknowledgment ids and report are those of the full set.
     """
+    control_tower = SelectedControlTowerRules()
     Validations.of(scope).add_plugins(
-        AwsSolutionsChecks(scope), NIST80053R5Checks(scope), HIPAASecurityChecks(scope), SelectedControlTowerRules()
+        _StartsControlTower(AwsSolutionsChecks(scope), control_tower),
+        NIST80053R5Checks(scope),
+        HIPAASecurityChecks(scope),
+        control_tower,
     )
 
 
@@ -136,66 +137,20 @@ class GuardRuleFile:
         return self.path.stem
 
 
-def _plugin_tarball() -> Path:
-    """The jsii tarball of the installed ``cdk-validator-cfnguard`` (what the plugin's Node code runs from)."""
-    package = importlib.resources.files("cdklabs.cdk_validator_cfnguard._jsii")
-    (tarball,) = (p for p in package.iterdir() if p.name.endswith(".jsii.tgz"))
-    return Path(str(tarball))
-
-
-def _extract_rules(tarball: Path, into: Path) -> None:
-    """Write every ``.guard`` file under the plugin's Control Tower rules folder of ``tarball`` into ``into``
-    (``<service>/<file>.guard``), byte for byte."""
-    with tarfile.open(tarball) as tar:
-        for member in tar.getmembers():
-            name = member.name
-            if member.isfile() and name.startswith(_GUARD_RULES_IN_PACKAGE) and name.endswith(".guard"):
-                target = into / name.removeprefix(_GUARD_RULES_IN_PACKAGE)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                source = tar.extractfile(member)
-                if source is None:
-                    raise RuntimeError(f"cannot read {name} from {tarball}")
-                target.write_bytes(source.read())
-
-
-def _rules_directory(tarball: Path) -> Path:
-    """A directory holding the bundled rule files of ``tarball``: extracted once per plugin build into the
-    user's cache (``$XDG_CACHE_HOME`` or ``~/.cache``, as jsii caches the plugin itself), keyed by the
-    tarball's SHA-256; into a fresh temporary directory when the cache cannot be written."""
-    digest = hashlib.sha256(tarball.read_bytes()).hexdigest()[:16]
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "inference-constructs" / "guard-rules"
-    root = cache / digest
-    if root.is_dir():
-        return root
-    try:
-        cache.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f"{digest}-", dir=cache))
-    except OSError:
-        staging = Path(tempfile.mkdtemp(prefix="inference-constructs-guard-rules-"))
-        _extract_rules(tarball, staging)
-        return staging
-    _extract_rules(tarball, staging)
-    try:
-        staging.rename(root)
-    except OSError:  # another process extracted the same files first
-        shutil.rmtree(staging, ignore_errors=True)
-    return root
-
-
 @functools.cache
 def guard_rule_files() -> tuple[GuardRuleFile, ...]:
     """Every Control Tower rule file the installed plugin bundles (read from the plugin's own package, never
     from a list kept here), with its triggers, sorted by path."""
-    tarball = _plugin_tarball()
+    folder = plugin_directory() / RULES_FOLDER
     files = tuple(
         GuardRuleFile(
             path, *guard_rule_triggers(text), reads=guard_rule_reads(text), looks_up=guard_rule_looks_up(text)
         )
-        for path in sorted(_rules_directory(tarball).rglob("*.guard"))
+        for path in sorted(folder.rglob("*.guard"))
         for text in [path.read_text(encoding="utf-8")]
     )
     if not files:
-        raise RuntimeError(f"no Control Tower rule file found in {tarball}")
+        raise RuntimeError(f"no Control Tower rule file found in {plugin_tarball()}")
     return files
 
 
@@ -246,6 +201,7 @@ class SelectedControlTowerRules:
         self._rule_ids = full.rule_ids
         #: rule file names run by the last validation (for the benchmark and the tests)
         self.last_selection: list[str] = []
+        self._started: _Validation | None = None
 
     @property
     def name(self) -> str:
@@ -262,57 +218,110 @@ class SelectedControlTowerRules:
         """Every enabled bundled control (what ``CfnGuardValidator`` reports for analytics)."""
         return self._rule_ids
 
+    def start(self, template_paths: Sequence[str]) -> None:
+        """Start the validation of ``template_paths`` in the background (:class:`_Validation`); the next
+        :meth:`validate` of the same templates, unchanged, collects it instead of starting over.
+
+        :func:`add_compliance_gates` calls this from the first cdk-nag pack's validation, so cfn-guard runs while
+        the packs check the construct tree."""
+        self._started = _Validation(template_paths)
+
     def validate(self, context: IPolicyValidationContext) -> PolicyValidationPluginReport:
         """Run each selected rule file, with the plugin's own validation, on the templates it can report on, cut
-        down to what it can read (:func:`guard_runs`); the findings are put back in the order one run of every
-        file over every template gives (template by template, files in the plugin's order) and name the
-        original templates."""
-        paths: Sequence[str] = context.template_paths
-        texts = [Path(p).read_text(encoding="utf-8") for p in paths]
-        templates = [json.loads(t) for t in texts]
-        selected = select_guard_rule_files(templates)
-        self.last_selection = [f.name for f in selected]
-        if not selected:
-            return PolicyValidationPluginReport(success=True, violations=[])
-        success = True
+        down to what it can read (:func:`guard_runs`), the runs side by side (:class:`SideBySide`); the findings
+        are put back in the order one run of every file over every template gives (template by template, files
+        in the plugin's order) and name the original templates."""
+        paths = list(context.template_paths)
+        started, self._started = self._started, None
+        if started is None or not started.validates(paths):
+            if started is not None:
+                started.discard()
+            started = _Validation(paths)
+        self.last_selection = [f.name for f in started.selected]
+        return started.report()
+
+
+class _Validation:
+    """One validation of a set of templates by the selected rule files, started on creation: the files chosen
+    (:func:`select_guard_rule_files`), the runs (:func:`guard_runs`, cut-down templates in a temporary
+    directory) and the plugin's validation of them side by side (:class:`SideBySide`)."""
+
+    def __init__(self, paths: Sequence[str]) -> None:
+        self.paths = list(paths)
+        self.texts = [Path(p).read_text(encoding="utf-8") for p in self.paths]
+        templates = [json.loads(t) for t in self.texts]
+        self.selected = select_guard_rule_files(templates)
+        self._work = tempfile.TemporaryDirectory(prefix="inference-constructs-guard-")
+        self.runs = guard_runs(self.selected, self.paths, self.texts, templates, Path(self._work.name))
+        self._side = SideBySide(
+            [GuardRun(tuple(str(f.path) for f in files), tuple(d for d, _ in data)) for files, data in self.runs],
+            disabled_rules=sorted(GUARD_DISABLED_RULES),
+            max_buffer=GUARD_MAX_OUTPUT_BYTES,
+        )
+
+    def validates(self, paths: Sequence[str]) -> bool:
+        """Whether this is the validation of ``paths`` as they are now (same files, same bytes)."""
+        return list(paths) == self.paths and [Path(p).read_text(encoding="utf-8") for p in paths] == self.texts
+
+    def discard(self) -> None:
+        """Wait for the runs and drop what they found (the templates changed since it started)."""
+        with contextlib.suppress(RuntimeError):
+            self._side.reports()
+        self._work.cleanup()
+
+    def report(self) -> PolicyValidationPluginReport:
+        """The plugin's report: every run's findings, in the order one run of every file over every template gives
+        them, naming the original templates."""
+        try:
+            reports = self._side.reports()
+        finally:
+            self._work.cleanup()
         found: list[tuple[int, int, PolicyViolation]] = []
-        order = {f.name: k for k, f in enumerate(selected)}
-        with tempfile.TemporaryDirectory(prefix="inference-constructs-guard-") as work:
-            for rule_files, data in guard_runs(selected, paths, texts, templates, Path(work)):
-                guard = CfnGuardValidator(
-                    control_tower_rules_enabled=False,
-                    rules=[str(f.path) for f in rule_files],
-                    disabled_rules=sorted(GUARD_DISABLED_RULES),
-                    max_buffer=GUARD_MAX_OUTPUT_BYTES,
-                )
-                beta = guard.validate(cast(IPolicyValidationContextBeta1, _Templates([d for d, _ in data])))
-                success = success and beta.success
-                original = dict(data)
-                file_of = {r: order[f.name] for f in rule_files for r in f.rules}
-                for violation in _report(beta).violations:
-                    index = original[str(violation.violating_resources[0].template_path)]
-                    if len(rule_files) > 1 and violation.rule_name not in file_of:
-                        raise RuntimeError(f"cfn-guard reported {violation.rule_name}, a rule of none of {rule_files}")
-                    rank = file_of.get(violation.rule_name, order[rule_files[0].name])
-                    found.append((index, rank, _renamed(violation, paths[index])))
+        order = {f.name: k for k, f in enumerate(self.selected)}
+        for (rule_files, data), report in zip(self.runs, reports, strict=True):
+            original = dict(data)
+            file_of = {r: order[f.name] for f in rule_files for r in f.rules}
+            for violation in report["violations"]:
+                index = original[str(violation["violatingResources"][0]["templatePath"])]
+                if len(rule_files) > 1 and violation["ruleName"] not in file_of:
+                    raise RuntimeError(f"cfn-guard reported {violation['ruleName']}, a rule of none of {rule_files}")
+                rank = file_of.get(violation["ruleName"], order[rule_files[0].name])
+                found.append((index, rank, _violation(violation, self.paths[index])))
         found.sort(key=lambda item: item[:2])
-        return PolicyValidationPluginReport(success=success, violations=[v for _, _, v in found])
+        return PolicyValidationPluginReport(
+            success=all(r["success"] for r in reports), violations=[v for _, _, v in found]
+        )
 
 
-@jsii.implements(IPolicyValidationContextBeta1)
-class _Templates:
-    """The validation context the plugin reads: the template files to validate."""
+@jsii.implements(IPolicyValidationPlugin)
+class _StartsControlTower:
+    """A cdk-nag pack that, before checking, starts the Control Tower validation of the same templates
+    (:meth:`SelectedControlTowerRules.start`): the pack runs in the jsii kernel's Node process while cfn-guard
+    runs in its own. Its name, version, rule ids and report are the pack's own."""
 
-    def __init__(self, paths: list[str]) -> None:
-        self._paths = paths
+    def __init__(self, pack: IPolicyValidationPlugin, control_tower: SelectedControlTowerRules) -> None:
+        self._pack = pack
+        self._control_tower = control_tower
 
     @property
-    def template_paths(self) -> list[str]:
-        return self._paths
+    def name(self) -> str:
+        """The pack's name."""
+        return self._pack.name
 
     @property
-    def app_construct(self) -> IConstruct:
-        raise NotImplementedError("the Control Tower plugin reads template files only")
+    def version(self) -> str | None:
+        """The pack's version."""
+        return self._pack.version
+
+    @property
+    def rule_ids(self) -> list[str] | None:
+        """The pack's rule ids."""
+        return self._pack.rule_ids
+
+    def validate(self, context: IPolicyValidationContext) -> PolicyValidationPluginReport:
+        """Start the Control Tower validation of ``context``'s templates, then return the pack's own report."""
+        self._control_tower.start(context.template_paths)
+        return self._pack.validate(context)
 
 
 def guard_runs(
@@ -365,50 +374,25 @@ def guard_runs(
     return [(group, list(data)) for data, groups in runs.items() for group in groups]
 
 
-def _renamed(violation: PolicyViolation, template_path: str) -> PolicyViolation:
-    """``violation`` with every violating resource naming ``template_path``."""
-    return PolicyViolation(
-        rule_name=violation.rule_name,
-        description=violation.description,
-        fix=violation.fix,
-        severity=violation.severity,
-        rule_metadata=violation.rule_metadata,
-        violating_resources=[
-            PolicyViolatingResource(
-                resource_logical_id=r.resource_logical_id, template_path=template_path, locations=r.locations
-            )
-            for r in violation.violating_resources
-        ],
-    )
-
-
-def _report(beta: PolicyValidationPluginReportBeta1) -> PolicyValidationPluginReport:
-    """The plugin's report (the deprecated struct its interface returns) as the current struct, field for field,
-    with each violation's unset severity set to ``error``.
+def _violation(found: Mapping[str, Any], template_path: str) -> PolicyViolation:
+    """One violation of the plugin's report (as its Node code returns it), naming ``template_path``, with the
+    severity ``error`` where the plugin sets none.
 
     The plugin sets no severity, which the validation report prints as ``error``; but when an acknowledgment
     suppresses one of a plugin's violations, CDK recomputes the plugin's success as "no violation left has
     severity error or fatal", so without a severity the unacknowledged Control Tower findings left would no
     longer fail the synth."""
-    return PolicyValidationPluginReport(
-        success=beta.success,
-        metadata=beta.metadata,
-        plugin_version=beta.plugin_version,
-        violations=[
-            PolicyViolation(
-                rule_name=v.rule_name,
-                description=v.description,
-                fix=v.fix,
-                severity=v.severity or "error",
-                rule_metadata=v.rule_metadata,
-                violating_resources=[
-                    PolicyViolatingResource(
-                        resource_logical_id=r.resource_logical_id, template_path=r.template_path, locations=r.locations
-                    )
-                    for r in v.violating_resources
-                ],
+    return PolicyViolation(
+        rule_name=found["ruleName"],
+        description=found["description"],
+        fix=found.get("fix"),
+        severity=found.get("severity") or "error",
+        rule_metadata=found.get("ruleMetadata"),
+        violating_resources=[
+            PolicyViolatingResource(
+                resource_logical_id=r["resourceLogicalId"], template_path=template_path, locations=r["locations"]
             )
-            for v in beta.violations
+            for r in found["violatingResources"]
         ],
     )
 

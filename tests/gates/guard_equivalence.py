@@ -23,11 +23,11 @@ from typing import Any
 
 from inference_constructs.compliance import (
     GUARD_DISABLED_RULES,
-    _plugin_tarball,
     guard_rule_files,
     guard_runs,
     select_guard_rule_files,
 )
+from inference_constructs.guard_plugin import plugin_tarball
 
 
 @cache
@@ -38,7 +38,7 @@ def guard_binary(directory: Path) -> Path:
     arch = {"x86_64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}[platform.machine()]
     system = {"Linux": "ubuntu", "Darwin": "macos"}[platform.system()]
     target = directory / "cfn-guard"
-    with tarfile.open(_plugin_tarball()) as tar:
+    with tarfile.open(plugin_tarball()) as tar:
         source = tar.extractfile(f"package/bin/{system}/{arch}/cfn-guard")
         assert source is not None
         target.write_bytes(source.read())

@@ -97,6 +97,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "inference_constructs._handler",
             "inference_constructs.compliance",
             "inference_constructs.guard_rules",
+            "inference_constructs.guard_plugin",
             "inference_constructs.region_rules",
             "inference_constructs.hosting",
             "inference_constructs.hosting._shared",

@@ -1,0 +1,135 @@
+"""The Control Tower validation run side by side: the plugin's own code in Node worker processes, started from the
+first cdk-nag pack, gives the report the plugins give when each runs in turn."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from aws_cdk import App, Stack, Validations, aws_s3
+from cdk_nag import AwsSolutionsChecks, HIPAASecurityChecks, NIST80053R5Checks
+from cdklabs.cdk_validator_cfnguard import CfnGuardValidator
+
+from inference_constructs import compliance
+from inference_constructs.compliance import (
+    GUARD_DISABLED_RULES,
+    GUARD_MAX_OUTPUT_BYTES,
+    SelectedControlTowerRules,
+    add_compliance_gates,
+    guard_rule_files,
+)
+from inference_constructs.guard_plugin import GuardRun, SideBySide
+
+
+@dataclass
+class _Context:
+    template_paths: list[str]
+
+
+def _files(outdir: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(outdir)): p.read_bytes() for p in sorted(outdir.rglob("*")) if p.is_file()}
+
+
+def _buckets_app(outdir: Path) -> App:
+    app = App(outdir=str(outdir))
+    aws_s3.Bucket(Stack(app, "Broken"), "Bucket", enforce_ssl=True)
+    aws_s3.Bucket(Stack(app, "AlsoBroken"), "Bucket")
+    return app
+
+
+def test_the_gates_report_what_the_plugins_report_one_after_another(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN two stacks with cdk-nag and Control Tower findings, validated once by the three packs and the bundled
+    # plugin with every rule, each in turn, and once by add_compliance_gates
+    full = _buckets_app(tmp_path / "full")
+    Validations.of(full).add_plugins(
+        AwsSolutionsChecks(full),
+        NIST80053R5Checks(full),
+        HIPAASecurityChecks(full),
+        CfnGuardValidator(  # type: ignore[arg-type]
+            disabled_rules=sorted(GUARD_DISABLED_RULES), max_buffer=GUARD_MAX_OUTPUT_BYTES
+        ),
+    )
+    gated = _buckets_app(tmp_path / "gated")
+    add_compliance_gates(gated)
+    started: list[list[str]] = []
+    validation = compliance._Validation
+
+    def counted(paths: list[str]) -> compliance._Validation:
+        started.append(list(paths))
+        return validation(paths)
+
+    monkeypatch.setattr(compliance, "_Validation", counted)
+    for app in (full, gated):
+        with pytest.raises(RuntimeError, match="ValidationFailed"):
+            app.synth()
+    # THEN every file of the assembly, the validation report with its findings in order included, is the same
+    assert _files(tmp_path / "full") == _files(tmp_path / "gated")
+    report = json.loads((tmp_path / "gated" / "validation-report.json").read_text(encoding="utf-8"))
+    plugins = [p["pluginName"] for p in report["pluginReports"]]
+    assert "cdk-validator-cfnguard" in plugins and "AwsSolutions" in plugins
+    # AND the Control Tower validation ran once, started from the first pack, on both templates
+    assert [sorted(Path(p).name for p in paths) for paths in started] == [
+        ["AlsoBroken.template.json", "Broken.template.json"]
+    ]
+
+
+def test_a_validation_started_on_templates_that_changed_since_is_run_again(tmp_path: Path) -> None:
+    # GIVEN a validation started on a template with a bare bucket, and the template then rewritten with none
+    template = tmp_path / "t.template.json"
+    template.write_text(json.dumps({"Resources": {"B": {"Type": "AWS::S3::Bucket"}}}), encoding="utf-8")
+    plugin = SelectedControlTowerRules()
+    plugin.start([str(template)])
+    handle = {"Resources": {"H": {"Type": "AWS::CloudFormation::WaitConditionHandle"}}}
+    template.write_text(json.dumps(handle), encoding="utf-8")
+    # THEN the validation reports on the template as it is now: no bucket finding
+    report = plugin.validate(_Context([str(template)]))  # type: ignore[arg-type]
+    assert report.success and list(report.violations) == []
+    assert plugin.last_selection == []
+    # AND a validation started on the same bytes is the one collected, with the bucket's findings
+    template.write_text(json.dumps({"Resources": {"B": {"Type": "AWS::S3::Bucket"}}}), encoding="utf-8")
+    plugin.start([str(template)])
+    report = plugin.validate(_Context([str(template)]))  # type: ignore[arg-type]
+    assert not report.success
+    assert {"s3_bucket_versioning_enabled_check", "s3_bucket_logging_enabled_check"} <= {
+        v.rule_name for v in report.violations
+    }
+
+
+def _rule(name: str) -> str:
+    (found,) = [str(f.path) for f in guard_rule_files() if f.name == name]
+    return found
+
+
+def test_runs_side_by_side_report_in_the_order_of_the_runs(tmp_path: Path) -> None:
+    # GIVEN three runs of very different cost (the workers take the most costly first), each on its own template
+    templates = []
+    for k, buckets in enumerate((1, 40, 3)):
+        path = tmp_path / f"t{k}.template.json"
+        path.write_text(
+            json.dumps({"Resources": {f"Bucket{k}x{i}": {"Type": "AWS::S3::Bucket"} for i in range(buckets)}}),
+            encoding="utf-8",
+        )
+        templates.append(str(path))
+    runs = [GuardRun((_rule("ct-s3-pr-2"),), (t,)) for t in templates]
+    reports = SideBySide(runs, disabled_rules=[], max_buffer=GUARD_MAX_OUTPUT_BYTES).reports()
+    # THEN report k holds the findings of run k's template, one resource per bucket
+    for k, (report, buckets) in enumerate(zip(reports, (1, 40, 3), strict=True)):
+        resources = {r["resourceLogicalId"] for v in report["violations"] for r in v["violatingResources"]}
+        assert not report["success"]
+        assert resources == {f"Bucket{k}x{i}" for i in range(buckets)}
+
+
+def test_a_run_cfn_guard_cannot_read_fails_with_the_plugins_message(tmp_path: Path) -> None:
+    # GIVEN a data file that is neither JSON nor YAML
+    broken = tmp_path / "broken.template.json"
+    broken.write_text("{ not: [ a template", encoding="utf-8")
+    side = SideBySide(
+        [GuardRun((_rule("ct-s3-pr-2"),), (str(broken),))], disabled_rules=[], max_buffer=GUARD_MAX_OUTPUT_BYTES
+    )
+    # THEN the plugin's own error reaches the caller
+    with pytest.raises(RuntimeError, match="CfnGuardValidator plugin failed"):
+        side.reports()
