@@ -18,7 +18,15 @@ if TYPE_CHECKING:
 
 from inference_constructs.errors import InferenceConfigError, Problem
 
-__all__ = ["InferencePropTypeError", "enum_prop", "int_prop", "prop_type_error", "props_of", "typed_prop"]
+__all__ = [
+    "InferencePropTypeError",
+    "enum_fields",
+    "enum_prop",
+    "int_prop",
+    "prop_type_error",
+    "props_of",
+    "typed_prop",
+]
 
 _T = TypeVar("_T")
 
@@ -55,6 +63,14 @@ def enum_prop(prop: str, value: _E | str, enum: type[_E]) -> _E:
             problem = Problem(prop, f"{value!r} is not allowed", f"use one of {allowed}", "choice")
             raise InferenceConfigError([problem]) from None
     raise prop_type_error(prop, value, f"a {enum.__name__} or one of {allowed}")
+
+
+def enum_fields(value: DataclassInstance, path: str, **enums: type[StrEnum]) -> None:
+    """Each named field of the frozen dataclass ``value`` as a member of its enum (:func:`enum_prop`, the prop
+    named ``<path>.<field>``), set in place: called from ``__post_init__``, so that Python callers may write the
+    YAML's strings and the decisions see members."""
+    for name, enum in enums.items():
+        object.__setattr__(value, name, enum_prop(f"{path}.{name}", getattr(value, name), enum))
 
 
 def typed_prop(prop: str, value: _T, cls: type[_T]) -> _T:

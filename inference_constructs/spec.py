@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from inference_constructs._coerce import enum_prop
+from inference_constructs._coerce import enum_fields
 from inference_constructs.hf_token import HfTokenSecret
 
 
@@ -282,5 +282,4 @@ class ModelSpec:
 
     def __post_init__(self) -> None:
         # Python callers may write the YAML's strings (source="s3", dtype="fp8"); the decisions see members.
-        object.__setattr__(self, "source", enum_prop("model.source", self.source, ModelSourceKind))
-        object.__setattr__(self, "dtype", enum_prop("model.dtype", self.dtype, DType))
+        enum_fields(self, "model", source=ModelSourceKind, dtype=DType)

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from enum import StrEnum
 
-from inference_constructs._coerce import enum_prop
+from inference_constructs._coerce import enum_fields
 from inference_constructs._plan_dict import plan_dict
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.spec import EndpointKind, ModelSpec
@@ -70,9 +70,7 @@ class RoutingOptions:
     concurrency_per_instance: float | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "strategy", enum_prop("serving_options.routing.strategy", self.strategy, RoutingStrategy)
-        )
+        enum_fields(self, "serving_options.routing", strategy=RoutingStrategy)
 
 
 @dataclass(frozen=True)

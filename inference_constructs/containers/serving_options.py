@@ -18,7 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from inference_constructs._coerce import enum_prop
+from inference_constructs._coerce import enum_fields
 from inference_constructs.catalog.models import resolve_model
 from inference_constructs.containers.model_access import gated_prefix
 from inference_constructs.containers.routing import RoutingOptions, RoutingStrategy
@@ -84,9 +84,7 @@ class SpeculativeDecoding:
     ngram_lookup_max: int | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "method", enum_prop("serving_options.speculative_decoding.method", self.method, SpeculativeMethod)
-        )
+        enum_fields(self, "serving_options.speculative_decoding", method=SpeculativeMethod)
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from inference_constructs.scaling.decisions import (
 )
 from inference_constructs.scaling.decisions import (
     check_provisioned_concurrency_bounds,
+    uses_inference_component,
 )
 from inference_constructs.sizing import HostDecision
 from inference_constructs.spec import (
@@ -260,6 +261,20 @@ def _kind_block(req: EndpointRequest, p: ProblemCollector, path: str, key: str, 
         f"remove {key}, or use type: {owner.value}",
         code="conflict",
     )
+
+
+def refuse_with_inference_component(
+    req: EndpointRequest, p: ProblemCollector, key: str, *, option: str, why: str
+) -> None:
+    """``option`` (at ``key``) on a real-time endpoint with ``capacity.min`` 0, which is hosted through an inference
+    component and whose plan leaves the option out: one conflict, ``why`` saying how that hosting excludes it."""
+    if uses_inference_component(req.kind, req.capacity.min):
+        p.add(
+            key,
+            f"a real-time endpoint with capacity.min 0 is hosted through an inference component{why}",
+            f"set capacity.min to 1 or more, or remove {option}",
+            code="conflict",
+        )
 
 
 def check_kind_blocks(req: EndpointRequest, p: ProblemCollector, path: str) -> None:

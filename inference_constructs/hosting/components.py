@@ -18,13 +18,20 @@ from aws_cdk import aws_sagemaker as sagemaker
 from constructs import Construct, IDependable
 
 from inference_constructs.hosting import properties
-from inference_constructs.hosting.endpoint_plan import ComponentPlan, ComponentsPlan
+from inference_constructs.hosting.endpoint_plan import ComponentPlan, ComponentsPlan, InferenceComponentPlan
 from inference_constructs.hosting.rollback import rollback_alarms
 from inference_constructs.observability.metric_definitions import endpoint_dimensions
 from inference_constructs.scaling.decisions import ScalingPlan
 from inference_constructs.scaling.inference_component import InferenceComponentScaling, ModelInferenceComponent
 
-__all__ = ["ComponentHost", "ComponentResources", "add_components", "component_id", "scale_components"]
+__all__ = [
+    "ComponentHost",
+    "ComponentResources",
+    "add_components",
+    "component_id",
+    "model_component",
+    "scale_components",
+]
 
 
 def component_id(name: str) -> str:
@@ -99,31 +106,62 @@ def _component(
         vpc_config=host.primary_model.vpc_config,
     )
     model.node.add_dependency(host.policy)
-    timeouts = c.plan.inference_component
-    component = ModelInferenceComponent(
+    component = model_component(
         owner,
-        "InferenceComponent",
+        host.endpoint,
         endpoint_name=host.endpoint_name,
-        model_name=model.attr_model_name,
-        min_memory_required_in_mb=c.min_memory_required_mb,
-        accelerator_devices=c.accelerator_devices,
         variant_name=host.variant_name,
+        model_name=model.attr_model_name,
+        accelerator_devices=c.accelerator_devices,
+        min_memory_required_mb=c.min_memory_required_mb,
         copy_count=c.copy_count,
-        model_data_download_timeout_in_seconds=timeouts.model_data_download_timeout_seconds if timeouts else None,
-        container_startup_health_check_timeout_in_seconds=(
-            timeouts.container_startup_health_check_timeout_seconds if timeouts else None
-        ),
-        placement_strategy=plan.placement.value if plan.placement else None,
-        max_az_imbalance=plan.max_az_imbalance,
-        enable_data_caching=plan.data_cache,
+        timeouts=c.plan.inference_component,
+        shared=plan,
     )
-    component.node.add_dependency(host.endpoint)
     dimensions = endpoint_dimensions(
         host.endpoint_name, host.variant_name, inference_component_name=component.inference_component_name
     )
     alarms = rollback_alarms(owner, c.plan, tuple(dimensions.items()))
     component.resource.deployment_config = properties.component_deployment_config(c.plan.update_policy, alarms)
     return ComponentResources(model, component, tuple(alarms))
+
+
+def model_component(
+    scope: Construct,
+    endpoint: IDependable,
+    *,
+    endpoint_name: str,
+    variant_name: str,
+    model_name: str,
+    accelerator_devices: int,
+    min_memory_required_mb: int,
+    copy_count: int,
+    timeouts: InferenceComponentPlan | None,
+    shared: ComponentsPlan | None,
+) -> ModelInferenceComponent:
+    """The ``InferenceComponent`` (construct id) of one model on the endpoint, the first or a further one: what a copy
+    reserves, its copies at creation, its start-up timeouts (``timeouts``; None: SageMaker's defaults) and the
+    placement the endpoint's components share (``shared``; None for a single model). It is placed once ``endpoint``
+    exists: ``endpoint_name`` is a literal string."""
+    component = ModelInferenceComponent(
+        scope,
+        "InferenceComponent",
+        endpoint_name=endpoint_name,
+        model_name=model_name,
+        min_memory_required_in_mb=min_memory_required_mb,
+        accelerator_devices=accelerator_devices,
+        variant_name=variant_name,
+        copy_count=copy_count,
+        model_data_download_timeout_in_seconds=timeouts.model_data_download_timeout_seconds if timeouts else None,
+        container_startup_health_check_timeout_in_seconds=(
+            timeouts.container_startup_health_check_timeout_seconds if timeouts else None
+        ),
+        placement_strategy=shared.placement.value if shared and shared.placement else None,
+        max_az_imbalance=shared.max_az_imbalance if shared else None,
+        enable_data_caching=shared.data_cache if shared else None,
+    )
+    component.node.add_dependency(endpoint)
+    return component
 
 
 def scale_components(

@@ -28,7 +28,7 @@ from inference_constructs._grants import grant_managed
 from inference_constructs.catalog import Catalog
 from inference_constructs.compliance import acknowledge_all
 from inference_constructs.hosting import properties
-from inference_constructs.hosting.components import ComponentHost, ComponentResources, add_components
+from inference_constructs.hosting.components import ComponentHost, ComponentResources, add_components, model_component
 from inference_constructs.hosting.components_plan import plan_hosting
 from inference_constructs.hosting.decisions import EndpointPlan, InferenceComponentPlan
 from inference_constructs.hosting.imported import EndpointImports, invoke_actions
@@ -379,25 +379,18 @@ class InferenceEndpoint(EndpointImports, EndpointScalingHooks, EndpointMetrics, 
         return f"{self._path or self.node.path}.{name}"
 
     def _component(self, component: InferenceComponentPlan) -> ModelInferenceComponent:
-        many = self.plan.components
-        created = ModelInferenceComponent(
+        return model_component(
             self,
-            "InferenceComponent",
+            self.resource,
             endpoint_name=self.endpoint_name,
-            model_name=self.model.attr_model_name,
-            min_memory_required_in_mb=component.min_memory_required_mb,
-            accelerator_devices=component.accelerator_devices,
             variant_name=self.variant_name,
+            model_name=self.model.attr_model_name,
+            accelerator_devices=component.accelerator_devices,
+            min_memory_required_mb=component.min_memory_required_mb,
             copy_count=component.initial_instance_count,
-            model_data_download_timeout_in_seconds=component.model_data_download_timeout_seconds,
-            container_startup_health_check_timeout_in_seconds=component.container_startup_health_check_timeout_seconds,
-            placement_strategy=many.placement.value if many and many.placement else None,
-            max_az_imbalance=many.max_az_imbalance if many else None,
-            enable_data_caching=many.data_cache if many else None,
+            timeouts=component,
+            shared=self.plan.components,
         )
-        # endpoint_name is a literal string: place the component once the endpoint exists.
-        created.node.add_dependency(self.resource)
-        return created
 
     # ------------------------------------------------------------------------------------------ grants
 

@@ -24,11 +24,10 @@ from typing import Any
 from inference_constructs.catalog import Catalog, InstanceType
 from inference_constructs.containers import ServingParameters, container_environment
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
-from inference_constructs.hosting.checks import key_path
+from inference_constructs.hosting.checks import key_path, refuse_with_inference_component
 from inference_constructs.hosting.host_ami import host_ami_problem
 from inference_constructs.hosting.request import EndpointRequest
 from inference_constructs.hosting.serving_rules import host_filter, host_problem, sized_model
-from inference_constructs.scaling.decisions import uses_inference_component
 from inference_constructs.sizing import Fit, HostDecision, choose_host, feasible_hosts
 from inference_constructs.spec import Accelerator, EndpointKind
 from inference_constructs.units import HOURS_PER_MONTH
@@ -224,14 +223,13 @@ def check_instance_pools(req: EndpointRequest, p: ProblemCollector, path: str) -
             code="conflict",
         )
         return
-    if uses_inference_component(req.kind, req.capacity.min):
-        p.add(
-            key,
-            "a real-time endpoint with capacity.min 0 is hosted through an inference component, whose copies "
-            "reserve the first host's devices and memory; pools are not planned for it",
-            "set capacity.min to 1 or more, or remove instance_pools",
-            code="conflict",
-        )
+    refuse_with_inference_component(
+        req,
+        p,
+        key,
+        option="instance_pools",
+        why=", whose copies reserve the first host's devices and memory; pools are not planned for it",
+    )
     if isinstance(pools, str):
         if pools != "auto":
             p.add(key, f"{pools!r} is not allowed", "use auto, a count 1..5 or a list of instance types", code="choice")

@@ -20,9 +20,8 @@ from typing import Any
 from inference_constructs._plan_dict import plan_dict
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import ProblemCollector
-from inference_constructs.hosting.checks import key_path
+from inference_constructs.hosting.checks import key_path, refuse_with_inference_component
 from inference_constructs.hosting.request import EndpointRequest
-from inference_constructs.scaling.decisions import uses_inference_component
 from inference_constructs.sizing import HostDecision
 from inference_constructs.spec import EndpointKind
 
@@ -88,14 +87,13 @@ def check_capacity_reservation(req: EndpointRequest, p: ProblemCollector, path: 
             key, "serverless endpoints run on no instances to reserve", "remove capacity_reservation", code="conflict"
         )
         return
-    if uses_inference_component(req.kind, req.capacity.min):
-        p.add(
-            key,
-            "a real-time endpoint with capacity.min 0 is hosted through an inference component on managed instance "
-            "scaling; a reservation is not planned for it",
-            "set capacity.min to 1 or more, or remove capacity_reservation",
-            code="conflict",
-        )
+    refuse_with_inference_component(
+        req,
+        p,
+        key,
+        option="capacity_reservation",
+        why=" on managed instance scaling; a reservation is not planned for it",
+    )
     arn = r.ml_reservation_arn
     if not is_unresolved(arn):
         low, high = RESERVATION_ARN_LENGTH

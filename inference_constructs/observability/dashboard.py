@@ -247,8 +247,8 @@ class InferenceDashboard(Construct):
                 self._graph(
                     "Invocation error rate (%): 100 × Average of 4XX / 5XX errors",
                     [
-                        metrics.fleet_error_rate_percent("4XX", account_ids=acc, period=p),
-                        metrics.fleet_error_rate_percent("5XX", account_ids=acc, period=p),
+                        metrics.fleet_error_rate_percent(c, account_ids=acc, period=p)
+                        for c in metric_definitions.ERROR_METRICS
                     ],
                     axis="%",
                 ),
@@ -411,6 +411,8 @@ class InferenceDashboard(Construct):
         else:
             usage = [metrics.endpoint_metric(endpoint, metric_table.CPU_UTILIZATION_NORMALIZED, period=p)]
             usage_title = "CPUUtilizationNormalized per copy"
+        latency = [metrics.endpoint_model_latency_ms(endpoint, stat, period=p) for stat in ("p50", "p99")]
+        errors = [metrics.endpoint_error_rate_percent(endpoint, c, period=p) for c in metric_definitions.ERROR_METRICS]
         return [
             self._graph(
                 f"{title}: invocations (left, sum) and requests that found no copy (right, sum)",
@@ -420,24 +422,8 @@ class InferenceDashboard(Construct):
                 right_axis="requests",
                 width=_QUARTER,
             ),
-            self._graph(
-                f"{title}: ModelLatency p50 and p99 (ms)",
-                [
-                    metrics.endpoint_model_latency_ms(endpoint, "p50", period=p),
-                    metrics.endpoint_model_latency_ms(endpoint, "p99", period=p),
-                ],
-                axis="ms",
-                width=_QUARTER,
-            ),
-            self._graph(
-                f"{title}: 4XX / 5XX error rate (%)",
-                [
-                    metrics.endpoint_error_rate_percent(endpoint, "4XX", period=p),
-                    metrics.endpoint_error_rate_percent(endpoint, "5XX", period=p),
-                ],
-                axis="%",
-                width=_QUARTER,
-            ),
+            self._graph(f"{title}: ModelLatency p50 and p99 (ms)", latency, axis="ms", width=_QUARTER),
+            self._graph(f"{title}: 4XX / 5XX error rate (%)", errors, axis="%", width=_QUARTER),
             self._graph(f"{title}: {usage_title}", usage, axis="%", width=_QUARTER, maximum=100),
         ]
 

@@ -255,10 +255,10 @@ def _placed(
         usable * tp,
         host_ram_needed,
         None,
-        shard.heads,
-        shard.kv_heads,
-        shard.padding_gb,
-        notes,
+        heads_per_shard=shard.heads,
+        kv_heads_per_shard=shard.kv_heads,
+        padding_gb=shard.padding_gb,
+        degree_rejections=notes,
         kv=kv,
     )
     if host_ram_needed > inst.memory_gib:

@@ -122,14 +122,31 @@ class MemoryEstimate:
         return self.base_gb + self.per_shard_overhead_gb * shards
 
 
+@dataclass(frozen=True, kw_only=True)
+class _ShardLayout:
+    """What the shards of one model copy hold on a host, as the :class:`Fit` finds it and the
+    :class:`HostDecision` reports it (keyword-only).
+
+    ``heads_per_shard`` / ``kv_heads_per_shard`` what each shard holds; ``padding_gb`` the extra weights of padded
+    or replicated heads; ``degree_rejections`` why each smaller (or invalid) degree was not taken; ``dtype_note``
+    a note on the dtype the engine runs on this host; ``kv`` what the KV cache holds (``None`` for classical models
+    and unchecked explicit hosts).
+    """
+
+    heads_per_shard: int = 0
+    kv_heads_per_shard: int = 0
+    padding_gb: float = 0.0
+    degree_rejections: tuple[str, ...] = ()
+    dtype_note: str = ""
+    kv: KvCapacity | None = None
+
+
 @dataclass(frozen=True)
-class Fit:
+class Fit(_ShardLayout):
     """How a model fits one host (or why it does not).
 
     ``memory_required_gb`` is the per-shard need times the degree (with padding and replicated KV
-    heads); ``heads_per_shard`` / ``kv_heads_per_shard`` what each shard holds; ``padding_gb`` the
-    extra weights of padded or replicated heads; ``degree_rejections`` why each smaller (or
-    invalid) degree was not taken.
+    heads); the shard layout fields (keyword-only) say what each shard holds.
     """
 
     instance: InstanceType
@@ -140,12 +157,6 @@ class Fit:
     memory_available_gb: float
     host_ram_required_gb: float
     rejection: Rejection | None
-    heads_per_shard: int = 0
-    kv_heads_per_shard: int = 0
-    padding_gb: float = 0.0
-    degree_rejections: tuple[str, ...] = ()
-    dtype_note: str = ""
-    kv: KvCapacity | None = None
 
 
 @dataclass(frozen=True)
@@ -237,7 +248,7 @@ class LoraReservation:
 
 
 @dataclass(frozen=True)
-class HostDecision:
+class HostDecision(_ShardLayout):
     """The chosen host, what it uses, and why.
 
     ``devices`` counts the GPUs or Neuron devices one model copy uses; ``tensor_parallel_degree`` is
@@ -266,13 +277,6 @@ class HostDecision:
     host_ram_required_gb: float = 0.0
     kv_estimated: bool = False
     architecture: ResolvedArchitecture | None = None
-    heads_per_shard: int = 0
-    kv_heads_per_shard: int = 0
-    padding_gb: float = 0.0
-    degree_rejections: tuple[str, ...] = ()
-    dtype_note: str = ""
-    kv: KvCapacity | None = None
-    """What the KV cache holds on this host (``None`` for classical models and unchecked explicit hosts)."""
     passed_over: tuple[tuple[RejectionKind, int], ...] = ()
     """How many cheaper hosts were passed over, per reason, all of them (``rejected`` lists a few of each);
     empty for an explicit host."""

@@ -14,6 +14,8 @@ from aws_cdk.assertions import Template
 
 from inference_constructs._coerce import InferencePropTypeError
 from inference_constructs.bedrock.inference_profile import ApplicationInferenceProfile
+from inference_constructs.containers.routing import RoutingOptions
+from inference_constructs.containers.serving_options import SpeculativeDecoding
 from inference_constructs.errors import InferenceConfigError
 from inference_constructs.hosting import Capacity, MultiModelEndpoint, RealtimeEndpoint, ServerlessEndpoint
 from inference_constructs.scaling.autoscaling import EndpointScaling
@@ -111,6 +113,19 @@ def test_string_and_tuple_props_build_the_same_template_as_typed_ones(typed: Any
             "'lmi'",
         ),
         (lambda s: ModelSpec(dtype="fp9"), InferenceConfigError, "model.dtype", "'bf16'"),
+        (lambda s: ModelSpec(source="gcs"), InferenceConfigError, "model.source", "'s3'"),
+        (
+            lambda s: RoutingOptions(strategy="random"),
+            InferenceConfigError,
+            "serving_options.routing.strategy",
+            "'prefix_aware'",
+        ),
+        (
+            lambda s: SpeculativeDecoding(tokens=3, method="lookahead"),
+            InferenceConfigError,
+            "serving_options.speculative_decoding.method",
+            "'ngram'",
+        ),
         (lambda s: RealtimeEndpoint(s, "E", model={"id": "x"}), InferencePropTypeError, "model", "ModelSpec"),
         (
             lambda s: MultiModelEndpoint(s, "E", model_data_prefix=PREFIX, model="x"),
@@ -141,6 +156,9 @@ def test_string_and_tuple_props_build_the_same_template_as_typed_ones(typed: Any
         "capacity-int",
         "path-prefix",
         "dtype-unknown",
+        "source-unknown",
+        "routing-strategy-unknown",
+        "speculative-method-unknown",
         "model-dict",
         "multi-model-model-str",
         "scaling-kind",
