@@ -115,12 +115,13 @@ class HostingStack(Stack):
                         "(InvokeEndpointAsync InputLocation): the endpoint may read only objects under it"
                     ),
                 )
+        topic_arn = alarm_topic.topic_arn  # one round trip to the jsii kernel, not two per alarm
         for endpoint in self.endpoints.values():
             # The rollback alarms also notify the platform's topic: when one fires, a deployment was rolled back
             # or the endpoint is failing (CT.CLOUDWATCH.PR.1: every alarm has an action).
             for alarm in endpoint.rollback_alarms:
-                alarm.alarm_actions = [alarm_topic.topic_arn]
-                alarm.ok_actions = [alarm_topic.topic_arn]
+                alarm.alarm_actions = [topic_arn]
+                alarm.ok_actions = [topic_arn]
         self.monitored: dict[str, list[MonitoredEndpoint]] = {
             d.name: with_components(self.endpoints[d.name], monitored(platform, d, self.endpoints[d.name]))
             for d in endpoints

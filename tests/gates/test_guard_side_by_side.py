@@ -4,6 +4,7 @@ first cdk-nag pack, gives the report the plugins give when each runs in turn."""
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from inference_constructs.compliance import (
     add_compliance_gates,
     guard_rule_files,
 )
-from inference_constructs.guard_plugin import GuardRun, SideBySide
+from inference_constructs.guard_plugin import RULES_FOLDER, GuardRun, SideBySide, plugin_directory
 
 
 @dataclass
@@ -133,3 +134,24 @@ def test_a_run_cfn_guard_cannot_read_fails_with_the_plugins_message(tmp_path: Pa
     # THEN the plugin's own error reaches the caller
     with pytest.raises(RuntimeError, match="CfnGuardValidator plugin failed"):
         side.reports()
+
+
+def test_the_rule_analysis_kept_between_synths_is_the_analysis_and_is_remade_when_unreadable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN the plugin's rule files copied into a fresh folder, with no analysis kept yet
+    root = tmp_path / "plugin"
+    shutil.copytree(plugin_directory() / RULES_FOLDER, root / RULES_FOLDER)
+    fresh = compliance.analyze_rule_files(root / RULES_FOLDER)
+    # THEN the first read analyses the files and keeps the result; the second reads it back, equal
+    assert compliance._cached_analysis(root) == fresh
+    (stored,) = root.glob("analysis-*.json")
+    assert compliance._cached_analysis(root) == fresh
+    # AND a kept copy that cannot be read is made again
+    stored.write_text("{ not json", encoding="utf-8")
+    assert compliance._cached_analysis(root) == fresh
+    assert json.loads(stored.read_text(encoding="utf-8"))[0]["path"].endswith(".guard")
+    # AND the analysis of other code is kept under another name, never read for this one
+    monkeypatch.setattr(compliance, "_analysis_key", lambda: "other-code")
+    assert compliance._cached_analysis(root) == fresh
+    assert sorted(p.name for p in root.glob("analysis-*.json")) == sorted([stored.name, "analysis-other-code.json"])
