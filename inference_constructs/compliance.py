@@ -62,6 +62,7 @@ __all__ = [
     "acknowledge",
     "acknowledge_all",
     "add_compliance_gates",
+    "analyze_rule_files",
     "guard_rule_files",
     "guard_rule_reads",
     "guard_rule_triggers",
