@@ -14,6 +14,7 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from inference_constructs._assets import lambda_asset_path
+from inference_constructs._policy import Statement, allow, document
 
 _ASSET_EXCLUDES = ["__pycache__", "*.pyc"]
 
@@ -69,10 +70,11 @@ def handler_identity(
     encryption_key: kms.IKey,
     role_description: str,
     policy_description: str,
-    statements: Sequence[iam.PolicyStatement] = (),
+    statements: Sequence[Statement] = (),
 ) -> HandlerIdentity:
     """The log group ``LogGroup`` (encrypted with ``encryption_key``), the role ``Role`` that Lambda assumes, and
-    the customer-managed policy ``Policy`` attached to it: ``statements``, then writing the log group's streams."""
+    the customer-managed policy ``Policy`` attached to it: ``statements`` (IAM JSON or ``iam.PolicyStatement``), then
+    writing the log group's streams."""
     log_group = logs.LogGroup(scope, "LogGroup", retention=retention, encryption_key=encryption_key)
     role = iam.Role(
         scope, "Role", assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"), description=role_description
@@ -82,11 +84,8 @@ def handler_identity(
         "Policy",
         description=policy_description,
         roles=[role],
-        statements=[
-            *statements,
-            iam.PolicyStatement(
-                actions=["logs:CreateLogStream", "logs:PutLogEvents"], resources=[f"{log_group.log_group_arn}:*"]
-            ),
-        ],
+        document=document(
+            [*statements, allow(["logs:CreateLogStream", "logs:PutLogEvents"], [f"{log_group.log_group_arn}:*"])]
+        ),
     )
     return HandlerIdentity(log_group, role, policy)

@@ -20,6 +20,8 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from constructs import Construct
 
+from inference_constructs._arns import format_arn
+
 #: The statement CT.KMS.PR.3 looks for (Deny, Principal *, kms:CreateGrant, BoolIfExists on both keys).
 DENY_GRANTS_SID = "DenyGrantsExceptForAwsResources"
 
@@ -50,9 +52,9 @@ def alarm_topic_key(scope: Construct, construct_id: str, *, description: str) ->
     ``aws:SourceArn`` when present)."""
     key = _key(scope, construct_id, description)
     stack = Stack.of(scope)
-    topics = stack.format_arn(service="sns", resource="*", arn_format=ArnFormat.NO_RESOURCE_NAME)
-    alarms = stack.format_arn(
-        service="cloudwatch", resource="alarm", resource_name="*", arn_format=ArnFormat.COLON_RESOURCE_NAME
+    topics = format_arn(stack, service="sns", resource="*", arn_format=ArnFormat.NO_RESOURCE_NAME)
+    alarms = format_arn(
+        stack, service="cloudwatch", resource="alarm", resource_name="*", arn_format=ArnFormat.COLON_RESOURCE_NAME
     )
     key.add_to_resource_policy(
         iam.PolicyStatement(
@@ -75,8 +77,8 @@ def log_group_key(scope: Construct, construct_id: str, *, description: str) -> k
     (``kms:EncryptionContext:aws:logs:arn``, as the CloudWatch Logs user guide's key policy shows)."""
     key = _key(scope, construct_id, description)
     stack = Stack.of(scope)
-    log_groups = stack.format_arn(
-        service="logs", resource="log-group", resource_name="*", arn_format=ArnFormat.COLON_RESOURCE_NAME
+    log_groups = format_arn(
+        stack, service="logs", resource="log-group", resource_name="*", arn_format=ArnFormat.COLON_RESOURCE_NAME
     )
     key.add_to_resource_policy(
         iam.PolicyStatement(

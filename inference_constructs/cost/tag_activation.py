@@ -8,7 +8,6 @@ from aws_cdk import CustomResource, Duration, Stack
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_events as events
 from aws_cdk import aws_events_targets as targets
-from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
@@ -16,6 +15,7 @@ from constructs import Construct
 
 from inference_constructs._handler import handler_function, handler_identity
 from inference_constructs._kms import log_group_key
+from inference_constructs._policy import allow
 from inference_constructs.compliance import acknowledge
 from inference_constructs.cost.capacity_tags import validate_cost_tags
 from inference_constructs.errors import ProblemCollector
@@ -130,11 +130,7 @@ class CostAllocationTagActivation(Construct):
                 "Activates cost allocation tags (ce:ListCostAllocationTags, ce:UpdateCostAllocationTagsStatus)"
             ),
             policy_description="Cost allocation tag activation: Cost Explorer tag calls and this function's own logs",
-            statements=[
-                iam.PolicyStatement(
-                    actions=["ce:ListCostAllocationTags", "ce:UpdateCostAllocationTagsStatus"], resources=["*"]
-                )
-            ],
+            statements=[allow(["ce:ListCostAllocationTags", "ce:UpdateCostAllocationTagsStatus"], ["*"])],
         )
         self.log_group, role, self.policy = identity.log_group, identity.role, identity.policy
         self.function = handler_function(

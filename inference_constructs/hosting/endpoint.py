@@ -24,7 +24,9 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
+from inference_constructs._arns import format_arn
 from inference_constructs._grants import grant_managed
+from inference_constructs._policy import allow
 from inference_constructs.catalog import Catalog
 from inference_constructs.compliance import acknowledge_all
 from inference_constructs.hosting import properties
@@ -231,8 +233,8 @@ class InferenceEndpoint(EndpointImports, EndpointScalingHooks, EndpointMetrics, 
             ),
             retain_all_variant_properties=True if plan.update_policy.retain_all_variant_properties else None,
         )
-        self.endpoint_arn: str = stack.format_arn(
-            service="sagemaker", resource="endpoint", resource_name=self.endpoint_name.lower()
+        self.endpoint_arn: str = format_arn(
+            stack, service="sagemaker", resource="endpoint", resource_name=self.endpoint_name.lower()
         )
         """ARN of the endpoint (SageMaker lower-cases endpoint names in ARNs)."""
         self.scaling: Construct | None = None
@@ -323,7 +325,7 @@ class InferenceEndpoint(EndpointImports, EndpointScalingHooks, EndpointMetrics, 
         if plan.vpc is not None:
             statements.grant_vpc()
         if kms_key is not None:
-            statements.append(iam.PolicyStatement(actions=["kms:Decrypt"], resources=[kms_key.key_arn]))
+            statements.append(allow(["kms:Decrypt"], [kms_key.key_arn]))
 
         async_config = None
         if plan.async_inference is not None:
@@ -341,7 +343,7 @@ class InferenceEndpoint(EndpointImports, EndpointScalingHooks, EndpointMetrics, 
             self,
             "ExecutionPolicy",
             description="What the endpoint's container and SageMaker need: image pull, model data read, logs, metrics",
-            statements=statements.statements,
+            document=statements.document(),
             roles=[owned] if (owned := owned_role(self.role)) is not None else None,
         )
         return image, async_config, capture_config

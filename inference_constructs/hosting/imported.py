@@ -17,6 +17,7 @@ from aws_cdk import Arn, ArnFormat, Resource, Stack
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
+from inference_constructs._arns import format_arn
 from inference_constructs._coerce import enum_prop
 from inference_constructs._grants import grant_managed
 from inference_constructs._tokens import is_unresolved
@@ -250,7 +251,7 @@ def _arn_name(arn: str, problems: ProblemCollector) -> str | None:
 def _format_arn(scope: Construct, name: str) -> str:
     # SageMaker lower-cases endpoint names in ARNs; a token name is used as is.
     arn_name = name if is_unresolved(name) else name.lower()
-    return Stack.of(scope).format_arn(service="sagemaker", resource="endpoint", resource_name=arn_name)
+    return format_arn(Stack.of(scope), service="sagemaker", resource="endpoint", resource_name=arn_name)
 
 
 def _names_differ(name: str, arn_name: str) -> bool:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_sagemaker as sagemaker
@@ -17,6 +16,7 @@ from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from inference_constructs import _tokens
+from inference_constructs._policy import allow, document
 from inference_constructs.hosting._shared import InferenceStorage
 from inference_constructs.hosting.decisions import EndpointPlan
 from inference_constructs.hosting.request import AsyncOptions, DataCaptureOptions
@@ -70,8 +70,8 @@ def async_output(
         bucket_name, bucket_arn = bucket.bucket_name, bucket.bucket_arn
         output = f"s3://{bucket_name}/{key_prefix}"
     base = f"{bucket_arn}/{key_prefix}" if key_prefix else bucket_arn
-    statements.append(iam.PolicyStatement(actions=["s3:PutObject"], resources=[f"{base}/*"]))
-    statements.append(iam.PolicyStatement(actions=["s3:GetObject"], resources=[f"{base}/inputs/*"]))
+    statements.append(allow(["s3:PutObject"], [f"{base}/*"]))
+    statements.append(allow(["s3:GetObject"], [f"{base}/inputs/*"]))
     statements.acknowledge_objects(
         base, key_prefix, ["", "inputs/"], "async requests and results are objects sagemaker names per request"
     )
@@ -87,27 +87,27 @@ def async_output(
             owner,
             "TopicPolicy",
             topics=topics,
-            policy_document=iam.PolicyDocument(
-                statements=[
-                    iam.PolicyStatement(
-                        sid="AllowPublishThroughSSLOnly",
-                        effect=iam.Effect.DENY,
-                        principals=[iam.AnyPrincipal()],
-                        actions=["sns:Publish"],
-                        resources=topics,
-                        conditions={"Bool": {"aws:SecureTransport": "false"}},
-                    )
+            policy_document=document(
+                [
+                    {
+                        "Sid": "AllowPublishThroughSSLOnly",
+                        "Effect": "Deny",
+                        "Principal": {"AWS": ["*"]},
+                        "Action": ["sns:Publish"],
+                        "Resource": topics,
+                        "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+                    }
                 ]
             ),
         )
-        statements.append(iam.PolicyStatement(actions=["sns:Publish"], resources=topics))
+        statements.append(allow(["sns:Publish"], topics))
         if kms_key is not None:
-            statements.append(iam.PolicyStatement(actions=["kms:GenerateDataKey"], resources=[kms_key.key_arn]))
+            statements.append(allow(["kms:GenerateDataKey"], [kms_key.key_arn]))
         notification = sagemaker.CfnEndpointConfig.AsyncInferenceNotificationConfigProperty(
             success_topic=success_topic.topic_arn, error_topic=error_topic.topic_arn
         )
     elif kms_key is not None:
-        statements.append(iam.PolicyStatement(actions=["kms:GenerateDataKey"], resources=[kms_key.key_arn]))
+        statements.append(allow(["kms:GenerateDataKey"], [kms_key.key_arn]))
     config = sagemaker.CfnEndpointConfig.AsyncInferenceConfigProperty(
         output_config=sagemaker.CfnEndpointConfig.AsyncInferenceOutputConfigProperty(
             s3_output_path=output,
@@ -144,9 +144,9 @@ def data_capture(
         bucket, key = _data_uri(owner, endpoint_name, "capture")
         destination = f"s3://{bucket.bucket_name}/{key}"
         base = f"{bucket.bucket_arn}/{key}"
-    statements.append(iam.PolicyStatement(actions=["s3:PutObject"], resources=[f"{base}/*"]))
+    statements.append(allow(["s3:PutObject"], [f"{base}/*"]))
     if kms_key is not None:
-        statements.append(iam.PolicyStatement(actions=["kms:GenerateDataKey"], resources=[kms_key.key_arn]))
+        statements.append(allow(["kms:GenerateDataKey"], [kms_key.key_arn]))
     statements.acknowledge_objects(
         base, key, [""], "captured requests and responses are objects sagemaker names per hour"
     )

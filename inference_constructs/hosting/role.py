@@ -16,6 +16,8 @@ from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from inference_constructs import _tokens
+from inference_constructs._arns import format_arn
+from inference_constructs._policy import Statement, allow, document
 from inference_constructs.compliance import acknowledge, acknowledge_all
 from inference_constructs.hosting._shared import InferenceStorage, image_uri, stack_env
 from inference_constructs.hosting.decisions import EndpointPlan, ModelData, ModelDataKind
@@ -27,7 +29,8 @@ _ECR_URI = re.compile(r"^(?P<account>\d{12})\.dkr\.ecr\.(?P<region>[a-z0-9-]+)\.
 
 
 class ExecutionStatements:
-    """The statements of one endpoint's execution policy, collected while the endpoint is built.
+    """The statements of one endpoint's execution policy, collected while the endpoint is built (as IAM JSON, so
+    the whole policy document crosses to the jsii kernel in one round trip: :meth:`document`).
 
     The IAM5 wildcard findings they cause are collected too and acknowledged on ``owner`` in one call
     (:meth:`acknowledge_collected`); a finding added after that is acknowledged at once.
@@ -41,13 +44,18 @@ class ExecutionStatements:
 
     def __init__(self, owner: Construct) -> None:
         self._owner = owner
-        self.statements: list[iam.PolicyStatement] = []
-        """The policy statements, in the order they were added."""
+        self.statements: list[Statement] = []
+        """The policy statements, in the order they were added: IAM JSON (``inference_constructs._policy.allow``)
+        or ``iam.PolicyStatement`` objects."""
         self._wildcards: list[tuple[str, str]] | None = []
 
-    def append(self, statement: iam.PolicyStatement) -> None:
-        """Add one statement."""
+    def append(self, statement: Statement) -> None:
+        """Add one statement: IAM JSON, or an ``iam.PolicyStatement``."""
         self.statements.append(statement)
+
+    def document(self) -> iam.PolicyDocument:
+        """The policy document of the statements, in their order (one round trip when all are IAM JSON)."""
+        return document(self.statements)
 
     def acknowledge_collected(self) -> None:
         """Acknowledge every wildcard finding collected so far on the owner, in one call."""
@@ -79,12 +87,11 @@ class ExecutionStatements:
     def grant_image_pull(self, repository_arn: str) -> None:
         """Pull the image from ``repository_arn`` (and get the ECR authorization token, which has no resource)."""
         self.statements.append(
-            iam.PolicyStatement(
-                actions=["ecr:BatchCheckLayerAvailability", "ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer"],
-                resources=[repository_arn],
+            allow(
+                ["ecr:BatchCheckLayerAvailability", "ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer"], [repository_arn]
             )
         )
-        self.statements.append(iam.PolicyStatement(actions=["ecr:GetAuthorizationToken"], resources=["*"]))
+        self.statements.append(allow(["ecr:GetAuthorizationToken"], ["*"]))
         self.acknowledge_wildcard(
             "Resource::*",
             "ecr:GetAuthorizationToken, the ec2 network interface calls of a vpc endpoint, and "
@@ -103,16 +110,10 @@ class ExecutionStatements:
         bucket_arn = f"arn:{_tokens.aws_partition()}:s3:::{data.bucket}"
         prefix = data.key_prefix
         if data.kind is ModelDataKind.ARCHIVE:
-            self.statements.append(iam.PolicyStatement(actions=["s3:GetObject"], resources=[f"{bucket_arn}/{prefix}"]))
+            self.statements.append(allow(["s3:GetObject"], [f"{bucket_arn}/{prefix}"]))
             return
-        self.statements.append(iam.PolicyStatement(actions=["s3:GetObject"], resources=[f"{bucket_arn}/{prefix}*"]))
-        self.statements.append(
-            iam.PolicyStatement(
-                actions=["s3:ListBucket"],
-                resources=[bucket_arn],
-                conditions={"StringLike": {"s3:prefix": [f"{prefix}*"]}},
-            )
-        )
+        self.statements.append(allow(["s3:GetObject"], [f"{bucket_arn}/{prefix}*"]))
+        self.statements.append(allow(["s3:ListBucket"], [bucket_arn], {"StringLike": {"s3:prefix": [f"{prefix}*"]}}))
         self.acknowledge_wildcard(
             f"Resource::arn:<AWS::Partition>:s3:::{data.bucket}/{prefix}*",
             "the model is an s3 prefix (uncompressed weights or multi-model archives): read is limited to that prefix",
@@ -120,18 +121,11 @@ class ExecutionStatements:
 
     def _grant_staged(self, prefix: str) -> None:
         bucket = InferenceStorage.of(self._owner).data
-        self.statements.append(
-            iam.PolicyStatement(actions=["s3:GetObject"], resources=[f"{bucket.bucket_arn}/{prefix}*"])
-        )
-        self.statements.append(
-            iam.PolicyStatement(
-                actions=["s3:ListBucket"],
-                resources=[bucket.bucket_arn],
-                conditions={"StringLike": {"s3:prefix": [f"{prefix}*"]}},
-            )
-        )
+        bucket_arn = bucket.bucket_arn
+        self.statements.append(allow(["s3:GetObject"], [f"{bucket_arn}/{prefix}*"]))
+        self.statements.append(allow(["s3:ListBucket"], [bucket_arn], {"StringLike": {"s3:prefix": [f"{prefix}*"]}}))
         self.acknowledge_objects(
-            bucket.bucket_arn,
+            bucket_arn,
             prefix.rstrip("/"),
             [""],
             "the model is the staged copy of a hub model (an s3 prefix of uncompressed weights): read is limited "
@@ -141,13 +135,13 @@ class ExecutionStatements:
     def grant_logs_and_metrics(self, stack: Stack, endpoint_name: str) -> None:
         """Write the endpoint's own log group, and metrics in the SageMaker namespaces."""
         group = f"/aws/sagemaker/Endpoints/{endpoint_name}"
-        group_arn = stack.format_arn(
-            service="logs", resource="log-group", resource_name=group, arn_format=ArnFormat.COLON_RESOURCE_NAME
+        group_arn = format_arn(
+            stack, service="logs", resource="log-group", resource_name=group, arn_format=ArnFormat.COLON_RESOURCE_NAME
         )
         self.statements.append(
-            iam.PolicyStatement(
-                actions=["logs:CreateLogGroup", "logs:CreateLogStream", "logs:DescribeLogStreams", "logs:PutLogEvents"],
-                resources=[group_arn, f"{group_arn}:log-stream:*"],
+            allow(
+                ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:DescribeLogStreams", "logs:PutLogEvents"],
+                [group_arn, f"{group_arn}:log-stream:*"],
             )
         )
         self.acknowledge_wildcard(
@@ -155,18 +149,18 @@ class ExecutionStatements:
             "sagemaker names one log stream per instance at run time; access is limited to this endpoint's log group",
         )
         self.statements.append(
-            iam.PolicyStatement(
-                actions=["cloudwatch:PutMetricData"],
-                resources=["*"],
-                conditions={"StringLike": {"cloudwatch:namespace": [SAGEMAKER_NAMESPACE, "/aws/sagemaker/*"]}},
+            allow(
+                ["cloudwatch:PutMetricData"],
+                ["*"],
+                {"StringLike": {"cloudwatch:namespace": [SAGEMAKER_NAMESPACE, "/aws/sagemaker/*"]}},
             )
         )
 
     def grant_vpc(self) -> None:
         """Create and delete the network interfaces of a VPC endpoint (these calls have no resource)."""
         self.statements.append(
-            iam.PolicyStatement(
-                actions=[
+            allow(
+                [
                     "ec2:CreateNetworkInterface",
                     "ec2:CreateNetworkInterfacePermission",
                     "ec2:DeleteNetworkInterface",
@@ -177,7 +171,7 @@ class ExecutionStatements:
                     "ec2:DescribeSubnets",
                     "ec2:DescribeVpcs",
                 ],
-                resources=["*"],
+                ["*"],
             )
         )
 
@@ -189,14 +183,15 @@ def execution_image(
     this account's repositories in this region (acknowledged on ``statements``)."""
     if plan.image is not None:
         uri, account = image_uri(owner, plan.image, path=f"{path}.serving" if path else "serving", stack=stack)
-        arn = stack.format_arn(
-            service="ecr", resource="repository", resource_name=plan.image.repository, account=account
+        arn = format_arn(
+            stack, service="ecr", resource="repository", resource_name=plan.image.repository, account=account
         )
         return uri, arn
     custom = plan.custom_image or ""
     match = None if Token.is_unresolved(custom) else _ECR_URI.match(custom)
     if match is not None:
-        arn = stack.format_arn(
+        arn = format_arn(
+            stack,
             service="ecr",
             resource="repository",
             resource_name=match["repo"],
@@ -204,7 +199,7 @@ def execution_image(
             region=match["region"],
         )
         return custom, arn
-    arn = stack.format_arn(service="ecr", resource="repository", resource_name="*")
+    arn = format_arn(stack, service="ecr", resource="repository", resource_name="*")
     statements.acknowledge_wildcard(
         f"Resource::{_nag_arn(stack, 'ecr')}:repository/*",
         "the custom image uri is only known at deploy time (e.g. a cdk docker image asset), so image pull is "

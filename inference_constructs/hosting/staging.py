@@ -42,9 +42,11 @@ from aws_cdk import aws_stepfunctions as sfn
 from aws_cdk import custom_resources as cr
 from constructs import Construct, IConstruct
 
+from inference_constructs._arns import format_arn
 from inference_constructs._assets import lambda_asset_path
 from inference_constructs._handler import handler_function, handler_identity
 from inference_constructs._kms import log_group_key
+from inference_constructs._policy import allow, document
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.compliance import acknowledge_all
 from inference_constructs.containers.model_access import ModelStaging
@@ -226,7 +228,8 @@ def _secret_arn(scope: Construct, secret_id: str, secret: secretsmanager.ISecret
         return secret.secret_full_arn or f"{secret.secret_arn}-??????"
     if is_unresolved(secret_id) or secret_id.startswith("arn:"):
         return secret_id
-    return Stack.of(scope).format_arn(
+    return format_arn(
+        Stack.of(scope),
         service="secretsmanager",
         resource="secret",
         resource_name=f"{secret_id}-??????",
@@ -275,33 +278,19 @@ class HubModelStaging(Construct):
             self, "JobLogGroup", retention=logs.RetentionDays.ONE_YEAR, encryption_key=provider.key
         )
         statements = [
-            iam.PolicyStatement(actions=["secretsmanager:GetSecretValue"], resources=[secret_arn]),
-            iam.PolicyStatement(
-                actions=["s3:PutObject", "s3:AbortMultipartUpload"],
-                resources=[f"{bucket.bucket_arn}/{staging.key_prefix}*"],
-            ),
-            iam.PolicyStatement(
-                actions=["s3:GetObject", "s3:GetObjectVersion"],
-                resources=[asset.bucket.arn_for_objects(asset.s3_object_key)],
-            ),
-            iam.PolicyStatement(
-                actions=["s3:GetBucketAcl", "s3:GetBucketLocation"], resources=[asset.bucket.bucket_arn]
-            ),
-            iam.PolicyStatement(
-                actions=["logs:CreateLogStream", "logs:PutLogEvents"], resources=[f"{self.log_group.log_group_arn}:*"]
-            ),
-            iam.PolicyStatement(
-                actions=["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey"], resources=[provider.key.key_arn]
-            ),
+            allow(["secretsmanager:GetSecretValue"], [secret_arn]),
+            allow(["s3:PutObject", "s3:AbortMultipartUpload"], [f"{bucket.bucket_arn}/{staging.key_prefix}*"]),
+            allow(["s3:GetObject", "s3:GetObjectVersion"], [asset.bucket.arn_for_objects(asset.s3_object_key)]),
+            allow(["s3:GetBucketAcl", "s3:GetBucketLocation"], [asset.bucket.bucket_arn]),
+            allow(["logs:CreateLogStream", "logs:PutLogEvents"], [f"{self.log_group.log_group_arn}:*"]),
+            allow(["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey"], [provider.key.key_arn]),
         ]
         if token.kms_key_arn:
             statements.append(
-                iam.PolicyStatement(
-                    actions=["kms:Decrypt"],
-                    resources=[token.kms_key_arn],
-                    conditions={
-                        "StringEquals": {"kms:ViaService": f"secretsmanager.{Stack.of(self).region}.amazonaws.com"}
-                    },
+                allow(
+                    ["kms:Decrypt"],
+                    [token.kms_key_arn],
+                    {"StringEquals": {"kms:ViaService": f"secretsmanager.{Stack.of(self).region}.amazonaws.com"}},
                 )
             )
         self.policy = iam.ManagedPolicy(
@@ -309,7 +298,7 @@ class HubModelStaging(Construct):
             "JobPolicy",
             description="Hub model staging job: the token secret, the model's s3 prefix, the job source and logs",
             roles=[self.role],
-            statements=statements,
+            document=document(statements),
         )
         variable = codebuild.BuildEnvironmentVariable
         self.project = codebuild.Project(

@@ -11,6 +11,7 @@ from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from inference_constructs import _tokens
+from inference_constructs._arns import format_arn
 from inference_constructs.observability.alarm_resources import (
     AlarmMetric,
     add_alarm,
@@ -61,7 +62,8 @@ def service_linked_role(scope: Construct) -> iam.IRole:
     Application Auto Scaling creates the service-linked role on first use if the account lacks it
     (``AWS::ApplicationAutoScaling::ScalableTarget`` ``RoleARN`` documentation).
     """
-    arn = Stack.of(scope).format_arn(
+    arn = format_arn(
+        Stack.of(scope),
         service="iam",
         region="",
         resource="role",

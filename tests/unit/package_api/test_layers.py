@@ -89,10 +89,12 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         # Decisions to resources: the constructs, their aws_cdk helpers, and the packages that re-export them.
         "constructs",
         (
+            "inference_constructs._arns",
             "inference_constructs._buckets",
             "inference_constructs._synth_checks",
             "inference_constructs._grants",
             "inference_constructs._kms",
+            "inference_constructs._policy",
             "inference_constructs._assets",
             "inference_constructs._handler",
             "inference_constructs.compliance",

@@ -1,0 +1,60 @@
+"""ARNs in a stack, formatted in Python (private).
+
+``Stack.format_arn`` is one round trip to the jsii kernel per ARN, and all it does is join strings: the
+partition, region and account (the components given, else the stack's own, which are token strings unless the
+stack is bound to an environment) with the service, the resource and the resource name (aws-cdk-lib 2.275.0,
+``core/lib/arn.ts``, ``Arn.format``). :func:`format_arn` reads the stack's three once per stack and joins the same
+strings in the same order, so an ARN is the same (token) string and renders as the same ``Fn::Join``.
+"""
+
+from __future__ import annotations
+
+from aws_cdk import ArnFormat, Stack
+
+__all__ = ["format_arn"]
+
+_ENV = "_inference_arn_environment"
+
+
+def _environment(stack: Stack) -> tuple[str, str, str]:
+    """(partition, region, account) of ``stack``, read from the jsii kernel once and kept on the stack object
+    (they never change once the stack exists)."""
+    found = getattr(stack, _ENV, None)
+    if isinstance(found, tuple):
+        return found
+    env = (stack.partition, stack.region, stack.account)
+    setattr(stack, _ENV, env)
+    return env
+
+
+def format_arn(
+    stack: Stack,
+    *,
+    service: str,
+    resource: str,
+    resource_name: str | None = None,
+    arn_format: ArnFormat = ArnFormat.SLASH_RESOURCE_NAME,
+    partition: str | None = None,
+    region: str | None = None,
+    account: str | None = None,
+) -> str:
+    """``stack.format_arn(...)`` with the same arguments, without the round trip.
+
+    ``partition``, ``region`` and ``account`` default to the stack's (an empty string is kept, as in
+    ``Stack.format_arn``: ``region=""`` for IAM). The separator before ``resource_name`` is ``:`` for
+    ``ArnFormat.COLON_RESOURCE_NAME``, else ``/``; ``SLASH_RESOURCE_SLASH_RESOURCE_NAME`` puts a ``/`` before the
+    resource too; without ``resource_name`` the ARN ends at the resource.
+    """
+    own_partition, own_region, own_account = _environment(stack)
+    parts = [
+        "arn",
+        partition if partition is not None else own_partition,
+        service,
+        region if region is not None else own_region,
+        account if account is not None else own_account,
+        ("/" if arn_format == ArnFormat.SLASH_RESOURCE_SLASH_RESOURCE_NAME else "") + resource,
+    ]
+    arn = ":".join(parts)
+    if resource_name is None:
+        return arn
+    return arn + (":" if arn_format == ArnFormat.COLON_RESOURCE_NAME else "/") + resource_name

@@ -1,0 +1,85 @@
+"""ARNs formatted in Python are the strings ``Stack.format_arn`` gives, for every ARN shape and stack environment."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+from aws_cdk import App, ArnFormat, Environment, Stack
+
+from inference_constructs._arns import format_arn
+
+#: The ARN shapes: each resource-name format, with and without a name, and each component given or emptied.
+SHAPES: list[dict[str, Any]] = [
+    {"service": "sagemaker", "resource": "endpoint", "resource_name": "my-endpoint"},
+    {"service": "ecr", "resource": "repository", "resource_name": "*", "account": "763104351884"},
+    {"service": "ecr", "resource": "repository", "resource_name": "repo", "account": "1" * 12, "region": "eu-west-1"},
+    {"service": "sns", "resource": "*", "arn_format": ArnFormat.NO_RESOURCE_NAME},
+    {
+        "service": "logs",
+        "resource": "log-group",
+        "resource_name": "/aws/x",
+        "arn_format": ArnFormat.COLON_RESOURCE_NAME,
+    },
+    {
+        "service": "iam",
+        "resource": "role",
+        "resource_name": "R",
+        "region": "",
+        "arn_format": ArnFormat.SLASH_RESOURCE_NAME,
+    },
+    {"service": "s3", "resource": "bucket", "region": "", "account": "", "partition": "aws-cn"},
+    {
+        "service": "apigateway",
+        "resource": "restapis",
+        "resource_name": "abc",
+        "arn_format": ArnFormat.SLASH_RESOURCE_SLASH_RESOURCE_NAME,
+    },
+]
+
+#: Stacks whose partition, region and account are tokens, literals, or literals only under partition literals.
+ENVIRONMENTS: dict[str, tuple[dict[str, Any], Environment | None]] = {
+    "agnostic": ({}, None),
+    "bound": ({}, Environment(account="123456789012", region="us-east-1")),
+    "bound, partition literals": (
+        {"@aws-cdk/core:enablePartitionLiterals": True},
+        Environment(account="123456789012", region="cn-north-1"),
+    ),
+}
+
+
+@pytest.mark.parametrize("environment", list(ENVIRONMENTS))
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s['service']}-{s.get('arn_format', 'default')}")
+def test_an_arn_is_the_string_stack_format_arn_gives(environment: str, shape: dict[str, Any]) -> None:
+    # GIVEN a stack in the environment WHEN an ARN is formatted in Python and by the stack
+    context, env = ENVIRONMENTS[environment]
+    stack = Stack(App(context=context), "Arns", env=env)
+    ours = format_arn(stack, **shape)
+    theirs = stack.format_arn(**shape)
+    # THEN both are the same string (tokens included), hence the same value in the template
+    assert ours == theirs
+    assert stack.resolve(ours) == stack.resolve(theirs)
+
+
+def test_each_stack_environment_is_read_once_and_kept_per_stack(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN two stacks, one bound to an environment, with reads of their environment counted
+    reads: Counter[str] = Counter()
+
+    def counted(name: str, original: property) -> property:
+        def read(stack: Stack) -> str:
+            reads[name] += 1
+            return str(original.fget(stack))  # type: ignore[misc]
+
+        return property(read)
+
+    for name in ("partition", "region", "account"):
+        monkeypatch.setattr(Stack, name, counted(name, getattr(Stack, name)))
+    app = App()
+    agnostic, bound = Stack(app, "A"), Stack(app, "B", env=Environment(account="123456789012", region="eu-west-1"))
+    # WHEN three ARNs are formatted in each
+    arns = [format_arn(stack, service="sns", resource=t) for t in "xyz" for stack in (agnostic, bound)]
+    # THEN each stack's environment was read once, and each ARN has its own stack's
+    assert reads == {"partition": 2, "region": 2, "account": 2}
+    assert all(arn.endswith(":sns:eu-west-1:123456789012:" + arn[-1]) for arn in arns[1::2])
+    assert not any("eu-west-1" in arn for arn in arns[::2])
