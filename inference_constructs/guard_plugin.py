@@ -175,7 +175,11 @@ class SideBySide:
     def _serve(self) -> None:
         node = os.environ.get("JSII_NODE", "node")
         with subprocess.Popen(
-            [node, "-e", _WORKER, str(self._plugin)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            [node, "-e", _WORKER, str(self._plugin)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
         ) as worker:
             assert worker.stdin is not None and worker.stdout is not None
             try:
