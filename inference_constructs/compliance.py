@@ -281,6 +281,9 @@ class SelectedControlTowerRules:
 
         :func:`add_compliance_gates` calls this from the first cdk-nag pack's validation, so cfn-guard runs while
         the packs check the construct tree."""
+        earlier, self._started = self._started, None
+        if earlier is not None:
+            earlier.discard()
         self._started = _Validation(template_paths)
 
     def validate(self, context: IPolicyValidationContext) -> PolicyValidationPluginReport:
@@ -317,13 +320,16 @@ class _Validation:
         )
 
     def validates(self, paths: Sequence[str]) -> bool:
-        """Whether this is the validation of ``paths`` as they are now (same files, same bytes)."""
-        return list(paths) == self.paths and [Path(p).read_text(encoding="utf-8") for p in paths] == self.texts
+        """Whether this is the validation of ``paths`` as they are now (same files, same bytes; False when one
+        cannot be read)."""
+        try:
+            return list(paths) == self.paths and [Path(p).read_text(encoding="utf-8") for p in paths] == self.texts
+        except OSError:
+            return False
 
     def discard(self) -> None:
-        """Wait for the runs and drop what they found (the templates changed since it started)."""
-        with contextlib.suppress(RuntimeError):
-            self._side.reports()
+        """Stop the runs and drop what they found (the templates changed since it started)."""
+        self._side.close()
         self._work.cleanup()
 
     def report(self) -> PolicyValidationPluginReport:
@@ -376,8 +382,12 @@ class _StartsControlTower:
         return self._pack.rule_ids
 
     def validate(self, context: IPolicyValidationContext) -> PolicyValidationPluginReport:
-        """Start the Control Tower validation of ``context``'s templates, then return the pack's own report."""
-        self._control_tower.start(context.template_paths)
+        """Start the Control Tower validation of ``context``'s templates, then return the pack's own report.
+
+        A start that fails leaves nothing started: the Control Tower validation then runs on its own and reports
+        the failure under its own name, and the pack's report stays the pack's."""
+        with contextlib.suppress(Exception):
+            self._control_tower.start(context.template_paths)
         return self._pack.validate(context)
 
 

@@ -11,6 +11,9 @@ returned in the order of the runs.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import functools
 import hashlib
 import importlib.resources
 import json
@@ -21,6 +24,7 @@ import subprocess
 import tarfile
 import tempfile
 import threading
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +61,8 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   }
   process.stdout.write(JSON.stringify(reply) + '\\n');
 });
+// the Python side is gone (its end of the pipe closed): stop without a stack trace
+process.stdout.on('error', () => process.exit(1));
 """
 
 
@@ -83,28 +89,39 @@ def _extract(tarball: Path, into: Path) -> None:
             target.chmod(member.mode & 0o755 | 0o600)
 
 
+#: Version of what :func:`plugin_directory` extracts (:data:`_IN_PACKAGE`): part of the cache key, so a folder
+#: extracted for another list is never taken for this one.
+_LAYOUT = "1"
+
+
+@functools.cache
 def plugin_directory(tarball: Path | None = None) -> Path:
     """A directory holding what the validation of ``tarball`` (the installed plugin by default) runs, under the
     tarball's own paths (``package/lib/plugin.js``, ``package/bin/...``, :data:`RULES_FOLDER`): extracted once per
     plugin build into the user's cache (``$XDG_CACHE_HOME`` or ``~/.cache``, as jsii caches the plugin itself),
-    keyed by the tarball's SHA-256; into a fresh temporary directory when the cache cannot be written."""
+    keyed by the tarball's SHA-256 and :data:`_LAYOUT`; when the cache cannot be written, into a temporary
+    directory removed when the process exits. Found once per process."""
     tarball = tarball or plugin_tarball()
-    digest = hashlib.sha256(tarball.read_bytes()).hexdigest()[:16]
+    key = f"{hashlib.sha256(tarball.read_bytes()).hexdigest()[:16]}-{_LAYOUT}"
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "inference-constructs" / "cfn-guard"
-    root = cache / digest
+    root = cache / key
     if root.is_dir():
         return root
     try:
         cache.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f"{digest}-", dir=cache))
+        staging = Path(tempfile.mkdtemp(prefix=f"{key}-", dir=cache))
     except OSError:
         staging = Path(tempfile.mkdtemp(prefix="inference-constructs-cfn-guard-"))
+        atexit.register(shutil.rmtree, staging, True)
         _extract(tarball, staging)
         return staging
-    _extract(tarball, staging)
     try:
+        _extract(tarball, staging)
         staging.rename(root)
-    except OSError:  # another process extracted the same files first
+    except OSError:  # another process extracted the same files first (or the disk is full: run from staging)
+        if not root.is_dir():
+            atexit.register(shutil.rmtree, staging, True)
+            return staging
         shutil.rmtree(staging, ignore_errors=True)
     return root
 
@@ -124,15 +141,34 @@ class GuardRun:
 
 
 def _cores() -> int:
-    """Cores this process may run on."""
+    """Cores this process may use: those it may run on, fewer when a cgroup (v2) CPU quota says so (a container
+    on a large host)."""
     affinity = getattr(os, "sched_getaffinity", None)
-    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+    cores = len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+    try:
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text(encoding="ascii").split()
+        if quota != "max":
+            cores = min(cores, max(1, -(-int(quota) // int(period))))
+    except (OSError, ValueError):
+        pass
+    return cores
+
+
+#: Every :class:`SideBySide` not yet closed, closed when the process exits: no worker outlives a synth that stopped
+#: between starting the runs and collecting them.
+_OPEN: weakref.WeakSet[SideBySide] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open() -> None:
+    for side in list(_OPEN):
+        side.close()
 
 
 class SideBySide:
     """The plugin's validation of several runs, started at once in the background: one Node process per available
     core (at most one per run), each taking the next run from a queue, the most costly first (:func:`reports`
-    waits for them)."""
+    waits for them; :func:`close` stops them)."""
 
     def __init__(self, runs: Sequence[GuardRun], *, disabled_rules: Sequence[str], max_buffer: int) -> None:
         self._runs = tuple(runs)
@@ -142,10 +178,13 @@ class SideBySide:
             self._pending.put(k)
         self._reports: list[dict[str, Any] | None] = [None] * len(self._runs)
         self._errors: list[str] = []
+        self._workers: list[subprocess.Popen[str]] = []
+        self._closed = False
         self._plugin = plugin_directory() / "package" / "lib" / "plugin.js"
         self._threads = [
             threading.Thread(target=self._work, daemon=True) for _ in range(min(_cores(), len(self._runs)))
         ]
+        _OPEN.add(self)
         for t in self._threads:
             t.start()
 
@@ -157,14 +196,24 @@ class SideBySide:
         ------
         RuntimeError
             With the plugin's own message, when its validation of a run fails (cfn-guard could not run, or its
-            output could not be read).
+            output could not be read), or when the runs were closed first.
         """
         for t in self._threads:
             t.join()
+        _OPEN.discard(self)
         done = [r for r in self._reports if r is not None]
         if self._errors or len(done) != len(self._runs):
             raise RuntimeError(self._errors[0] if self._errors else "a validation worker returned no report")
         return done
+
+    def close(self) -> None:
+        """Stop: no run is started any more, the workers are ended and their threads waited for."""
+        self._closed = True
+        for worker in list(self._workers):
+            worker.kill()
+        for t in self._threads:
+            t.join()
+        _OPEN.discard(self)
 
     def _work(self) -> None:
         try:
@@ -173,17 +222,18 @@ class SideBySide:
             self._errors.append(f"the validation worker failed: {exc}")
 
     def _serve(self) -> None:
+        if self._closed:
+            return
         node = os.environ.get("JSII_NODE", "node")
+        # the heap jsii gives its own Node process: a worker parses cfn-guard reports of up to max_buffer bytes
+        command = [node, "--max-old-space-size=4069", "-e", _WORKER, str(self._plugin)]
         with subprocess.Popen(
-            [node, "-e", _WORKER, str(self._plugin)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8"
         ) as worker:
+            self._workers.append(worker)
             assert worker.stdin is not None and worker.stdout is not None
             try:
-                while not self._errors:
+                while not self._errors and not self._closed:
                     try:
                         k = self._pending.get_nowait()
                     except queue.Empty:
@@ -198,4 +248,5 @@ class SideBySide:
                     else:
                         self._reports[k] = reply["report"]
             finally:
-                worker.stdin.close()
+                with contextlib.suppress(OSError):
+                    worker.stdin.close()

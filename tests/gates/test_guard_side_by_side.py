@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import jsii
 import pytest
-from aws_cdk import App, Stack, Validations, aws_s3
+from aws_cdk import App, IPolicyValidationPlugin, PolicyValidationPluginReport, Stack, Validations, aws_s3
 from cdk_nag import AwsSolutionsChecks, HIPAASecurityChecks, NIST80053R5Checks
 from cdklabs.cdk_validator_cfnguard import CfnGuardValidator
 
@@ -56,14 +59,28 @@ def test_the_gates_report_what_the_plugins_report_one_after_another(
     )
     gated = _buckets_app(tmp_path / "gated")
     add_compliance_gates(gated)
-    started: list[list[str]] = []
-    validation = compliance._Validation
+    events: list[str] = []
+    validation, start, validate = (
+        compliance._Validation,
+        SelectedControlTowerRules.start,
+        SelectedControlTowerRules.validate,
+    )
 
-    def counted(paths: list[str]) -> compliance._Validation:
-        started.append(list(paths))
+    def made(paths: list[str]) -> compliance._Validation:
+        events.append("made " + " ".join(sorted(Path(p).name for p in paths)))
         return validation(paths)
 
-    monkeypatch.setattr(compliance, "_Validation", counted)
+    def started(self: SelectedControlTowerRules, paths: list[str]) -> None:
+        events.append("start")
+        start(self, paths)
+
+    def validated(self: SelectedControlTowerRules, context: object) -> object:
+        events.append("validate")
+        return validate(self, context)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(compliance, "_Validation", made)
+    monkeypatch.setattr(SelectedControlTowerRules, "start", started)
+    monkeypatch.setattr(SelectedControlTowerRules, "validate", validated)
     for app in (full, gated):
         with pytest.raises(RuntimeError, match="ValidationFailed"):
             app.synth()
@@ -72,10 +89,8 @@ def test_the_gates_report_what_the_plugins_report_one_after_another(
     report = json.loads((tmp_path / "gated" / "validation-report.json").read_text(encoding="utf-8"))
     plugins = [p["pluginName"] for p in report["pluginReports"]]
     assert "cdk-validator-cfnguard" in plugins and "AwsSolutions" in plugins
-    # AND the Control Tower validation ran once, started from the first pack, on both templates
-    assert [sorted(Path(p).name for p in paths) for paths in started] == [
-        ["AlsoBroken.template.json", "Broken.template.json"]
-    ]
+    # AND the Control Tower validation was started once, from the first pack, on both templates, and collected
+    assert events == ["start", "made AlsoBroken.template.json Broken.template.json", "validate"]
 
 
 def test_a_validation_started_on_templates_that_changed_since_is_run_again(tmp_path: Path) -> None:
@@ -155,3 +170,83 @@ def test_the_rule_analysis_kept_between_synths_is_the_analysis_and_is_remade_whe
     monkeypatch.setattr(compliance, "_analysis_key", lambda: "other-code")
     assert compliance._cached_analysis(root) == fresh
     assert sorted(p.name for p in root.glob("analysis-*.json")) == sorted([stored.name, "analysis-other-code.json"])
+
+
+@jsii.implements(IPolicyValidationPlugin)
+class _Pack:
+    def __init__(self) -> None:
+        self.name, self.version, self.rule_ids = "APack", "1", ["A1"]
+
+    def validate(self, context: object) -> PolicyValidationPluginReport:
+        return PolicyValidationPluginReport(success=True, violations=[])
+
+
+def test_a_start_that_fails_leaves_the_pack_report_and_nothing_started(tmp_path: Path) -> None:
+    # GIVEN the first pack's wrapper, and templates the Control Tower validation cannot read
+    control_tower = SelectedControlTowerRules()
+    wrapper = compliance._StartsControlTower(_Pack(), control_tower)
+    missing = str(tmp_path / "missing.template.json")
+    # THEN the pack's own report comes back, under its name, and no validation is pending
+    assert (wrapper.name, wrapper.version, wrapper.rule_ids) == ("APack", "1", ["A1"])
+    assert wrapper.validate(_Context([missing])).success  # type: ignore[arg-type]
+    assert control_tower._started is None
+    # AND the Control Tower validation itself reports the failure when it runs
+    with pytest.raises(FileNotFoundError):
+        control_tower.validate(_Context([missing]))  # type: ignore[arg-type]
+
+
+def test_starting_on_other_templates_stops_the_runs_started_before(tmp_path: Path) -> None:
+    # GIVEN a validation started on one template, then another started on a second
+    first, second = tmp_path / "a.template.json", tmp_path / "b.template.json"
+    for path in (first, second):
+        path.write_text(json.dumps({"Resources": {"B": {"Type": "AWS::S3::Bucket"}}}), encoding="utf-8")
+    plugin = SelectedControlTowerRules()
+    plugin.start([str(first)])
+    earlier = plugin._started
+    plugin.start([str(second)])
+    # THEN the first one's runs were stopped and its cut-down templates removed; the second is collected
+    assert earlier is not None and earlier._side._closed
+    assert not Path(earlier._work.name).exists()
+    report = plugin.validate(_Context([str(second)]))  # type: ignore[arg-type]
+    assert {str(second)} == {r.template_path for v in report.violations for r in v.violating_resources}
+
+
+def test_closed_runs_end_their_workers_and_report_nothing(tmp_path: Path) -> None:
+    # GIVEN many runs, closed as soon as they start
+    template = tmp_path / "t.template.json"
+    template.write_text(json.dumps({"Resources": {"B": {"Type": "AWS::S3::Bucket"}}}), encoding="utf-8")
+    side = SideBySide(
+        [GuardRun((_rule("ct-s3-pr-2"),), (str(template),))] * 20, disabled_rules=[], max_buffer=GUARD_MAX_OUTPUT_BYTES
+    )
+    side.close()
+    # THEN no worker is left running, and asking for the reports says why there are none
+    assert all(w.poll() is not None for w in side._workers)
+    with pytest.raises(RuntimeError):
+        side.reports()
+
+
+def test_a_process_that_exits_before_collecting_leaves_no_worker_behind(tmp_path: Path) -> None:
+    # GIVEN a Python process that starts runs and exits without collecting them
+    template = tmp_path / "t.template.json"
+    template.write_text(
+        json.dumps({"Resources": {f"B{i}": {"Type": "AWS::S3::Bucket"} for i in range(200)}}), encoding="utf-8"
+    )
+    script = (
+        "import sys, time\n"
+        "from inference_constructs.compliance import GUARD_MAX_OUTPUT_BYTES, guard_rule_files\n"
+        "from inference_constructs.guard_plugin import GuardRun, SideBySide\n"
+        "rule = [str(f.path) for f in guard_rule_files() if f.name == 'ct-s3-pr-2'][0]\n"
+        "side = SideBySide([GuardRun((rule,), (sys.argv[1],))] * 40, disabled_rules=[],"
+        " max_buffer=GUARD_MAX_OUTPUT_BYTES)\n"
+        "while len(side._workers) < len(side._threads): time.sleep(0.01)\n"
+        "print(' '.join(str(w.pid) for w in side._workers), flush=True)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(template)], capture_output=True, text=True, check=True, timeout=120
+    )
+    # THEN its workers ended with it, without a Node stack trace
+    pids = [int(p) for p in done.stdout.split()]
+    assert pids
+    for pid in pids:
+        assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
+    assert "EPIPE" not in done.stderr and "Error" not in done.stderr
