@@ -117,12 +117,16 @@ def plugin_directory(tarball: Path | None = None) -> Path:
         return staging
     try:
         _extract(tarball, staging)
+    except BaseException:  # a full disk, an interrupt: leave no half-extracted folder in the cache
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    try:
         staging.rename(root)
-    except OSError:  # another process extracted the same files first (or the disk is full: run from staging)
-        if not root.is_dir():
+    except OSError:
+        if not root.is_dir():  # the cache folder cannot take it: run from the complete copy, removed at exit
             atexit.register(shutil.rmtree, staging, True)
             return staging
-        shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(staging, ignore_errors=True)  # another process extracted the same files first
     return root
 
 

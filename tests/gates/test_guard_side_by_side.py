@@ -4,6 +4,7 @@ first cdk-nag pack, gives the report the plugins give when each runs in turn."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -250,3 +251,27 @@ def test_a_process_that_exits_before_collecting_leaves_no_worker_behind(tmp_path
     for pid in pids:
         assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
     assert "EPIPE" not in done.stderr and "Error" not in done.stderr
+
+
+def test_without_a_writable_cache_the_plugin_is_extracted_once_and_removed_at_exit(tmp_path: Path) -> None:
+    # GIVEN a process whose cache folder cannot be written (a read-only home in a pipeline)
+    unwritable = tmp_path / "cache"
+    unwritable.write_text("a file, not a folder", encoding="utf-8")
+    script = (
+        "from inference_constructs.guard_plugin import plugin_directory\n"
+        "first, again = plugin_directory(), plugin_directory()\n"
+        "assert first == again and (first / 'package' / 'lib' / 'plugin.js').is_file()\n"
+        "print(first)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        env={**os.environ, "XDG_CACHE_HOME": str(unwritable)},
+    )
+    # THEN it used one temporary copy, outside the cache, gone once the process ended
+    extracted = Path(done.stdout.strip())
+    assert not extracted.is_relative_to(unwritable)
+    assert not extracted.exists()
