@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from aws_cdk import ArnFormat, Stack
 
-__all__ = ["format_arn"]
+__all__ = ["format_arn", "stack_environment"]
 
 _ENV = "_inference_arn_environment"
 
 
-def _environment(stack: Stack) -> tuple[str, str, str]:
+def stack_environment(stack: Stack) -> tuple[str, str, str]:
     """(partition, region, account) of ``stack``, read from the jsii kernel once and kept on the stack object
-    (they never change once the stack exists)."""
+    (they never change once the stack exists): the one read every per-stack helper starts from."""
     found = getattr(stack, _ENV, None)
     if isinstance(found, tuple):
         return found
@@ -45,7 +45,7 @@ def format_arn(
     ``ArnFormat.COLON_RESOURCE_NAME``, else ``/``; ``SLASH_RESOURCE_SLASH_RESOURCE_NAME`` puts a ``/`` before the
     resource too; without ``resource_name`` the ARN ends at the resource.
     """
-    own_partition, own_region, own_account = _environment(stack)
+    own_partition, own_region, own_account = stack_environment(stack)
     parts = [
         "arn",
         partition if partition is not None else own_partition,

@@ -17,6 +17,7 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct, IConstruct
 
 from inference_constructs import _tokens
+from inference_constructs._arns import stack_environment
 from inference_constructs._buckets import retained_bucket
 from inference_constructs.compliance import acknowledge_all
 from inference_constructs.containers import ContainerImage, load_snapshot
@@ -51,12 +52,12 @@ class StackEnv:
 
 
 def stack_env(stack: Stack) -> StackEnv:
-    """The environment of ``stack``, read from the jsii kernel once per stack (six round trips) instead of at
-    every use, since it never changes after the stack is created."""
+    """The environment of ``stack`` (read once per stack by :func:`~inference_constructs._arns.stack_environment`)
+    as the nag findings and image lookups need it, kept on the stack object."""
     found = getattr(stack, _ENV, None)
     if isinstance(found, StackEnv):
         return found
-    partition, region, account = stack.partition, stack.region, stack.account
+    partition, region, account = stack_environment(stack)
     env = StackEnv(
         nag_partition="<AWS::Partition>" if Token.is_unresolved(partition) else partition,
         nag_region="<AWS::Region>" if Token.is_unresolved(region) else region,

@@ -19,6 +19,7 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
 
+from inference_constructs._arns import format_arn
 from inference_constructs._kms import alarm_topic_key
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
@@ -155,8 +156,12 @@ class InferenceAlarms(Construct):
                 master_key=key,
                 enforce_ssl=True,
             )
-            alarm_arns = Stack.of(self).format_arn(
-                service="cloudwatch", resource="alarm", resource_name="*", arn_format=ArnFormat.COLON_RESOURCE_NAME
+            alarm_arns = format_arn(
+                Stack.of(self),
+                service="cloudwatch",
+                resource="alarm",
+                resource_name="*",
+                arn_format=ArnFormat.COLON_RESOURCE_NAME,
             )
             self.topic.add_to_resource_policy(
                 iam.PolicyStatement(
