@@ -15,9 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
-import tarfile
 from collections.abc import Mapping, Sequence
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -27,23 +25,16 @@ from inference_constructs.compliance import (
     guard_runs,
     select_guard_rule_files,
 )
-from inference_constructs.guard_plugin import plugin_tarball
+from inference_constructs.guard_plugin import plugin_directory
 
 
-@cache
-def guard_binary(directory: Path) -> Path:
-    """The cfn-guard binary the installed plugin bundles (for this machine), extracted into ``directory``."""
+def guard_binary() -> Path:
+    """The cfn-guard binary the installed plugin bundles for this machine, as the library extracted it."""
     import platform
 
     arch = {"x86_64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}[platform.machine()]
     system = {"Linux": "ubuntu", "Darwin": "macos"}[platform.system()]
-    target = directory / "cfn-guard"
-    with tarfile.open(plugin_tarball()) as tar:
-        source = tar.extractfile(f"package/bin/{system}/{arch}/cfn-guard")
-        assert source is not None
-        target.write_bytes(source.read())
-    target.chmod(0o755)
-    return target
+    return plugin_directory() / "package" / "bin" / system / arch / "cfn-guard"
 
 
 def run_guard(binary: Path, rules: Sequence[Path], data: Sequence[Path]) -> list[dict[str, Any]]:
@@ -72,7 +63,7 @@ def compare(configs: Mapping[str, Sequence[Path]], workdir: Path) -> tuple[list[
     """(every difference between the reduced and the full rule set, rule files each config runs, failed rules
     the full set reports in all) for ``configs`` (config name -> its template files, as one synth validates
     them); identical templates are run once on the full side."""
-    binary = guard_binary(workdir)
+    binary = guard_binary()
     off = set(GUARD_DISABLED_RULES)
     full_files = [f.path for f in guard_rule_files() if f.name not in off]
     files_of: dict[str, set[str]] = {}
