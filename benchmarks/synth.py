@@ -61,6 +61,7 @@ import inspect
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -196,6 +197,9 @@ class StackSource:
     """logical id -> construct path"""
     acknowledgments: list[tuple[str, str, str]] = field(default_factory=list)
     """(construct path, rule id, reason)"""
+    file_assets: list[tuple[str, Path]] = field(default_factory=list)
+    """(display name, staged directory) of every file asset the stack ships besides its template (the Lambda
+    code): a hand-written app stages the same files"""
 
 
 def read_assembly(outdir: Path) -> list[StackSource]:
@@ -208,6 +212,11 @@ def read_assembly(outdir: Path) -> list[StackSource]:
         art = artifacts[name]
         template = json.loads((outdir / art["properties"]["templateFile"]).read_text(encoding="utf-8"))
         src = StackSource(name, template, [d for d in art.get("dependencies", []) if d in stacks])
+        assets_file = outdir / f"{name}.assets.json"
+        if assets_file.exists():
+            for asset in json.loads(assets_file.read_text(encoding="utf-8")).get("files", {}).values():
+                if asset["source"].get("packaging") == "zip":
+                    src.file_assets.append((asset["displayName"], _code_folder(outdir / asset["source"]["path"])))
         metadata: dict[str, list[dict[str, Any]]] = dict(art.get("metadata", {}))
         meta_file = outdir / f"{name}.metadata.json"
         if meta_file.exists():
@@ -221,6 +230,16 @@ def read_assembly(outdir: Path) -> list[StackSource]:
                         src.acknowledgments.append((path, rule.removeprefix("Annotation::"), reason))
         out.append(src)
     return out
+
+
+def _code_folder(staged: Path) -> Path:
+    """A copy of the staged asset folder ``staged`` (``asset.<hash>``) under a name without a dot, as a
+    hand-written app keeps its code (``lambda/<name>``): CDK names a staged copy ``asset.<hash><extension>``,
+    and the dot of ``asset.<hash>`` would be taken for an extension. The content, and so the hash, is the same."""
+    folder = staged.parent.with_name(f"{staged.parent.name}-code") / staged.name.removeprefix("asset.") / "code"
+    if not folder.is_dir():
+        shutil.copytree(staged, folder)
+    return folder
 
 
 def stacks_in_order(artifacts: Mapping[str, Any], stacks: set[str]) -> list[str]:
@@ -324,6 +343,17 @@ def emit_section(  # noqa: C901, PLR0912 - one branch per template section kind
     return conditions
 
 
+def stage_file_assets(stack: Any, src: StackSource) -> None:
+    """Stage the files ``src`` ships besides its template (the Lambda code) in ``stack``, as a hand-written app
+    must for ``cdk deploy`` to publish them: one ``aws_s3_assets.Asset`` each (hashing and copying into the
+    assembly, the asset manifest's entry). The function's ``Code`` property already names the asset's bucket
+    and key, so the templates are unchanged."""
+    from aws_cdk import aws_s3_assets as s3_assets
+
+    for i, (display_name, directory) in enumerate(src.file_assets):
+        s3_assets.Asset(stack, f"FileAsset{i}", path=str(directory), display_name=display_name)
+
+
 def reemit_generic(app: Any, sources: Sequence[StackSource]) -> dict[str, Any]:
     """The ``generic`` baseline (the first one published): re-create every stack of ``sources`` in ``app``
     with ``CfnResource`` (same logical ids, types, properties, DependsOn and policies), ``CfnMapping``,
@@ -338,6 +368,7 @@ def reemit_generic(app: Any, sources: Sequence[StackSource]) -> dict[str, Any]:
     for src in sources:
         stack = Stack(app, src.name)
         stacks[src.name] = stack
+        stage_file_assets(stack, src)
         for dep in src.dependencies:
             stack.add_stack_dependency(stacks[dep])
         t = src.template
@@ -423,6 +454,7 @@ def reemit_typed(app: Any, sources: Sequence[StackSource], template_files: Mappi
     for src in sources:
         stack = Stack(app, src.name)
         stacks[src.name] = stack
+        stage_file_assets(stack, src)
         for dep in src.dependencies:
             stack.add_stack_dependency(stacks[dep])
         included = CfnInclude(stack, "Template", template_file=str(template_files[src.name]))
@@ -879,6 +911,7 @@ def reemit_python(  # noqa: C901, PLR0912 - one branch per kind of value the han
         src = recipe.source
         stack = Stack(app, src.name)
         stacks[src.name] = stack
+        stage_file_assets(stack, src)
         for dep in src.dependencies:
             stack.add_stack_dependency(stacks[dep])
         resources: dict[str, Any] = {}
@@ -940,6 +973,20 @@ def resource_counts(outdir: Path) -> dict[str, dict[str, int]]:
         s.name: dict(sorted(Counter(r["Type"] for r in s.template["Resources"].values()).items()))
         for s in read_assembly(outdir)
     }
+
+
+def file_assets(outdir: Path) -> dict[str, list[tuple[str, str, str]]]:
+    """The file assets of an assembly besides its templates, by stack: (display name, packaging, object key)."""
+    out = {}
+    for path in sorted(outdir.glob("*.assets.json")):
+        files = json.loads(path.read_text(encoding="utf-8")).get("files", {})
+        out[path.name.removesuffix(".assets.json")] = sorted(
+            (a["displayName"], a["source"].get("packaging", ""), d["objectKey"])
+            for a in files.values()
+            if a["source"].get("packaging") != "file"
+            for d in a["destinations"].values()
+        )
+    return out
 
 
 def templates(outdir: Path) -> dict[str, str]:
@@ -1224,6 +1271,23 @@ class Summary:
         return self.ok[0] if self.ok else self.runs[0]
 
 
+def paired_ratios(a: Summary, b: Summary, attr: str = "synth_s") -> list[float]:
+    """``a``'s run divided by ``b``'s run of the same round, for every round where both succeeded: the sides run
+    in turn within a round, so a machine whose speed drifts between rounds moves both sides of a pair alike."""
+    return [
+        getattr(x, attr) / getattr(y, attr)
+        for x, y in zip(a.runs, b.runs, strict=False)
+        if not x.error and not y.error and getattr(y, attr)
+    ]
+
+
+def ratio_spread(ratios: Sequence[float]) -> str:
+    """Median of ``ratios`` with the lowest and highest: ``1.05 (0.98-1.12)``; ``-`` when there are none."""
+    if not ratios:
+        return "-"
+    return f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f})"
+
+
 def measure_plan(n: int, config: Path) -> tuple[float, float]:
     """(wall seconds of ``python -m inference_constructs plan`` in a fresh process, in-process seconds of
     ``plan_platform(load_config(path))``)."""
@@ -1276,7 +1340,8 @@ class SynthReport:
 
 
 def compare_outputs(library: Path, baseline: Path) -> str:
-    """'same N resources in K stacks' and how the templates compare: 'identical templates' (byte for
+    """'same N resources in K stacks and M file assets' (the staged Lambda code, same object keys) and how the
+    templates compare: 'identical templates' (byte for
     byte), 'templates equal up to key order' (same JSON) or where they differ; or the first stack whose
     resources (types and counts) differ."""
     a, b = resource_counts(library), resource_counts(baseline)
@@ -1284,8 +1349,14 @@ def compare_outputs(library: Path, baseline: Path) -> str:
         for stack in sorted(set(a) | set(b)):
             if a.get(stack) != b.get(stack):
                 return f"DIFFERENT resources in {stack}: library {a.get(stack)} baseline {b.get(stack)}"
+    if file_assets(library) != file_assets(baseline):
+        return f"DIFFERENT file assets: library {file_assets(library)} baseline {file_assets(baseline)}"
     total = sum(sum(c.values()) for c in a.values())
-    return f"same {total} resources in {len(a)} stacks, {template_difference(library, baseline)}"
+    shipped = sum(len(v) for v in file_assets(library).values())
+    return (
+        f"same {total} resources in {len(a)} stacks and {shipped} file asset(s), "
+        f"{template_difference(library, baseline)}"
+    )
 
 
 def template_difference(library: Path, baseline: Path) -> str:
@@ -1422,7 +1493,7 @@ def format_report(report: SynthReport) -> str:
             if c.library.error or c.baseline.error or c.nogates.error:
                 rows.append([str(c.n), "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", c.check or c.nogates.error])
                 continue
-            lib, nog, base = c.library.median(), c.nogates.median(), c.baseline.median()
+            lib = c.library.median()
             guard = c.library.median("guard_s")
             cpu_lib, cpu_nog, cpu_base = (x.median("cpu_s") for x in (c.library, c.nogates, c.baseline))
             rows.append(
@@ -1431,12 +1502,13 @@ def format_report(report: SynthReport) -> str:
                     _median_spread(c.library),
                     _median_spread(c.nogates),
                     _median_spread(c.baseline),
-                    f"{lib / nog:.2f}",
-                    f"{lib / base:.2f}",
+                    ratio_spread(paired_ratios(c.library, c.nogates)),
+                    ratio_spread(paired_ratios(c.library, c.baseline)),
                     f"{guard:.1f} ({guard / lib:.0%})",
                     str(c.library.first.guard_files),
                     f"{cpu_lib:.1f}/{cpu_nog:.1f}/{cpu_base:.1f} (guard workers {c.library.median('guard_cpu_s'):.1f})",
-                    f"{cpu_lib / cpu_nog:.2f}, {cpu_lib / cpu_base:.2f}" if cpu_nog and cpu_base else "-",
+                    f"{statistics.median(paired_ratios(c.library, c.nogates, 'cpu_s') or [0]):.2f}, "
+                    f"{statistics.median(paired_ratios(c.library, c.baseline, 'cpu_s') or [0]):.2f}",
                     f"{c.library.median('peak_tree_mb'):.0f}/{c.baseline.median('peak_tree_mb'):.0f}",
                     c.check,
                 ]
@@ -1445,7 +1517,9 @@ def format_report(report: SynthReport) -> str:
         lines += [
             f"Synth: library with the compliance gates, without them, and the hand-written plain L1 app with the same"
             f" gates ({BASELINE_TITLES.get(report.baseline, report.baseline)}); seconds of the measured synth in a"
-            f" fresh process, median (lowest-highest) of {runs} runs; guard = how long the Control Tower validation"
+            f" fresh process, median (lowest-highest) of {runs} runs; the ratios are taken round by round (the three"
+            f" sides run in turn in each round) and given as the median (lowest-highest) of the rounds' ratios;"
+            f" guard = how long the Control Tower validation"
             f" holds the synth (share of library+gates; its runs start during the cdk-nag packs), and in the CPU"
             f" column the CPU of its workers. Goals: gates/no gates <= {GATES_GOAL} at N=30, library/baseline <="
             f" {RATIO_GOAL}, N=300 library+gates <= {SYNTH_300_GOAL_S:.0f} s",

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aws_cdk import App, CfnResource, Stack, aws_sns
+from aws_cdk import App, CfnResource, Stack, aws_s3_assets, aws_sns
 
 from benchmarks import synth
 from inference_constructs.compliance import GUARD_PLUGIN, acknowledge_all, add_compliance_gates
@@ -53,11 +53,15 @@ def _acknowledged(sources: list[synth.StackSource]) -> set[tuple[str, str, str]]
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A small library app: a serverless endpoint (L2-style constructs, a mapping, acknowledged findings)
-    and a second stack that references a topic across stacks (an export and an import)."""
+    """A small library app: a serverless endpoint (L2-style constructs, a mapping, acknowledged findings),
+    a file asset (a folder of code, as the Lambda code is), and a second stack that references a topic across
+    stacks (an export and an import)."""
     out = tmp_path_factory.mktemp("lib")
+    code = tmp_path_factory.mktemp("code")
+    (code / "index.py").write_text("def handler(event, context):\n    return None\n", encoding="utf-8")
     app = App(outdir=str(out), context=dict(synth.cdk_context()))
     first = Stack(app, "First")
+    aws_s3_assets.Asset(first, "Code", path=str(code))
     ServerlessEndpoint(
         first, "Tabular", model=ModelSpec(source=ModelSourceKind.S3, s3_uri="s3://bench-models/t/model.tar.gz")
     )
@@ -112,7 +116,7 @@ def test_typed_reemitter_reproduces_resources_and_acknowledgments(library: Path,
     assert synth.resource_counts(library) == synth.resource_counts(base)
     lib_t, base_t = synth.templates(library), synth.templates(base)
     assert {k: json.loads(v) for k, v in lib_t.items()} == {k: json.loads(v) for k, v in base_t.items()}
-    assert synth.compare_outputs(library, base).startswith("same 10 resources in 2 stacks, ")
+    assert synth.compare_outputs(library, base).startswith("same 10 resources in 2 stacks and 1 file asset(s), ")
     assert "DIFFER" not in synth.compare_outputs(library, base)
     baseline = synth.read_assembly(base)
     assert _acknowledged(baseline) == _acknowledged(synth.read_assembly(library))
@@ -138,7 +142,7 @@ def test_typed_baseline_gets_the_nag_rules_that_generic_escapes(library: Path, t
 def test_generic_reemitter_reproduces_templates_byte_for_byte(library: Path, tmp_path: Path) -> None:
     base = _reemit(library, tmp_path, "generic")
     assert synth.templates(library) == synth.templates(base)
-    assert synth.compare_outputs(library, base) == "same 10 resources in 2 stacks, identical templates"
+    assert synth.compare_outputs(library, base) == "same 10 resources in 2 stacks and 1 file asset(s), identical templates"
     assert _acknowledged(synth.read_assembly(base)) == _acknowledged(synth.read_assembly(library))
 
 
@@ -149,7 +153,7 @@ def test_compare_outputs_reports_a_lost_resource_and_template_differences(librar
     template = json.loads(path.read_text(encoding="utf-8"))
     # Same JSON, other key order: equal up to key order.
     path.write_text(json.dumps(dict(reversed(template.items())), indent=1), encoding="utf-8")
-    assert synth.compare_outputs(library, copy) == "same 10 resources in 2 stacks, templates equal up to key order"
+    assert synth.compare_outputs(library, copy) == "same 10 resources in 2 stacks and 1 file asset(s), templates equal up to key order"
     # A changed property: the templates differ.
     lid, res = next((k, r) for k, r in template["Resources"].items() if "Properties" in r)
     res["Properties"]["Extra"] = 1
@@ -159,6 +163,22 @@ def test_compare_outputs_reports_a_lost_resource_and_template_differences(librar
     del template["Resources"][lid]
     path.write_text(json.dumps(template), encoding="utf-8")
     assert synth.compare_outputs(library, copy).startswith("DIFFERENT resources in First")
+
+
+def test_the_baselines_stage_the_same_file_assets(library: Path, tmp_path: Path) -> None:
+    shipped = synth.file_assets(library)["First"]
+    assert [(name, packaging) for name, packaging, _ in shipped] == [("Code", "zip")]
+    for baseline in synth.BASELINES:
+        base = _reemit(library, tmp_path / baseline, baseline)
+        assert synth.file_assets(base) == synth.file_assets(library), baseline
+        key = shipped[0][2].removesuffix(".zip")
+        assert (base / f"asset.{key}" / "index.py").is_file(), baseline
+    # An app that does not stage the code ships another assembly, and the comparison says so.
+    sources = [replace(s, file_assets=[]) for s in synth.read_assembly(library)]
+    app = App(outdir=str(tmp_path / "unstaged"), context=dict(synth.cdk_context()))
+    synth.reemit(app, sources, baseline="python")
+    app.synth()
+    assert synth.compare_outputs(library, tmp_path / "unstaged").startswith("DIFFERENT file assets")
 
 
 def test_include_template_drops_only_the_synthesizer_parameter_and_rule() -> None:
@@ -198,7 +218,7 @@ def test_python_reemitter_reproduces_templates_and_acknowledgments(library: Path
     assert {k: json.loads(v) for k, v in lib_t.items()} == {k: json.loads(v) for k, v in base_t.items()}
     # The fixture's subscription is a CfnResource in the library and a typed CfnSubscription here, which
     # renders its properties in its own order.
-    assert synth.compare_outputs(library, base) == "same 10 resources in 2 stacks, templates equal up to key order"
+    assert synth.compare_outputs(library, base) == "same 10 resources in 2 stacks and 1 file asset(s), templates equal up to key order"
     assert lib_t["First"] == base_t["First"]  # every resource of First is a typed L1 on both sides
     baseline = synth.read_assembly(base)
     assert _acknowledged(baseline) == _acknowledged(synth.read_assembly(library))
@@ -247,7 +267,7 @@ def test_python_reemitter_reproduces_the_platform_byte_for_byte(
 
     assert synth.resource_counts(library) == synth.resource_counts(base)
     assert synth.templates(library) == synth.templates(base)
-    assert synth.compare_outputs(library, base).endswith(" stacks, identical templates")
+    assert synth.compare_outputs(library, base).endswith(" file asset(s), identical templates")
     assert _acknowledged(synth.read_assembly(base)) == _acknowledged(synth.read_assembly(library))
 
 
@@ -341,24 +361,22 @@ def _m(mode: str, n: int, synth_s: float, guard_s: float = 0.0) -> synth.Measure
     )
 
 
-def test_report_gives_the_median_and_spread_of_each_side_and_the_ratios_of_the_medians() -> None:
-    # GIVEN three runs of each side at N = 30, one library run noisy
+def test_report_gives_the_median_and_spread_of_each_side_and_the_ratios_round_by_round() -> None:
+    # GIVEN three rounds at N = 30, the second slow for every side (the machine drifted), one no-gates run missing
     lib = synth.Summary((_m("library", 30, 12.0, 2.0), _m("library", 30, 30.0, 9.0), _m("library", 30, 13.0, 3.0)))
-    nogates = synth.Summary((_m("library-nogates", 30, 10.0), _m("library-nogates", 30, 11.0)))
-    base = synth.Summary((_m("baseline", 30, 12.0), _m("baseline", 30, 14.0), _m("baseline", 30, 13.0)))
+    nogates = synth.Summary((_m("library-nogates", 30, 10.0), _m("library-nogates", 30, 25.0)))
+    base = synth.Summary((_m("baseline", 30, 12.0), _m("baseline", 30, 24.0), _m("baseline", 30, 13.0)))
     report = synth.SynthReport(comparisons=[synth.Comparison(30, lib, nogates, base, "same")], load="1 1 1 -> 1 1 1")
-    # THEN each side shows its median with the lowest and highest run, and the ratios are of the medians
+    # THEN each side shows its median with the lowest and highest run
     (row,) = [line for line in synth.format_report(report).splitlines() if line.startswith("30 ")]
     cells = [c for c in row.split("  ") if c.strip()]
-    assert [c.strip() for c in cells[:7]] == [
-        "30",
-        "13.0 (12.0-30.0)",
-        "10.5 (10.0-11.0)",
-        "13.0 (12.0-14.0)",
-        f"{13.0 / 10.5:.2f}",
-        "1.00",
-        "3.0 (23%)",
-    ]
+    assert [c.strip() for c in cells[:4]] == ["30", "13.0 (12.0-30.0)", "17.5 (10.0-25.0)", "13.0 (12.0-24.0)"]
+    # AND each ratio is the median of the rounds' ratios, with their spread: library/baseline 1.0, 1.25, 1.0;
+    # gates/no gates 1.2 and 1.2 (the round without a no-gates run is left out). The ratio of the medians would
+    # have said 13.0 / 17.5 = 0.74 for the gates.
+    assert [c.strip() for c in cells[4:7]] == ["1.20 (1.20-1.20)", "1.00 (1.00-1.25)", "3.0 (23%)"]
+    assert synth.paired_ratios(lib, nogates) == [1.2, 1.2]
+    assert synth.ratio_spread([]) == "-"
     # AND a side whose runs all failed is reported with its error, not a number
     failed = synth.Summary((replace(_m("baseline", 30, 0.0), error="boom"),))
     assert failed.error == "boom"
