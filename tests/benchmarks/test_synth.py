@@ -142,7 +142,9 @@ def test_typed_baseline_gets_the_nag_rules_that_generic_escapes(library: Path, t
 def test_generic_reemitter_reproduces_templates_byte_for_byte(library: Path, tmp_path: Path) -> None:
     base = _reemit(library, tmp_path, "generic")
     assert synth.templates(library) == synth.templates(base)
-    assert synth.compare_outputs(library, base) == "same 10 resources in 2 stacks and 1 file asset(s), identical templates"
+    assert synth.compare_outputs(library, base) == (
+        "same 10 resources in 2 stacks and 1 file asset(s), identical templates"
+    )
     assert _acknowledged(synth.read_assembly(base)) == _acknowledged(synth.read_assembly(library))
 
 
@@ -153,7 +155,9 @@ def test_compare_outputs_reports_a_lost_resource_and_template_differences(librar
     template = json.loads(path.read_text(encoding="utf-8"))
     # Same JSON, other key order: equal up to key order.
     path.write_text(json.dumps(dict(reversed(template.items())), indent=1), encoding="utf-8")
-    assert synth.compare_outputs(library, copy) == "same 10 resources in 2 stacks and 1 file asset(s), templates equal up to key order"
+    assert synth.compare_outputs(library, copy) == (
+        "same 10 resources in 2 stacks and 1 file asset(s), templates equal up to key order"
+    )
     # A changed property: the templates differ.
     lid, res = next((k, r) for k, r in template["Resources"].items() if "Properties" in r)
     res["Properties"]["Extra"] = 1
@@ -218,7 +222,9 @@ def test_python_reemitter_reproduces_templates_and_acknowledgments(library: Path
     assert {k: json.loads(v) for k, v in lib_t.items()} == {k: json.loads(v) for k, v in base_t.items()}
     # The fixture's subscription is a CfnResource in the library and a typed CfnSubscription here, which
     # renders its properties in its own order.
-    assert synth.compare_outputs(library, base) == "same 10 resources in 2 stacks and 1 file asset(s), templates equal up to key order"
+    assert synth.compare_outputs(library, base) == (
+        "same 10 resources in 2 stacks and 1 file asset(s), templates equal up to key order"
+    )
     assert lib_t["First"] == base_t["First"]  # every resource of First is a typed L1 on both sides
     baseline = synth.read_assembly(base)
     assert _acknowledged(baseline) == _acknowledged(synth.read_assembly(library))
