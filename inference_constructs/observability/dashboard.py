@@ -7,14 +7,24 @@ invocation and cache-hit ratio per profile).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
-from aws_cdk import Aws, Duration
+from aws_cdk import Aws, Duration, Stack
 from aws_cdk import aws_cloudwatch as cloudwatch
 from constructs import Construct
 
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.observability import metric_definitions, metric_table, metrics
+from inference_constructs.observability.graph_data import (
+    GraphData,
+    GraphMetric,
+    TextData,
+    WidgetData,
+    YAxis,
+    dashboard_body,
+    rows_height,
+)
 from inference_constructs.observability.metric_table import MetricDefinition
 from inference_constructs.observability.targets import (
     EndpointLike,
@@ -82,8 +92,32 @@ _COMPONENT_FLEET_GRAPHS: tuple[tuple[MetricDefinition, str, str, str, float | No
 )
 
 
-def _axis(label: str, maximum: float | None = None) -> cloudwatch.YAxisProps:
-    return cloudwatch.YAxisProps(min=0, max=maximum, label=label, show_units=False)
+def _axis(label: str, maximum: float | None = None) -> YAxis:
+    return YAxis(label, max=maximum)
+
+
+def _cdk_axis(axis: YAxis | None) -> cloudwatch.YAxisProps | None:
+    if axis is None:
+        return None
+    return cloudwatch.YAxisProps(min=axis.min, max=axis.max, label=axis.label, show_units=axis.show_units)
+
+
+def cdk_widget(widget: WidgetData) -> cloudwatch.IWidget:
+    """The aws-cdk widget of a widget given as data (its metrics made with :func:`metrics.to_l2`)."""
+    if isinstance(widget, TextData):
+        return cloudwatch.TextWidget(markdown=widget.markdown, width=widget.width, height=widget.height)
+    return cloudwatch.GraphWidget(
+        title=widget.title,
+        left=[metrics.to_l2(m) for m in widget.left],
+        right=[metrics.to_l2(m) for m in widget.right] or None,
+        left_y_axis=_cdk_axis(widget.left_y_axis),
+        right_y_axis=_cdk_axis(widget.right_y_axis),
+        width=widget.width,
+        height=widget.height,
+        region=widget.region,
+        period=None if widget.period_seconds is None else Duration.seconds(widget.period_seconds),
+        start=widget.start,
+    )
 
 
 class InferenceDashboard(Construct):
@@ -159,8 +193,9 @@ class InferenceDashboard(Construct):
         self._accounts = tuple(source_account_ids)
         self._region = region or Aws.REGION
         self._period = period
+        self._period_seconds = metrics.period_seconds(period)
 
-        rows: list[list[cloudwatch.IWidget]] = []
+        rows: list[list[WidgetData]] = []
         rows += self._sagemaker_rows()
         rows += self._endpoint_rows(endpoints)
         rows += self._enhanced_rows(endpoints)
@@ -168,58 +203,109 @@ class InferenceDashboard(Construct):
         rows += self._bedrock_rows()
         rows += self._profile_rows(profiles)
         rows += self._cost_rows()
-
-        self.widgets: tuple[cloudwatch.IWidget, ...] = tuple(w for row in rows for w in row)
-        """Every widget, in dashboard order."""
-        if len(self.widgets) > MAX_WIDGETS:
+        self.rows: tuple[tuple[WidgetData, ...], ...] = tuple(tuple(row) for row in rows)
+        """The widgets as data, row by row, top to bottom (each row left to right)."""
+        count = sum(len(row) for row in rows)
+        if count > MAX_WIDGETS:
             problems = ProblemCollector()
             problems.add(
                 "endpoints",
-                f"{len(endpoints)} endpoints and {len(profiles)} profiles need {len(self.widgets)} widgets; "
+                f"{len(endpoints)} endpoints and {len(profiles)} profiles need {count} widgets; "
                 f"a dashboard holds at most {MAX_WIDGETS}",
                 "split them across several InferenceDashboard constructs (the fleet graphs already show all)",
             )
             problems.raise_if_any()
+        self._added: list[str] = []
+        self._height = rows_height(self.rows)
+        self._name = dashboard_name
+        # The L2 ``cloudwatch.Dashboard`` this class used to create had the id ``Resource`` and its ``CfnDashboard``
+        # the id ``Resource`` under it: the same path keeps the logical id, so a deployed dashboard is not replaced.
+        self.resource = cloudwatch.CfnDashboard(
+            Construct(self, "Resource"), "Resource", dashboard_body=self._body(), dashboard_name=dashboard_name
+        )
+        """The ``AWS::CloudWatch::Dashboard``; its body is rendered from :attr:`rows` (and :meth:`add_widgets`)."""
+        self._widgets: tuple[cloudwatch.IWidget, ...] | None = None
 
-        self.dashboard = cloudwatch.Dashboard(self, "Resource", dashboard_name=dashboard_name, widgets=rows)
-        """The ``cloudwatch.Dashboard``."""
+    def _body(self) -> str:
+        body = dashboard_body(self.rows, region=self._region)
+        if not self._added:
+            return body
+        return body[: -len("]}")] + "".join("," + w for w in self._added) + "]}"
+
+    @property
+    def widgets(self) -> tuple[cloudwatch.IWidget, ...]:
+        """Every widget of :attr:`rows` as an aws-cdk widget, in dashboard order (made on first use; the dashboard
+        itself is rendered from the data)."""
+        if self._widgets is None:
+            self._widgets = tuple(cdk_widget(w) for row in self.rows for w in row)
+        return self._widgets
+
+    def add_widgets(self, *widgets: cloudwatch.IWidget) -> None:
+        """Add ``widgets`` as a row below the others, as ``cloudwatch.Dashboard.add_widgets`` does (left to right,
+        wrapping past 24 columns)."""
+        if not widgets:
+            return
+        row = widgets[0] if len(widgets) == 1 else cloudwatch.Row(*widgets)
+        row.position(0, self._height)
+        self._height += int(row.height)
+        stack = Stack.of(self)
+        self._added += [stack.to_json_string(w) for w in row.to_json()]
+        self.resource.dashboard_body = self._body()
+
+    @property
+    def dashboard(self) -> InferenceDashboard:
+        """Deprecated: this construct itself (:meth:`add_widgets`, :attr:`dashboard_name`, :attr:`dashboard_arn`,
+        :attr:`resource`). It was the ``cloudwatch.Dashboard`` before the dashboard was rendered from data."""
+        warnings.warn(
+            "InferenceDashboard.dashboard is deprecated: use the InferenceDashboard itself (add_widgets, "
+            "dashboard_name, dashboard_arn) or its resource",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self
 
     @property
     def dashboard_name(self) -> str:
         """Name of the dashboard (a token when CloudFormation generates it)."""
-        return self.dashboard.dashboard_name
+        return self._name or self.resource.ref
+
+    @property
+    def dashboard_arn(self) -> str:
+        """ARN of the dashboard (``arn:<partition>:cloudwatch::<account>:dashboard/<name>``)."""
+        stack = Stack.of(self)
+        return f"arn:{stack.partition}:cloudwatch::{stack.account}:dashboard/{self.dashboard_name}"
 
     # ------------------------------------------------------------------------------------------ building blocks
 
     def _graph(
         self,
         title: str,
-        left: Sequence[cloudwatch.IMetric],
+        left: Sequence[GraphMetric],
         *,
         axis: str,
         width: int = _THIRD,
-        right: Sequence[cloudwatch.IMetric] = (),
+        right: Sequence[GraphMetric] = (),
         right_axis: str | None = None,
         maximum: float | None = None,
-    ) -> cloudwatch.GraphWidget:
-        return cloudwatch.GraphWidget(
-            title=title,
-            left=list(left),
-            right=list(right) or None,
-            left_y_axis=_axis(axis, maximum),
-            right_y_axis=_axis(right_axis) if right_axis else None,
+    ) -> GraphData:
+        return GraphData(
+            title,
+            tuple(left),
+            _axis(axis, maximum),
             width=width,
             height=_HEIGHT,
+            right=tuple(right),
+            right_y_axis=_axis(right_axis) if right_axis else None,
             region=self._region,
-            period=self._period,
+            period_seconds=self._period_seconds,
         )
 
     @staticmethod
-    def _header(markdown: str) -> list[cloudwatch.IWidget]:
-        return [cloudwatch.TextWidget(markdown=markdown, width=_FULL, height=2)]
+    def _header(markdown: str) -> list[WidgetData]:
+        return [TextData(markdown, _FULL, 2)]
 
     @classmethod
-    def _section(cls, markdown: str, widgets: Sequence[cloudwatch.IWidget]) -> list[list[cloudwatch.IWidget]]:
+    def _section(cls, markdown: str, widgets: Sequence[WidgetData]) -> list[list[WidgetData]]:
         """A header, then ``widgets`` four to a row; nothing when there are no widgets."""
         if not widgets:
             return []
@@ -227,7 +313,7 @@ class InferenceDashboard(Construct):
 
     # ------------------------------------------------------------------------------------------------ sections
 
-    def _sagemaker_rows(self) -> list[list[cloudwatch.IWidget]]:
+    def _sagemaker_rows(self) -> list[list[WidgetData]]:
         acc, p = self._accounts, self._period
         backlog, oldest = metric_table.APPROXIMATE_BACKLOG_SIZE, metric_table.APPROXIMATE_AGE_OF_OLDEST_REQUEST
         scope = f" (accounts {', '.join(acc)})" if acc else ""
@@ -238,16 +324,18 @@ class InferenceDashboard(Construct):
                 "Latencies are shown in ms (the metrics are µs)."
             ),
             [
-                self._graph("Invocations (sum)", [metrics.fleet_invocations(account_ids=acc, period=p)], axis="count"),
+                self._graph(
+                    "Invocations (sum)", [metrics.fleet_invocations.data(account_ids=acc, period=p)], axis="count"
+                ),
                 self._graph(
                     "OverheadLatency (ms, average)",
-                    [metrics.fleet_overhead_latency_ms(account_ids=acc, period=p)],
+                    [metrics.fleet_overhead_latency_ms.data(account_ids=acc, period=p)],
                     axis="ms",
                 ),
                 self._graph(
                     "Invocation error rate (%): 100 × Average of 4XX / 5XX errors",
                     [
-                        metrics.fleet_error_rate_percent(c, account_ids=acc, period=p)
+                        metrics.fleet_error_rate_percent.data(c, account_ids=acc, period=p)
                         for c in metric_definitions.ERROR_METRICS
                     ],
                     axis="%",
@@ -256,7 +344,7 @@ class InferenceDashboard(Construct):
             [
                 self._graph(
                     f"ModelLatency {stat} (ms)",
-                    [metrics.fleet_model_latency_ms(stat, account_ids=acc, period=p)],
+                    [metrics.fleet_model_latency_ms.data(stat, account_ids=acc, period=p)],
                     axis="ms",
                 )
                 for stat in ("p50", "p90", "p99")
@@ -264,7 +352,7 @@ class InferenceDashboard(Construct):
             [
                 self._graph(
                     title,
-                    [metrics.fleet_instance_metric(row, account_ids=acc, period=p)],
+                    [metrics.fleet_instance_metric.data(row, account_ids=acc, period=p)],
                     axis=axis,
                     width=_QUARTER,
                     maximum=maximum,
@@ -274,10 +362,10 @@ class InferenceDashboard(Construct):
             [
                 self._graph(
                     "Async: ApproximateBacklogSize (requests, average)",
-                    [metrics.fleet_async_metric(backlog, backlog.statistic, account_ids=acc, period=p)],
+                    [metrics.fleet_async_metric.data(backlog, backlog.statistic, account_ids=acc, period=p)],
                     axis="requests",
                     right=[
-                        metrics.fleet_async_metric(
+                        metrics.fleet_async_metric.data(
                             metric_table.HAS_BACKLOG_WITHOUT_CAPACITY, "Maximum", account_ids=acc, period=p
                         )
                     ],
@@ -285,20 +373,20 @@ class InferenceDashboard(Construct):
                 ),
                 self._graph(
                     "Async: ApproximateAgeOfOldestRequest (s, maximum)",
-                    [metrics.fleet_async_metric(oldest, oldest.statistic, account_ids=acc, period=p)],
+                    [metrics.fleet_async_metric.data(oldest, oldest.statistic, account_ids=acc, period=p)],
                     axis="s",
                 ),
                 self._graph(
                     "Serverless: ModelSetupTime (cold start, ms, maximum)",
-                    [metrics.fleet_model_setup_time_ms("Maximum", account_ids=acc, period=p)],
+                    [metrics.fleet_model_setup_time_ms.data("Maximum", account_ids=acc, period=p)],
                     axis="ms",
-                    right=[metrics.fleet_cold_starts(account_ids=acc, period=p)],
+                    right=[metrics.fleet_cold_starts.data(account_ids=acc, period=p)],
                     right_axis="cold starts",
                 ),
             ],
         ]
 
-    def _endpoint_rows(self, endpoints: Sequence[MonitoredEndpoint]) -> list[list[cloudwatch.IWidget]]:
+    def _endpoint_rows(self, endpoints: Sequence[MonitoredEndpoint]) -> list[list[WidgetData]]:
         return self._section(
             "## Endpoints of this app: GPU utilization and memory per GPU (0–100 %)",
             [
@@ -308,20 +396,20 @@ class InferenceDashboard(Construct):
             ],
         )
 
-    def _per_gpu_graph(self, endpoint: MonitoredEndpoint) -> cloudwatch.GraphWidget:
+    def _per_gpu_graph(self, endpoint: MonitoredEndpoint) -> GraphData:
         host = f" on {endpoint.instance_type}" if endpoint.instance_type else ""
         return self._graph(
             f"{endpoint.name}/{endpoint.variant_name}: GPU per device (%, ÷ {endpoint.gpu_count} GPUs{host})",
             [
-                metrics.endpoint_gpu_utilization_per_gpu(endpoint, period=self._period),
-                metrics.endpoint_gpu_memory_utilization_per_gpu(endpoint, period=self._period),
+                metrics.endpoint_gpu_utilization_per_gpu.data(endpoint, period=self._period),
+                metrics.endpoint_gpu_memory_utilization_per_gpu.data(endpoint, period=self._period),
             ],
             axis="% per GPU",
             width=_QUARTER,
             maximum=100,
         )
 
-    def _enhanced_rows(self, endpoints: Sequence[MonitoredEndpoint]) -> list[list[cloudwatch.IWidget]]:
+    def _enhanced_rows(self, endpoints: Sequence[MonitoredEndpoint]) -> list[list[WidgetData]]:
         enhanced = [
             e for e in endpoints if e.enhanced_metrics and e.kind is EndpointKind.REALTIME and e.component is None
         ]
@@ -334,14 +422,14 @@ class InferenceDashboard(Construct):
             )
         ]
 
-    def _enhanced_graphs(self, endpoint: MonitoredEndpoint) -> list[cloudwatch.IWidget]:
+    def _enhanced_graphs(self, endpoint: MonitoredEndpoint) -> list[WidgetData]:
         """Per GPU (``AcceleratorId``) and per instance (``InstanceId``) graphs of an endpoint whose endpoint config
         turns enhanced metrics on; an inference component's invocations are per container (``ContainerId``)."""
         p, title = self._period, f"{endpoint.name}/{endpoint.variant_name}"
-        per_gpu: list[cloudwatch.IWidget] = [
+        per_gpu: list[WidgetData] = [
             self._graph(
                 f"{title}: {row.name} per GPU (%, one line per GPU of each instance)",
-                [metrics.endpoint_enhanced_metric(endpoint, row, period=p)],
+                [metrics.endpoint_enhanced_metric.data(endpoint, row, period=p)],
                 axis="% per GPU",
                 width=_QUARTER,
             )
@@ -353,18 +441,18 @@ class InferenceDashboard(Construct):
             *per_gpu,
             self._graph(
                 f"{title}: CPUUtilization (left, summed over vCPUs) and host memory (right, %) per instance",
-                [metrics.endpoint_enhanced_metric(endpoint, metric_table.CPU_UTILIZATION, period=p)],
+                [metrics.endpoint_enhanced_metric.data(endpoint, metric_table.CPU_UTILIZATION, period=p)],
                 axis="% × vCPUs",
-                right=[metrics.endpoint_enhanced_metric(endpoint, metric_table.MEMORY_UTILIZATION, period=p)],
+                right=[metrics.endpoint_enhanced_metric.data(endpoint, metric_table.MEMORY_UTILIZATION, period=p)],
                 right_axis="% host RAM",
                 width=_QUARTER,
             ),
             self._graph(
                 f"{title}: invocations (left, sum) and ModelLatency p99 (right, ms) per {served_by}",
-                [metrics.endpoint_enhanced_metric(endpoint, metric_table.INVOCATIONS, period=p)],
+                [metrics.endpoint_enhanced_metric.data(endpoint, metric_table.INVOCATIONS, period=p)],
                 axis="count",
                 right=[
-                    metrics.endpoint_enhanced_metric(
+                    metrics.endpoint_enhanced_metric.data(
                         endpoint, metric_table.MODEL_LATENCY, "p99", scale="/1000", period=p
                     )
                 ],
@@ -373,7 +461,7 @@ class InferenceDashboard(Construct):
             ),
         ]
 
-    def _component_rows(self, endpoints: Sequence[MonitoredEndpoint]) -> list[list[cloudwatch.IWidget]]:
+    def _component_rows(self, endpoints: Sequence[MonitoredEndpoint]) -> list[list[WidgetData]]:
         """Every inference component in the account (SEARCH per ``InferenceComponentName``: the fleet graphs above
         are per variant, which an inference component's invocations do not carry), then a row per known component;
         nothing when no known endpoint is served through inference components."""
@@ -381,10 +469,10 @@ class InferenceDashboard(Construct):
         if not components:
             return []
         acc, p = self._accounts, self._period
-        fleet: list[cloudwatch.IWidget] = [
+        fleet: list[WidgetData] = [
             self._graph(
                 title,
-                [metrics.fleet_component_metric(row, scale=scale, account_ids=acc, period=p)],
+                [metrics.fleet_component_metric.data(row, scale=scale, account_ids=acc, period=p)],
                 axis=axis,
                 width=_QUARTER,
                 maximum=maximum,
@@ -398,27 +486,29 @@ class InferenceDashboard(Construct):
         )
         return [header, fleet, *[self._component_graphs(c) for c in components]]
 
-    def _component_graphs(self, endpoint: MonitoredEndpoint) -> list[cloudwatch.IWidget]:
+    def _component_graphs(self, endpoint: MonitoredEndpoint) -> list[WidgetData]:
         """One row for the inference component ``endpoint`` watches (``InferenceComponentName``)."""
         p = self._period
         title = f"{endpoint.name} {endpoint.component}" if endpoint.component else endpoint.name
         if endpoint.gpu_count > 0:
-            usage: list[cloudwatch.IMetric] = [
-                metrics.endpoint_metric(endpoint, metric_table.GPU_UTILIZATION_NORMALIZED, period=p),
-                metrics.endpoint_metric(endpoint, metric_table.GPU_MEMORY_UTILIZATION_NORMALIZED, period=p),
+            usage: list[GraphMetric] = [
+                metrics.endpoint_metric.data(endpoint, metric_table.GPU_UTILIZATION_NORMALIZED, period=p),
+                metrics.endpoint_metric.data(endpoint, metric_table.GPU_MEMORY_UTILIZATION_NORMALIZED, period=p),
             ]
             usage_title = "GPU utilization and GPU memory per copy (% of its reserved GPUs)"
         else:
-            usage = [metrics.endpoint_metric(endpoint, metric_table.CPU_UTILIZATION_NORMALIZED, period=p)]
+            usage = [metrics.endpoint_metric.data(endpoint, metric_table.CPU_UTILIZATION_NORMALIZED, period=p)]
             usage_title = "CPUUtilizationNormalized per copy"
-        latency = [metrics.endpoint_model_latency_ms(endpoint, stat, period=p) for stat in ("p50", "p99")]
-        errors = [metrics.endpoint_error_rate_percent(endpoint, c, period=p) for c in metric_definitions.ERROR_METRICS]
+        latency = [metrics.endpoint_model_latency_ms.data(endpoint, stat, period=p) for stat in ("p50", "p99")]
+        errors = [
+            metrics.endpoint_error_rate_percent.data(endpoint, c, period=p) for c in metric_definitions.ERROR_METRICS
+        ]
         return [
             self._graph(
                 f"{title}: invocations (left, sum) and requests that found no copy (right, sum)",
-                [metrics.endpoint_invocations(endpoint, period=p)],
+                [metrics.endpoint_invocations.data(endpoint, period=p)],
                 axis="count",
-                right=[metrics.endpoint_metric(endpoint, metric_table.NO_CAPACITY_INVOCATION_FAILURES, period=p)],
+                right=[metrics.endpoint_metric.data(endpoint, metric_table.NO_CAPACITY_INVOCATION_FAILURES, period=p)],
                 right_axis="requests",
                 width=_QUARTER,
             ),
@@ -427,11 +517,11 @@ class InferenceDashboard(Construct):
             self._graph(f"{title}: {usage_title}", usage, axis="%", width=_QUARTER, maximum=100),
         ]
 
-    def _bedrock_rows(self) -> list[list[cloudwatch.IWidget]]:
+    def _bedrock_rows(self) -> list[list[WidgetData]]:
         acc, p = self._accounts, self._period
 
-        def fleet(names: Sequence[str] | MetricDefinition, stat: str = "Sum") -> cloudwatch.MathExpression:
-            return metrics.fleet_bedrock_metric(names, stat, account_ids=acc, period=p)
+        def fleet(names: Sequence[str] | MetricDefinition, stat: str = "Sum") -> GraphMetric:
+            return metrics.fleet_bedrock_metric.data(names, stat, account_ids=acc, period=p)
 
         return [
             self._header(
@@ -461,8 +551,8 @@ class InferenceDashboard(Construct):
                 self._graph(
                     "Tokens per invocation (all models)",
                     [
-                        metrics.fleet_tokens_per_invocation("Input", account_ids=acc, period=p),
-                        metrics.fleet_tokens_per_invocation("Output", account_ids=acc, period=p),
+                        metrics.fleet_tokens_per_invocation.data("Input", account_ids=acc, period=p),
+                        metrics.fleet_tokens_per_invocation.data("Output", account_ids=acc, period=p),
                     ],
                     axis="tokens",
                 ),
@@ -476,51 +566,51 @@ class InferenceDashboard(Construct):
                 ),
                 self._graph(
                     "Prompt cache-hit ratio (%, all models)",
-                    [metrics.fleet_cache_hit_ratio_percent(account_ids=acc, period=p)],
+                    [metrics.fleet_cache_hit_ratio_percent.data(account_ids=acc, period=p)],
                     axis="%",
                     maximum=100,
                 ),
             ],
         ]
 
-    def _profile_rows(self, profiles: Sequence[MonitoredProfile]) -> list[list[cloudwatch.IWidget]]:
+    def _profile_rows(self, profiles: Sequence[MonitoredProfile]) -> list[list[WidgetData]]:
         return self._section(
             "## Bedrock application inference profiles of this app", [self._profile_graph(p) for p in profiles]
         )
 
-    def _profile_graph(self, profile: MonitoredProfile) -> cloudwatch.GraphWidget:
+    def _profile_graph(self, profile: MonitoredProfile) -> GraphData:
         model = f" ({profile.model})" if profile.model else ""
         return self._graph(
             f"{profile.name}{model}: tokens per invocation and cache-hit ratio",
             [
-                metrics.profile_tokens_per_invocation(profile, "Input", period=self._period),
-                metrics.profile_tokens_per_invocation(profile, "Output", period=self._period),
+                metrics.profile_tokens_per_invocation.data(profile, "Input", period=self._period),
+                metrics.profile_tokens_per_invocation.data(profile, "Output", period=self._period),
             ],
             axis="tokens",
-            right=[metrics.profile_cache_hit_ratio_percent(profile, period=self._period)],
+            right=[metrics.profile_cache_hit_ratio_percent.data(profile, period=self._period)],
             right_axis="cache hit %",
             width=_QUARTER,
         )
 
-    def _cost_rows(self) -> list[list[cloudwatch.IWidget]]:
+    def _cost_rows(self) -> list[list[WidgetData]]:
         if self._accounts:
-            charges: list[cloudwatch.IMetric] = [
-                metrics.estimated_charges_in_usd(account_id=a, label=f"{a} estimated charges (USD)")
+            charges: list[GraphMetric] = [
+                metrics.estimated_charges_in_usd.data(account_id=a, label=f"{a} estimated charges (USD)")
                 for a in self._accounts
             ]
         else:
-            charges = [metrics.estimated_charges_in_usd(label="estimated charges (USD)")]
-        graph = cloudwatch.GraphWidget(
-            title="Estimated charges (USD, month to date, us-east-1, daily)",
-            left=charges,
-            left_y_axis=_axis("USD"),
+            charges = [metrics.estimated_charges_in_usd.data(label="estimated charges (USD)")]
+        graph = GraphData(
+            "Estimated charges (USD, month to date, us-east-1, daily)",
+            tuple(charges),
+            _axis("USD"),
             width=16,
             height=_HEIGHT,
             region=metrics.BILLING_REGION,
-            period=Duration.days(1),
+            period_seconds=metrics.ONE_DAY_SECONDS,
             start="-P30D",
         )
-        note = cloudwatch.TextWidget(markdown=BILLING_NOTE, width=8, height=_HEIGHT)
+        note = TextData(BILLING_NOTE, 8, _HEIGHT)
         return [self._header("## Cost"), [graph, note]]
 
 

@@ -1,5 +1,7 @@
 """Metric factories for inference observability: side-effect-free functions returning ``cloudwatch.Metric`` and
-``cloudwatch.MathExpression`` values (never constructs).
+``cloudwatch.MathExpression`` values (never constructs). Each factory's ``.data`` returns the same metric as plain
+data (:class:`~inference_constructs.observability.graph_data.MetricData` / ``MathData``): the dashboard renders those
+without a round trip to the jsii kernel per metric, and the aws-cdk objects are made from the same data.
 
 Two families:
 
@@ -21,13 +23,15 @@ https://docs.aws.amazon.com/bedrock/latest/userguide/monitoring.html):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Literal
+import functools
+from collections.abc import Callable, Sequence
+from typing import Generic, Literal, ParamSpec, TypeVar
 
 from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
 
 from inference_constructs.observability import metric_definitions, metric_table
+from inference_constructs.observability.graph_data import GraphMetric, MathData, MetricData
 from inference_constructs.observability.metric_definitions import (  # SEARCH rendering is pure: defined there
     BEDROCK_DIMENSIONS,
     CACHE_WRITE_METRIC_NAMES,
@@ -57,6 +61,89 @@ CACHE_READ_METRIC_NAMES = (metric_table.CACHE_READ_INPUT_TOKENS.name, metric_tab
 
 BILLING_REGION = "us-east-1"
 DEFAULT_PERIOD = Duration.minutes(5)
+ONE_DAY_SECONDS = 86_400
+"""The period of the billing metric: CloudWatch publishes estimated charges a few times a day."""
+CACHE_HIT_RATIO_EXPRESSION = "100*SUM(cacheread)/(SUM(cacheread)+SUM(cachewrite)+SUM(uncached))"
+"""Prompt-cache hit ratio in percent over the ids ``cacheread``, ``cachewrite`` and ``uncached``."""
+
+_P = ParamSpec("_P")
+_D = TypeVar("_D", MetricData, MathData)
+_R = TypeVar("_R", cloudwatch.Metric, cloudwatch.MathExpression)
+
+# Duration -> seconds, each Duration read once (``to_seconds`` is a round trip to the jsii kernel); the Duration is
+# kept with its seconds, so its id is never reused while it is in the table.
+_SECONDS: dict[int, tuple[Duration, int]] = {}
+_DURATIONS: dict[int, Duration] = {}
+
+
+def period_seconds(period: Duration) -> int:
+    """``period`` in whole seconds (each ``Duration`` read once)."""
+    known = _SECONDS.get(id(period))
+    if known is None:
+        known = _SECONDS[id(period)] = (period, int(period.to_seconds()))
+    return known[1]
+
+
+def _duration(seconds: int) -> Duration:
+    """A ``Duration`` of ``seconds``, one per value."""
+    if seconds not in _DURATIONS:
+        _DURATIONS[seconds] = Duration.seconds(seconds)
+    return _DURATIONS[seconds]
+
+
+def to_metric(data: MetricData) -> cloudwatch.Metric:
+    """The aws-cdk ``Metric`` of a metric given as data."""
+    return cloudwatch.Metric(
+        namespace=data.namespace,
+        metric_name=data.metric_name,
+        dimensions_map=dict(data.dimensions) or None,
+        statistic=data.statistic,
+        period=_duration(data.period_seconds),
+        label=data.label,
+        account=data.account,
+        region=data.region,
+        unit=None if data.unit is None else _UNITS[data.unit],
+    )
+
+
+def to_math_expression(data: MathData) -> cloudwatch.MathExpression:
+    """The aws-cdk ``MathExpression`` of metric math given as data (the metrics it uses too)."""
+    return cloudwatch.MathExpression(
+        expression=data.expression,
+        using_metrics={i: to_l2(m) for i, m in data.using},
+        label=data.label,
+        period=_duration(data.period_seconds),
+    )
+
+
+def to_l2(data: GraphMetric) -> cloudwatch.IMetric:
+    """The aws-cdk ``Metric`` or ``MathExpression`` of ``data``."""
+    return to_metric(data) if isinstance(data, MetricData) else to_math_expression(data)
+
+
+class MetricFactory(Generic[_P, _D, _R]):
+    """A metric factory of this module: called, it returns the aws-cdk ``Metric`` or ``MathExpression``;
+    :attr:`data` takes the same arguments and returns the same metric as plain data
+    (:mod:`~inference_constructs.observability.graph_data`), which a dashboard renders without a round trip to the
+    jsii kernel per metric."""
+
+    def __init__(self, data: Callable[_P, _D], to_cdk: Callable[[_D], _R]) -> None:
+        self.data: Callable[_P, _D] = data
+        """The factory returning plain data."""
+        self._to_cdk: Callable[[_D], _R] = to_cdk
+        functools.update_wrapper(self, data)
+
+    def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        return self._to_cdk(self.data(*args, **kwargs))
+
+
+def _math(factory: Callable[_P, MathData]) -> MetricFactory[_P, MathData, cloudwatch.MathExpression]:
+    return MetricFactory(factory, to_math_expression)
+
+
+def _metric(factory: Callable[_P, MetricData]) -> MetricFactory[_P, MetricData, cloudwatch.Metric]:
+    return MetricFactory(factory, to_metric)
+
 
 _UNITS = {
     "Count": cloudwatch.Unit.COUNT,
@@ -76,6 +163,7 @@ def cloudwatch_unit(definition: MetricDefinition) -> cloudwatch.Unit | None:
 # --------------------------------------------------------------------------------------------------------- SEARCH
 
 
+@_math
 def search_expression(
     namespace: str,
     dimensions: Sequence[str],
@@ -86,16 +174,14 @@ def search_expression(
     scale: str = "",
     label: str | None = None,
     period: Duration = DEFAULT_PERIOD,
-) -> cloudwatch.MathExpression:
+) -> MathData:
     """A SEARCH as a ``MathExpression``, optionally scaled (``scale="/1000"`` or ``"100*"``) for display units.
 
     Default label: empty, so each series keeps its own label (the endpoint or model it belongs to) instead of the
     whole expression text, which CDK would otherwise use for every series.
     """
     query = search(namespace, dimensions, metric_names, statistic, account_ids=account_ids)
-    return cloudwatch.MathExpression(
-        expression=_scaled(query, scale), using_metrics={}, label="" if label is None else label, period=period
-    )
+    return MathData(_scaled(query, scale), label="" if label is None else label, period_seconds=period_seconds(period))
 
 
 def _scaled(query: str, scale: str) -> str:
@@ -116,10 +202,10 @@ def _fleet(
     period: Duration,
     scale: str = "",
     dimensions: Sequence[str] | None = None,
-) -> cloudwatch.MathExpression:
+) -> MathData:
     """SEARCH for ``definition`` over its namespace and dimension names (or ``dimensions``); ``statistic`` defaults
     to the row's."""
-    return search_expression(
+    return search_expression.data(
         definition.namespace,
         definition.dimensions if dimensions is None else dimensions,
         [definition.name],
@@ -133,6 +219,7 @@ def _fleet(
 # ------------------------------------------------------------------------------------------ SageMaker (fleet)
 
 
+@_math
 def fleet_component_metric(
     definition: MetricDefinition,
     statistic: Statistic | str | None = None,
@@ -140,7 +227,7 @@ def fleet_component_metric(
     account_ids: Sequence[str] = (),
     period: Duration = DEFAULT_PERIOD,
     scale: str = "",
-) -> cloudwatch.MathExpression:
+) -> MathData:
     """SEARCH for ``definition`` per inference component (``InferenceComponentName``): an invocation metric of
     ``AWS/SageMaker`` that an inference component serves, or a per-copy metric; one line per component that reported
     data, ``statistic`` (default: the row's) over ``period``."""
@@ -148,44 +235,45 @@ def fleet_component_metric(
     return _fleet(definition, statistic, account_ids=account_ids, period=period, scale=scale, dimensions=component)
 
 
-def fleet_invocations(
-    *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
-) -> cloudwatch.MathExpression:
+@_math
+def fleet_invocations(*, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD) -> MathData:
     """Invocations per endpoint variant, sum over ``period`` (async endpoints do not publish it)."""
     return _fleet(metric_table.INVOCATIONS, account_ids=account_ids, period=period)
 
 
+@_math
 def fleet_model_latency_ms(
     statistic: Statistic | str = "p99", *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
-) -> cloudwatch.MathExpression:
+) -> MathData:
     """ModelLatency per endpoint variant in milliseconds (the metric is microseconds), ``statistic`` over ``period``."""
     return _fleet(metric_table.MODEL_LATENCY, statistic, account_ids=account_ids, scale="/1000", period=period)
 
 
-def fleet_overhead_latency_ms(
-    *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
-) -> cloudwatch.MathExpression:
+@_math
+def fleet_overhead_latency_ms(*, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD) -> MathData:
     """OverheadLatency per endpoint variant in milliseconds, average over ``period`` (percentiles are not published)."""
     return _fleet(metric_table.OVERHEAD_LATENCY, account_ids=account_ids, scale="/1000", period=period)
 
 
+@_math
 def fleet_error_rate_percent(
     error_class: ErrorClass, *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
-) -> cloudwatch.MathExpression:
+) -> MathData:
     """Invocation 4XX or 5XX error rate per endpoint variant in percent: ``100*`` the Average of the 1/0 metric."""
     return _fleet(ERROR_METRICS[error_class], account_ids=account_ids, scale="100*", period=period)
 
 
+@_math
 def fleet_instance_metric(
     metric_name: MetricDefinition | str, *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
-) -> cloudwatch.MathExpression:
+) -> MathData:
     """An ``/aws/sagemaker/Endpoints`` instance metric (a :mod:`metric_table` row or its name) per endpoint
     variant, average over ``period``.
 
     GPU and CPU utilization there are sums over devices (0–100 × device count): a fleet graph cannot divide by
     each endpoint's device count, so say so where it is shown.
     """
-    return search_expression(
+    return search_expression.data(
         ENDPOINT_INSTANCE_NAMESPACE,
         ENDPOINT_DIMENSIONS,
         [_name(metric_name)],
@@ -195,30 +283,31 @@ def fleet_instance_metric(
     )
 
 
+@_math
 def fleet_async_metric(
     metric_name: MetricDefinition | str,
     statistic: Statistic | str,
     *,
     account_ids: Sequence[str] = (),
     period: Duration = DEFAULT_PERIOD,
-) -> cloudwatch.MathExpression:
+) -> MathData:
     """An async-endpoint queue metric (a :mod:`metric_table` row or its name; ``EndpointName`` dimension only) per
     endpoint."""
-    return search_expression(
+    return search_expression.data(
         SAGEMAKER_NAMESPACE, ASYNC_DIMENSIONS, [_name(metric_name)], statistic, account_ids=account_ids, period=period
     )
 
 
+@_math
 def fleet_model_setup_time_ms(
     statistic: Statistic | str = "Maximum", *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
-) -> cloudwatch.MathExpression:
+) -> MathData:
     """Serverless cold-start time (ModelSetupTime) per endpoint variant in milliseconds."""
     return _fleet(metric_table.MODEL_SETUP_TIME, statistic, account_ids=account_ids, scale="/1000", period=period)
 
 
-def fleet_cold_starts(
-    *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
-) -> cloudwatch.MathExpression:
+@_math
+def fleet_cold_starts(*, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD) -> MathData:
     """Serverless cold starts per endpoint variant: the SampleCount of ModelSetupTime over ``period``."""
     return _fleet(metric_table.MODEL_SETUP_TIME, "SampleCount", account_ids=account_ids, period=period)
 
@@ -228,37 +317,39 @@ def fleet_cold_starts(
 _TOKEN_COUNTS = {"Input": metric_table.INPUT_TOKEN_COUNT, "Output": metric_table.OUTPUT_TOKEN_COUNT}
 
 
+@_math
 def fleet_bedrock_metric(
     metric_names: Sequence[str] | str | MetricDefinition,
     statistic: Statistic | str = "Sum",
     *,
     account_ids: Sequence[str] = (),
     period: Duration = DEFAULT_PERIOD,
-) -> cloudwatch.MathExpression:
+) -> MathData:
     """An ``AWS/Bedrock`` metric (a :mod:`metric_table` row, a name, or alternative names) per ``ModelId`` (model,
     system profile or application profile id)."""
     names = [_name(metric_names)] if isinstance(metric_names, str | MetricDefinition) else list(metric_names)
-    return search_expression(
+    return search_expression.data(
         BEDROCK_NAMESPACE, BEDROCK_DIMENSIONS, names, statistic, account_ids=account_ids, period=period
     )
 
 
+@_math
 def fleet_tokens_per_invocation(
     direction: Literal["Input", "Output"], *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
-) -> cloudwatch.MathExpression:
+) -> MathData:
     """Fleet-wide input or output tokens per Bedrock invocation: ``SUM(tokens)/SUM(invocations)``.
 
     SEARCH results cannot be paired series by series, so this is the fleet ratio; per-profile ratios come from
     :func:`profile_tokens_per_invocation`.
     """
-    tokens = fleet_bedrock_metric(_TOKEN_COUNTS[direction], account_ids=account_ids, period=period)
-    invocations = fleet_bedrock_metric(metric_table.BEDROCK_INVOCATIONS, account_ids=account_ids, period=period)
+    tokens = fleet_bedrock_metric.data(_TOKEN_COUNTS[direction], account_ids=account_ids, period=period)
+    invocations = fleet_bedrock_metric.data(metric_table.BEDROCK_INVOCATIONS, account_ids=account_ids, period=period)
     tokens_id = f"{direction.lower()}tokens"
-    return cloudwatch.MathExpression(
-        expression=f"SUM({tokens_id})/SUM(invocations)",
-        using_metrics={tokens_id: tokens, "invocations": invocations},
+    return MathData(
+        f"SUM({tokens_id})/SUM(invocations)",
+        ((tokens_id, tokens), ("invocations", invocations)),
         label=f"{direction.lower()} tokens per invocation",
-        period=period,
+        period_seconds=period_seconds(period),
     )
 
 
@@ -272,23 +363,29 @@ def cache_hit_ratio_expression(
     Writes are in the denominator because a write is a prompt that missed the cache (and costs more than input).
     """
     return cloudwatch.MathExpression(
-        expression="100*SUM(cacheread)/(SUM(cacheread)+SUM(cachewrite)+SUM(uncached))",
+        expression=CACHE_HIT_RATIO_EXPRESSION,
         using_metrics={"cacheread": read, "cachewrite": write, "uncached": uncached},
         label=label,
         period=period,
     )
 
 
-def fleet_cache_hit_ratio_percent(
-    *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
-) -> cloudwatch.MathExpression:
+def _cache_hit_ratio(read: GraphMetric, write: GraphMetric, uncached: GraphMetric, *, period: Duration) -> MathData:
+    """:func:`cache_hit_ratio_expression` of three metrics given as data, labelled ``cache hit ratio (%)``."""
+    using = (("cacheread", read), ("cachewrite", write), ("uncached", uncached))
+    return MathData(
+        CACHE_HIT_RATIO_EXPRESSION, using, label="cache hit ratio (%)", period_seconds=period_seconds(period)
+    )
+
+
+@_math
+def fleet_cache_hit_ratio_percent(*, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD) -> MathData:
     """Fleet-wide prompt-cache hit ratio in percent (see :func:`cache_hit_ratio_expression`)."""
-    return cache_hit_ratio_expression(
-        fleet_bedrock_metric(CACHE_READ_METRIC_NAMES, account_ids=account_ids, period=period),
-        fleet_bedrock_metric(CACHE_WRITE_METRIC_NAMES, account_ids=account_ids, period=period),
-        fleet_bedrock_metric(metric_table.INPUT_TOKEN_COUNT, account_ids=account_ids, period=period),
+    return _cache_hit_ratio(
+        fleet_bedrock_metric.data(CACHE_READ_METRIC_NAMES, account_ids=account_ids, period=period),
+        fleet_bedrock_metric.data(CACHE_WRITE_METRIC_NAMES, account_ids=account_ids, period=period),
+        fleet_bedrock_metric.data(metric_table.INPUT_TOKEN_COUNT, account_ids=account_ids, period=period),
         period=period,
-        label="cache hit ratio (%)",
     )
 
 
@@ -306,6 +403,7 @@ def endpoint_dimensions(endpoint: MonitoredEndpoint, namespace: str = SAGEMAKER_
     )
 
 
+@_metric
 def endpoint_metric(
     endpoint: MonitoredEndpoint,
     metric_name: MetricDefinition | str,
@@ -314,7 +412,7 @@ def endpoint_metric(
     namespace: str | None = None,
     label: str | None = None,
     period: Duration = DEFAULT_PERIOD,
-) -> cloudwatch.Metric:
+) -> MetricData:
     """One metric of one endpoint variant (``EndpointName, VariantName``), or, for an ``AWS/SageMaker`` metric of
     an endpoint served through an inference component, of that component (``InferenceComponentName``).
 
@@ -323,92 +421,101 @@ def endpoint_metric(
     """
     row = None if isinstance(metric_name, str) else metric_name
     namespace = namespace or (row.namespace if row else SAGEMAKER_NAMESPACE)
-    return cloudwatch.Metric(
-        namespace=namespace,
-        metric_name=_name(metric_name),
-        dimensions_map=endpoint_dimensions(endpoint, namespace),
-        statistic=statistic or (row.statistic if row else "Average"),
-        period=period,
+    return MetricData(
+        namespace,
+        _name(metric_name),
+        tuple(endpoint_dimensions(endpoint, namespace).items()),
+        statistic or (row.statistic if row else "Average"),
+        period_seconds(period),
         label=label,
         account=endpoint.account_id,
     )
 
 
+@_metric
 def endpoint_model_latency(
     endpoint: MonitoredEndpoint, statistic: Statistic | str = "p99", *, period: Duration = DEFAULT_PERIOD
-) -> cloudwatch.Metric:
+) -> MetricData:
     """ModelLatency of one endpoint variant in microseconds, ``statistic`` (default p99) over 5 minutes."""
-    return endpoint_metric(endpoint, metric_table.MODEL_LATENCY, statistic, period=period)
+    return endpoint_metric.data(endpoint, metric_table.MODEL_LATENCY, statistic, period=period)
 
 
+@_math
 def endpoint_model_latency_ms(
     endpoint: MonitoredEndpoint, statistic: Statistic | str = "p99", *, period: Duration = DEFAULT_PERIOD
-) -> cloudwatch.MathExpression:
+) -> MathData:
     """ModelLatency of one endpoint variant in milliseconds (``latency/1000``), p99 over 5 minutes by default."""
     latency_id = f"latency{statistic.lower().replace('.', '_')}"
-    return cloudwatch.MathExpression(
-        expression=f"{latency_id}/1000",
-        using_metrics={latency_id: endpoint_model_latency(endpoint, statistic, period=period)},
+    return MathData(
+        f"{latency_id}/1000",
+        ((latency_id, endpoint_model_latency.data(endpoint, statistic, period=period)),),
         label=f"ModelLatency {statistic} (ms)",
-        period=period,
+        period_seconds=period_seconds(period),
     )
 
 
-def endpoint_invocations(endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD) -> cloudwatch.Metric:
+@_metric
+def endpoint_invocations(endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD) -> MetricData:
     """Invocations of one endpoint variant, sum over 5 minutes (not published by async endpoints)."""
-    return endpoint_metric(endpoint, metric_table.INVOCATIONS, period=period)
+    return endpoint_metric.data(endpoint, metric_table.INVOCATIONS, period=period)
 
 
+@_math
 def endpoint_error_rate_percent(
     endpoint: MonitoredEndpoint, error_class: ErrorClass = "5XX", *, period: Duration = DEFAULT_PERIOD
-) -> cloudwatch.MathExpression:
+) -> MathData:
     """Invocation error rate of one endpoint variant in percent: ``100*errors/invocations``, sums over 5 minutes."""
     rate = error_rate_expression(error_class)
-    return cloudwatch.MathExpression(
-        expression=rate.expression,
-        using_metrics={
-            rate.errors_id: endpoint_metric(endpoint, ERROR_METRICS[error_class], "Sum", period=period),
-            "invocations": endpoint_invocations(endpoint, period=period),
-        },
+    return MathData(
+        rate.expression,
+        (
+            (rate.errors_id, endpoint_metric.data(endpoint, ERROR_METRICS[error_class], "Sum", period=period)),
+            ("invocations", endpoint_invocations.data(endpoint, period=period)),
+        ),
         label=rate.label,
-        period=period,
+        period_seconds=period_seconds(period),
     )
 
 
+@_math
 def endpoint_per_gpu(
     endpoint: MonitoredEndpoint, metric_name: MetricDefinition | str, *, period: Duration = DEFAULT_PERIOD
-) -> cloudwatch.MathExpression:
+) -> MathData:
     """A ``/aws/sagemaker/Endpoints`` GPU metric (a :mod:`metric_table` row or its name) divided by the host's GPU
     count: 0–100 % per GPU, average."""
     gpus = metric_definitions.gpu_metric_divisor(endpoint.gpu_count)
     name = _name(metric_name)
     metric_id = name.lower()
-    return cloudwatch.MathExpression(
-        expression=f"{metric_id}/{gpus}",
-        using_metrics={
-            metric_id: endpoint_metric(
-                endpoint, metric_name, "Average", namespace=ENDPOINT_INSTANCE_NAMESPACE, period=period
-            )
-        },
+    return MathData(
+        f"{metric_id}/{gpus}",
+        (
+            (
+                metric_id,
+                endpoint_metric.data(
+                    endpoint, metric_name, "Average", namespace=ENDPOINT_INSTANCE_NAMESPACE, period=period
+                ),
+            ),
+        ),
         label=f"{name} per GPU (%), {gpus} GPU" + ("s" if gpus > 1 else ""),
-        period=period,
+        period_seconds=period_seconds(period),
     )
 
 
-def endpoint_gpu_utilization_per_gpu(
-    endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD
-) -> cloudwatch.MathExpression:
+@_math
+def endpoint_gpu_utilization_per_gpu(endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD) -> MathData:
     """GPUUtilization ÷ GPU count of one endpoint variant (0–100 %), average over 5 minutes."""
-    return endpoint_per_gpu(endpoint, metric_table.GPU_UTILIZATION, period=period)
+    return endpoint_per_gpu.data(endpoint, metric_table.GPU_UTILIZATION, period=period)
 
 
+@_math
 def endpoint_gpu_memory_utilization_per_gpu(
     endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD
-) -> cloudwatch.MathExpression:
+) -> MathData:
     """GPUMemoryUtilization ÷ GPU count of one endpoint variant (0–100 %), average over 5 minutes."""
-    return endpoint_per_gpu(endpoint, metric_table.GPU_MEMORY_UTILIZATION, period=period)
+    return endpoint_per_gpu.data(endpoint, metric_table.GPU_MEMORY_UTILIZATION, period=period)
 
 
+@_math
 def endpoint_enhanced_metric(
     endpoint: MonitoredEndpoint,
     definition: MetricDefinition,
@@ -416,7 +523,7 @@ def endpoint_enhanced_metric(
     *,
     scale: str = "",
     period: Duration = DEFAULT_PERIOD,
-) -> cloudwatch.MathExpression:
+) -> MathData:
     """SEARCH over the enhanced dimension set of ``definition`` for one endpoint variant whose endpoint config turns
     enhanced metrics on: one line per instance (a GPU metric: per GPU of each instance; an inference component's
     invocation metric: per container), ``statistic`` (default: the row's) over ``period``, optionally scaled
@@ -430,26 +537,26 @@ def endpoint_enhanced_metric(
         inference_component_name=endpoint.inference_component_name,
         account_ids=(endpoint.account_id,) if endpoint.account_id else (),
     )
-    return cloudwatch.MathExpression(expression=_scaled(query, scale), using_metrics={}, label="", period=period)
+    return MathData(_scaled(query, scale), label="", period_seconds=period_seconds(period))
 
 
+@_metric
 def endpoint_async_metric(
     endpoint: MonitoredEndpoint,
     metric_name: MetricDefinition | str,
     statistic: Statistic | str,
     *,
     period: Duration = DEFAULT_PERIOD,
-) -> cloudwatch.Metric:
+) -> MetricData:
     """An async queue metric (a :mod:`metric_table` row or its name) of one endpoint (dimension ``EndpointName``
     only)."""
-    return cloudwatch.Metric(
-        namespace=SAGEMAKER_NAMESPACE,
-        metric_name=_name(metric_name),
-        dimensions_map=metric_definitions.endpoint_dimensions(
-            endpoint.name, endpoint.variant_name, variant_dimension=False
-        ),
-        statistic=statistic,
-        period=period,
+    dimensions = metric_definitions.endpoint_dimensions(endpoint.name, endpoint.variant_name, variant_dimension=False)
+    return MetricData(
+        SAGEMAKER_NAMESPACE,
+        _name(metric_name),
+        tuple(dimensions.items()),
+        statistic,
+        period_seconds(period),
         account=endpoint.account_id,
     )
 
@@ -457,28 +564,30 @@ def endpoint_async_metric(
 ONE_MINUTE = Duration.minutes(1)
 
 
-def endpoint_has_backlog_without_capacity(
-    endpoint: MonitoredEndpoint, *, period: Duration = ONE_MINUTE
-) -> cloudwatch.Metric:
+@_metric
+def endpoint_has_backlog_without_capacity(endpoint: MonitoredEndpoint, *, period: Duration = ONE_MINUTE) -> MetricData:
     """HasBacklogWithoutCapacity of one async endpoint (1: requests wait and no instance runs), average per minute."""
     definition = metric_table.HAS_BACKLOG_WITHOUT_CAPACITY
-    return endpoint_async_metric(endpoint, definition, definition.statistic, period=period)
+    return endpoint_async_metric.data(endpoint, definition, definition.statistic, period=period)
 
 
-def endpoint_oldest_request_age(endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD) -> cloudwatch.Metric:
+@_metric
+def endpoint_oldest_request_age(endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD) -> MetricData:
     """ApproximateAgeOfOldestRequest of one async endpoint in seconds, maximum over 5 minutes."""
     definition = metric_table.APPROXIMATE_AGE_OF_OLDEST_REQUEST
-    return endpoint_async_metric(endpoint, definition, definition.statistic, period=period)
+    return endpoint_async_metric.data(endpoint, definition, definition.statistic, period=period)
 
 
-def endpoint_model_setup_time(endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD) -> cloudwatch.Metric:
+@_metric
+def endpoint_model_setup_time(endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD) -> MetricData:
     """ModelSetupTime (serverless cold start) of one endpoint variant in microseconds, maximum over 5 minutes."""
-    return endpoint_metric(endpoint, metric_table.MODEL_SETUP_TIME, "Maximum", period=period)
+    return endpoint_metric.data(endpoint, metric_table.MODEL_SETUP_TIME, "Maximum", period=period)
 
 
 # ------------------------------------------------------------------------------------------- one profile
 
 
+@_metric
 def profile_metric(
     profile: MonitoredProfile,
     metric_name: MetricDefinition | str,
@@ -486,44 +595,45 @@ def profile_metric(
     *,
     label: str | None = None,
     period: Duration = DEFAULT_PERIOD,
-) -> cloudwatch.Metric:
+) -> MetricData:
     """One ``AWS/Bedrock`` metric (a :mod:`metric_table` row or its name) of one application inference profile
     (``ModelId`` = the profile id)."""
-    return cloudwatch.Metric(
-        namespace=BEDROCK_NAMESPACE,
-        metric_name=_name(metric_name),
-        dimensions_map={Dimension.MODEL_ID.value: profile.profile_id},
-        statistic=statistic,
-        period=period,
+    return MetricData(
+        BEDROCK_NAMESPACE,
+        _name(metric_name),
+        ((Dimension.MODEL_ID.value, profile.profile_id),),
+        statistic,
+        period_seconds(period),
         label=label,
         account=profile.account_id,
     )
 
 
-def profile_output_tokens(profile: MonitoredProfile, *, period: Duration = DEFAULT_PERIOD) -> cloudwatch.Metric:
+@_metric
+def profile_output_tokens(profile: MonitoredProfile, *, period: Duration = DEFAULT_PERIOD) -> MetricData:
     """OutputTokenCount through one profile, sum over 5 minutes."""
-    return profile_metric(profile, metric_table.OUTPUT_TOKEN_COUNT, period=period)
+    return profile_metric.data(profile, metric_table.OUTPUT_TOKEN_COUNT, period=period)
 
 
+@_math
 def profile_tokens_per_invocation(
     profile: MonitoredProfile, direction: Literal["Input", "Output"], *, period: Duration = DEFAULT_PERIOD
-) -> cloudwatch.MathExpression:
+) -> MathData:
     """Input or output tokens per invocation through one profile: ``tokens/invocations``, sums over 5 minutes."""
     tokens_id = f"{direction.lower()}tokens"
-    return cloudwatch.MathExpression(
-        expression=f"{tokens_id}/invocations",
-        using_metrics={
-            tokens_id: profile_metric(profile, _TOKEN_COUNTS[direction], period=period),
-            "invocations": profile_metric(profile, metric_table.BEDROCK_INVOCATIONS, period=period),
-        },
+    return MathData(
+        f"{tokens_id}/invocations",
+        (
+            (tokens_id, profile_metric.data(profile, _TOKEN_COUNTS[direction], period=period)),
+            ("invocations", profile_metric.data(profile, metric_table.BEDROCK_INVOCATIONS, period=period)),
+        ),
         label=f"{direction.lower()} tokens per invocation",
-        period=period,
+        period_seconds=period_seconds(period),
     )
 
 
-def profile_cache_hit_ratio_percent(
-    profile: MonitoredProfile, *, period: Duration = DEFAULT_PERIOD
-) -> cloudwatch.MathExpression:
+@_math
+def profile_cache_hit_ratio_percent(profile: MonitoredProfile, *, period: Duration = DEFAULT_PERIOD) -> MathData:
     """Prompt-cache hit ratio through one profile in percent (see :func:`cache_hit_ratio_expression`).
 
     The cache reads and writes are SEARCHes for the profile's exact ``ModelId`` over both documented metric
@@ -532,38 +642,38 @@ def profile_cache_hit_ratio_percent(
     accounts = [profile.account_id] if profile.account_id else []
     values = {Dimension.MODEL_ID.value: profile.profile_id}
 
-    def _search(names: Sequence[str]) -> cloudwatch.MathExpression:
+    def _search(names: Sequence[str]) -> MathData:
         query = search(
             BEDROCK_NAMESPACE, BEDROCK_DIMENSIONS, names, "Sum", account_ids=accounts, dimension_values=values
         )
-        return cloudwatch.MathExpression(expression=query, using_metrics={}, label="", period=period)
+        return MathData(query, label="", period_seconds=period_seconds(period))
 
-    return cache_hit_ratio_expression(
+    return _cache_hit_ratio(
         _search(CACHE_READ_METRIC_NAMES),
         _search(CACHE_WRITE_METRIC_NAMES),
-        profile_metric(profile, metric_table.INPUT_TOKEN_COUNT, period=period),
+        profile_metric.data(profile, metric_table.INPUT_TOKEN_COUNT, period=period),
         period=period,
-        label="cache hit ratio (%)",
     )
 
 
 # -------------------------------------------------------------------------------------------------- billing
 
 
-def estimated_charges_in_usd(*, account_id: str | None = None, label: str | None = None) -> cloudwatch.Metric:
+@_metric
+def estimated_charges_in_usd(*, account_id: str | None = None, label: str | None = None) -> MetricData:
     """AWS/Billing EstimatedCharges (``Currency=USD``) in us-east-1, maximum per day.
 
     Billing metrics exist only once "Receive Billing Alerts" is turned on in the billing preferences of the
     (payer) account; until then the graph is empty.
     """
     charges = metric_table.ESTIMATED_CHARGES
-    return cloudwatch.Metric(
-        namespace=charges.namespace,
-        metric_name=charges.name,
-        dimensions_map={Dimension.CURRENCY.value: "USD"},
-        statistic=charges.statistic,
-        period=Duration.days(1),
-        region=BILLING_REGION,
-        account=account_id,
+    return MetricData(
+        charges.namespace,
+        charges.name,
+        ((Dimension.CURRENCY.value, "USD"),),
+        charges.statistic,
+        ONE_DAY_SECONDS,
         label=label,
+        account=account_id,
+        region=BILLING_REGION,
     )

@@ -79,6 +79,7 @@ OTHER_CONCEPTS = {
     "scaling.types.HostFacts.instance_type",  # the chosen host
     "observability.targets.MonitoredEndpoint.instance_type",  # the chosen host
     "sizing.types.MemoryEstimate.neuron_compiled",  # copied from the model spec by the sizing
+    "observability.graph_data.YAxis.min",  # the lowest value a graph axis shows, not a capacity
 }
 
 

@@ -74,6 +74,7 @@ DECISION_MODULES = [
     "inference_constructs.agents.runtime_plan",
     "inference_constructs.observability.cross_account_plan",
     "inference_constructs.observability.decisions",
+    "inference_constructs.observability.graph_data",
     "inference_constructs.observability.metric_definitions",
     "inference_constructs.observability.metric_table",
     "inference_constructs.observability.targets",

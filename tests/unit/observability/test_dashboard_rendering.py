@@ -1,0 +1,186 @@
+"""The dashboard body rendered from data is the body aws-cdk's own L2 ``cloudwatch.Dashboard`` renders for the same
+widgets, byte for byte in the template: every section of ``InferenceDashboard``, the layout, the metric options and
+the widgets a user adds."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from aws_cdk import App, Duration, Stack, assertions
+from aws_cdk import aws_cloudwatch as cloudwatch
+
+from inference_constructs.observability import graph_data, metrics
+from inference_constructs.observability.dashboard import InferenceDashboard, cdk_widget
+from inference_constructs.observability.graph_data import GraphData, MathData, MetricData, TextData, YAxis
+from inference_constructs.observability.targets import MonitoredEndpoint, MonitoredProfile
+from inference_constructs.spec import EndpointKind
+
+GPU = MonitoredEndpoint("chat", "AllTraffic", EndpointKind.REALTIME, gpu_count=4, instance_type="ml.g5.12xlarge")
+ONE_GPU = MonitoredEndpoint("small", "AllTraffic", EndpointKind.REALTIME, gpu_count=1, instance_type="ml.g5.xlarge")
+ENHANCED = MonitoredEndpoint(
+    "tuned", "AllTraffic", EndpointKind.REALTIME, gpu_count=2, instance_type="ml.g5.12xlarge", enhanced_metrics=True
+)
+CPU_ENHANCED = MonitoredEndpoint("tabular", "AllTraffic", EndpointKind.REALTIME, enhanced_metrics=True)
+COMPONENT = MonitoredEndpoint("packed", "AllTraffic", gpu_count=1, inference_component_name="packed-ic")
+CPU_COMPONENT = MonitoredEndpoint("packed-cpu", "AllTraffic", inference_component_name="cpu-ic", component="small")
+REMOTE = MonitoredEndpoint(
+    "remote",
+    "AllTraffic",
+    EndpointKind.REALTIME,
+    gpu_count=8,
+    instance_type="ml.p4d.24xlarge",
+    account_id="777788889999",
+)
+SERVERLESS = MonitoredEndpoint("embed", "AllTraffic", EndpointKind.SERVERLESS)
+ASYNC = MonitoredEndpoint("batch", "AllTraffic", EndpointKind.ASYNC, gpu_count=1, instance_type="ml.g5.2xlarge")
+TEAM = MonitoredProfile("team-a", "a1b2c3d4e5f6", "us.anthropic.claude-sonnet-4-5-20250929-v1:0")
+REMOTE_TEAM = MonitoredProfile("team-b", "b1b2c3d4e5f6", account_id="777788889999")
+
+
+def _body(stack: Stack) -> Any:
+    (resource,) = assertions.Template.from_stack(stack).find_resources("AWS::CloudWatch::Dashboard").values()
+    return resource["Properties"]["DashboardBody"]
+
+
+def _cdk_body(rows: Sequence[Sequence[graph_data.WidgetData]], **stack_props: Any) -> Any:
+    """What aws-cdk's L2 dashboard renders for the same widgets, row by row."""
+    stack = Stack(App(), "Cdk", **stack_props)
+    cloudwatch.Dashboard(stack, "Dashboard", widgets=[[cdk_widget(w) for w in row] for row in rows])
+    return _body(stack)
+
+
+CASES: dict[str, dict[str, Any]] = {
+    "fleet only": {},
+    "endpoints and profiles": {"endpoints": [GPU, ONE_GPU, SERVERLESS, ASYNC], "profiles": [TEAM]},
+    "enhanced metrics": {"endpoints": [ENHANCED, CPU_ENHANCED]},
+    "inference components": {"endpoints": [COMPONENT, CPU_COMPONENT, GPU]},
+    "monitoring account": {
+        "endpoints": [REMOTE, GPU],
+        "profiles": [REMOTE_TEAM, TEAM],
+        "source_account_ids": ["111122223333", "444455556666"],
+    },
+    "own region and period": {"endpoints": [GPU], "region": "eu-west-1", "period": Duration.minutes(1)},
+    "a period of hours": {"endpoints": [ENHANCED, COMPONENT], "profiles": [TEAM], "period": Duration.hours(1)},
+    "named": {"endpoints": [GPU], "dashboard_name": "inference-overview"},
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_body_is_the_one_the_cdk_dashboard_renders_for_the_same_widgets(case: str) -> None:
+    # GIVEN a dashboard of every section this library builds
+    stack = Stack(App(), "Data")
+    dashboard = InferenceDashboard(stack, "Dashboard", **CASES[case])
+    # THEN its template body is aws-cdk's for the same widgets, to the byte
+    ours, theirs = _body(stack), _cdk_body(dashboard.rows)
+    assert json.dumps(ours) == json.dumps(theirs)
+    # AND the dashboard is the one resource under the path the L2 dashboard had (so the logical id is kept)
+    assert dashboard.resource.node.path == "Data/Dashboard/Resource/Resource"
+    assert len(dashboard.widgets) == sum(len(row) for row in dashboard.rows)
+
+
+def test_an_env_bound_stack_renders_like_the_cdk_dashboard() -> None:
+    stack = Stack(App(), "Data", env={"account": "111122223333", "region": "us-west-2"})
+    dashboard = InferenceDashboard(stack, "Dashboard", endpoints=[GPU, REMOTE], profiles=[TEAM])
+    theirs = _cdk_body(dashboard.rows, env={"account": "111122223333", "region": "us-west-2"})
+    assert json.dumps(_body(stack)) == json.dumps(theirs)
+
+
+_M = MetricData("NS", "Lat", (("Z", "z"), ("A", "a")), "p99")
+_N = MetricData("NS", "Count", (("A", "a"),), "Sum", 60, label="count")
+_RIGHT = MetricData("NS", "Busy", (), "Average", 300, account="123456789012", region="eu-west-1")
+
+
+def _graph(
+    left: Sequence[graph_data.GraphMetric], right: Sequence[graph_data.GraphMetric] = (), **kw: Any
+) -> GraphData:
+    return GraphData(
+        kw.pop("title", "g"), tuple(left), YAxis("u", max=kw.pop("maximum", None)), right=tuple(right), **kw
+    )
+
+
+GRAPH_CASES: dict[str, list[list[graph_data.WidgetData]]] = {
+    # a metric used by two expressions and shown itself: listed once, with the first id it got
+    "shared metric": [[_graph([MathData("a*2", (("a", _M),)), MathData("a+b", (("a", _M), ("b", _N))), _M])]],
+    # labels: none (the expression is shown), empty (none shown), given; and on a hidden expression
+    "labels": [
+        [
+            _graph(
+                [
+                    MathData("SEARCH('{NS} x', 'Sum')"),
+                    MathData("SEARCH('{NS} y', 'Sum')", label=""),
+                    MathData("e/2", (("e", MathData("m*1", (("m", _N),), label="")),), label="half"),
+                ]
+            )
+        ]
+    ],
+    # the right axis, another account and Region, a period and statistic that are not the defaults
+    "options": [[_graph([_N], [_RIGHT], right_y_axis=YAxis("r", min=1, show_units=True), period_seconds=3600)]],
+    # an expression whose metrics have another period takes its own for them
+    "periods": [[_graph([MathData("x/60", (("x", _N),), period_seconds=900)])]],
+    # rows wrap past 24 columns, and the widgets after a wrap stay on the new line
+    "wrapping": [
+        [TextData("# t", 24, 2)],
+        [_graph([_M], width=16), _graph([_N], width=12, height=3), _graph([_N], width=6), TextData("x", 4, 9)],
+        [_graph([_M], width=8, height=4, start="-P7D", maximum=50.5)],
+    ],
+}
+
+
+@pytest.mark.parametrize("case", GRAPH_CASES)
+def test_metric_options_and_layout_match_the_cdk_rendering(case: str) -> None:
+    rows = GRAPH_CASES[case]
+    ours = graph_data.dashboard_body(rows, region="${Token[AWS.Region.9]}")
+    stack = Stack(App(), "Data")
+    cloudwatch.CfnDashboard(stack, "D", dashboard_body=ours.replace("${Token[AWS.Region.9]}", stack.region))
+    assert json.dumps(_body(stack)) == json.dumps(_cdk_body(rows))
+
+
+def test_widgets_a_user_adds_go_below_as_in_a_cdk_dashboard() -> None:
+    # GIVEN a dashboard, and two widgets of the user's added as one row, then a third alone
+    stack = Stack(App(), "Data")
+    dashboard = InferenceDashboard(stack, "Dashboard", endpoints=[GPU])
+    mine = [cloudwatch.TextWidget(markdown="## mine", width=20), cloudwatch.SingleValueWidget(metrics=[_cdk(_N)])]
+    dashboard.add_widgets(*mine)
+    dashboard.add_widgets(cloudwatch.TextWidget(markdown="last"))
+    # THEN the body is the CDK dashboard's with the same rows added
+    cdk = Stack(App(), "Cdk")
+    board = cloudwatch.Dashboard(cdk, "D", widgets=[[cdk_widget(w) for w in row] for row in dashboard.rows])
+    board.add_widgets(
+        cloudwatch.TextWidget(markdown="## mine", width=20), cloudwatch.SingleValueWidget(metrics=[_cdk(_N)])
+    )
+    board.add_widgets(cloudwatch.TextWidget(markdown="last"))
+    assert json.dumps(_body(stack)) == json.dumps(_body(cdk))
+
+
+def _cdk(metric: MetricData) -> cloudwatch.IMetric:
+    return metrics.to_l2(metric)
+
+
+def test_each_metric_factory_gives_the_same_metric_as_data_and_as_cdk_object() -> None:
+    # The public factories return aws-cdk objects made from the data the dashboard renders: one definition.
+    data = metrics.endpoint_error_rate_percent.data(GPU, "4XX")
+    cdk = metrics.endpoint_error_rate_percent(GPU, "4XX")
+    assert isinstance(cdk, cloudwatch.MathExpression)
+    assert cdk.expression == data.expression and cdk.label == data.label
+    assert sorted(cdk.using_metrics) == sorted(i for i, _ in data.using)
+    latency = metrics.endpoint_model_latency(GPU, period=Duration.minutes(1))
+    assert isinstance(latency, cloudwatch.Metric)
+    assert (latency.metric_name, latency.statistic, latency.period.to_seconds()) == ("ModelLatency", "p99", 60)
+    assert metrics.fleet_invocations.__doc__ == metrics.fleet_invocations.data.__doc__
+
+
+def test_the_deprecated_dashboard_attribute_is_the_construct_itself() -> None:
+    stack = Stack(App(), "Data")
+    dashboard = InferenceDashboard(stack, "Dashboard", dashboard_name="named")
+    with pytest.deprecated_call():
+        assert dashboard.dashboard is dashboard
+    assert dashboard.dashboard_name == "named"
+    assert stack.resolve(dashboard.dashboard_arn) == {
+        "Fn::Join": [
+            "",
+            ["arn:", {"Ref": "AWS::Partition"}, ":cloudwatch::", {"Ref": "AWS::AccountId"}, ":dashboard/named"],
+        ]
+    }
