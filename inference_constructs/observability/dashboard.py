@@ -7,10 +7,13 @@ invocation and cache-hit ratio per profile).
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Sequence
+from typing import Any, cast
 
-from aws_cdk import Aws, Duration, Stack
+import jsii
+from aws_cdk import Aws, Duration, IStableStringProducer, Lazy, RemovalPolicy, Stack, Token
 from aws_cdk import aws_cloudwatch as cloudwatch
 from constructs import Construct
 
@@ -22,7 +25,7 @@ from inference_constructs.observability.graph_data import (
     TextData,
     WidgetData,
     YAxis,
-    dashboard_body,
+    dashboard_object,
     rows_height,
 )
 from inference_constructs.observability.metric_table import MetricDefinition
@@ -44,6 +47,12 @@ MAX_WIDGETS = 500
 """CloudWatch allows at most 500 widgets in one dashboard body."""
 MAX_SEARCH_LENGTH = metric_definitions.MAX_SEARCH_LENGTH
 """CloudWatch rejects a SEARCH query longer than 1024 characters."""
+DASHBOARD_NAME = re.compile(r"^[A-Za-z0-9_-]{1,255}$")
+"""A dashboard name: alphanumerics, dash and underscore, at most 255 characters (CloudWatch API reference,
+``PutDashboard`` ``DashboardName``; aws-cdk's ``Dashboard`` checks the characters)."""
+SHORT_PERIODS = (1, 5, 10, 30)
+"""The periods under a minute a graph may have; longer ones are whole minutes (aws-cdk's ``Metric`` and
+``MathExpression``, after CloudWatch's ``MetricStat.Period``)."""
 
 _FULL = 24
 _THIRD = 8
@@ -187,13 +196,25 @@ class InferenceDashboard(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         endpoints, profiles = monitored_endpoints(endpoints), monitored_profiles(profiles)
-        check_dashboard_inputs(
-            endpoints=endpoints, profiles=profiles, source_account_ids=source_account_ids
-        ).raise_if_any()
+        problems = check_dashboard_inputs(endpoints=endpoints, profiles=profiles, source_account_ids=source_account_ids)
+        if (
+            dashboard_name is not None
+            and not Token.is_unresolved(dashboard_name)
+            and not DASHBOARD_NAME.match(dashboard_name)
+        ):
+            problems.add(
+                "dashboard_name",
+                f"{dashboard_name!r} is not a dashboard name",
+                "use 1-255 letters, digits, dashes (-) and underscores (_)",
+            )
+        seconds = metrics.period_seconds(period)
+        if seconds not in SHORT_PERIODS and (seconds < 60 or seconds % 60):
+            problems.add("period", f"{seconds} seconds is not a graph period", "use 1, 5, 10, 30 or whole minutes")
+        problems.raise_if_any()
         self._accounts = tuple(source_account_ids)
         self._region = region or Aws.REGION
         self._period = period
-        self._period_seconds = metrics.period_seconds(period)
+        self._period_seconds = seconds
 
         rows: list[list[WidgetData]] = []
         rows += self._sagemaker_rows()
@@ -215,59 +236,62 @@ class InferenceDashboard(Construct):
                 "split them across several InferenceDashboard constructs (the fleet graphs already show all)",
             )
             problems.raise_if_any()
-        self._added: list[str] = []
-        self._height = rows_height(self.rows)
-        self._name = dashboard_name
+        self._added: list[cloudwatch.IWidget] = []
         # The L2 ``cloudwatch.Dashboard`` this class used to create had the id ``Resource`` and its ``CfnDashboard``
         # the id ``Resource`` under it: the same path keeps the logical id, so a deployed dashboard is not replaced.
+        self._holder = _DashboardResource(self, "Resource", owner=self)
         self.resource = cloudwatch.CfnDashboard(
-            Construct(self, "Resource"), "Resource", dashboard_body=self._body(), dashboard_name=dashboard_name
+            self._holder, "Resource", dashboard_body=self._render(), dashboard_name=dashboard_name
         )
         """The ``AWS::CloudWatch::Dashboard``; its body is rendered from :attr:`rows` (and :meth:`add_widgets`)."""
         self._widgets: tuple[cloudwatch.IWidget, ...] | None = None
 
-    def _body(self) -> str:
-        body = dashboard_body(self.rows, region=self._region)
-        if not self._added:
-            return body
-        return body[: -len("]}")] + "".join("," + w for w in self._added) + "]}"
+    def _render(self) -> str:
+        """The body: :attr:`rows`, then the rows :meth:`add_widgets` added, through ``Stack.to_json_string`` (which
+        writes a string that holds a token as aws-cdk's dashboard does)."""
+        widgets: list[Any] = list(dashboard_object(self.rows, region=self._region))
+        top = rows_height(self.rows)
+        for row in self._added:
+            row.position(0, top)
+            top += int(row.height)
+            widgets += row.to_json()
+        return Stack.of(self).to_json_string({"widgets": widgets})
 
     @property
     def widgets(self) -> tuple[cloudwatch.IWidget, ...]:
-        """Every widget of :attr:`rows` as an aws-cdk widget, in dashboard order (made on first use; the dashboard
-        itself is rendered from the data)."""
+        """Every widget of :attr:`rows` as an aws-cdk widget, in dashboard order, for a dashboard of your own: made on
+        first use; changing them does not change this dashboard (which is rendered from :attr:`rows`)."""
         if self._widgets is None:
             self._widgets = tuple(cdk_widget(w) for row in self.rows for w in row)
         return self._widgets
 
     def add_widgets(self, *widgets: cloudwatch.IWidget) -> None:
         """Add ``widgets`` as a row below the others, as ``cloudwatch.Dashboard.add_widgets`` does (left to right,
-        wrapping past 24 columns)."""
+        wrapping past 24 columns). Like the L2 dashboard, the body is rendered at synth, so a widget changed after
+        this call shows as it is then."""
         if not widgets:
             return
-        row = widgets[0] if len(widgets) == 1 else cloudwatch.Row(*widgets)
-        row.position(0, self._height)
-        self._height += int(row.height)
-        stack = Stack.of(self)
-        self._added += [stack.to_json_string(w) for w in row.to_json()]
-        self.resource.dashboard_body = self._body()
+        self._added.append(widgets[0] if len(widgets) == 1 else cast(cloudwatch.IWidget, cloudwatch.Row(*widgets)))
+        if len(self._added) == 1:
+            self.resource.dashboard_body = Lazy.string(_RenderAtSynth(self))
 
     @property
-    def dashboard(self) -> InferenceDashboard:
-        """Deprecated: this construct itself (:meth:`add_widgets`, :attr:`dashboard_name`, :attr:`dashboard_arn`,
-        :attr:`resource`). It was the ``cloudwatch.Dashboard`` before the dashboard was rendered from data."""
+    def dashboard(self) -> Construct:
+        """Deprecated: the construct that holds :attr:`resource` (its ``node.default_child``), with
+        ``add_widgets``, ``dashboard_name``, ``dashboard_arn`` and ``apply_removal_policy``. It was the
+        ``cloudwatch.Dashboard`` before the dashboard was rendered from data; use this construct's own members."""
         warnings.warn(
             "InferenceDashboard.dashboard is deprecated: use the InferenceDashboard itself (add_widgets, "
             "dashboard_name, dashboard_arn) or its resource",
             DeprecationWarning,
             stacklevel=2,
         )
-        return self
+        return self._holder
 
     @property
     def dashboard_name(self) -> str:
-        """Name of the dashboard (a token when CloudFormation generates it)."""
-        return self._name or self.resource.ref
+        """Name of the dashboard: ``Ref`` of the resource, as the L2 dashboard's (it resolves to the given name)."""
+        return self.resource.ref
 
     @property
     def dashboard_arn(self) -> str:
@@ -612,6 +636,45 @@ class InferenceDashboard(Construct):
         )
         note = TextData(BILLING_NOTE, 8, _HEIGHT)
         return [self._header("## Cost"), [graph, note]]
+
+
+class _DashboardResource(Construct):
+    """The construct that holds an :class:`InferenceDashboard`'s ``CfnDashboard`` (id ``Resource``, where the L2
+    dashboard was), with the members of the L2 dashboard that the deprecated ``InferenceDashboard.dashboard`` kept."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, owner: InferenceDashboard) -> None:
+        super().__init__(scope, construct_id)
+        self._owner = owner
+
+    def add_widgets(self, *widgets: cloudwatch.IWidget) -> None:
+        """:meth:`InferenceDashboard.add_widgets`."""
+        self._owner.add_widgets(*widgets)
+
+    @property
+    def dashboard_name(self) -> str:
+        """:attr:`InferenceDashboard.dashboard_name`."""
+        return self._owner.dashboard_name
+
+    @property
+    def dashboard_arn(self) -> str:
+        """:attr:`InferenceDashboard.dashboard_arn`."""
+        return self._owner.dashboard_arn
+
+    def apply_removal_policy(self, policy: RemovalPolicy) -> None:
+        """Apply ``policy`` to the ``AWS::CloudWatch::Dashboard``."""
+        self._owner.resource.apply_removal_policy(policy)
+
+
+@jsii.implements(IStableStringProducer)
+class _RenderAtSynth:
+    """Renders an :class:`InferenceDashboard`'s body when the template is written (once widgets were added)."""
+
+    def __init__(self, dashboard: InferenceDashboard) -> None:
+        self._dashboard = dashboard
+
+    def produce(self) -> str | None:
+        """The body."""
+        return self._dashboard._render()
 
 
 def check_dashboard_inputs(

@@ -9,18 +9,24 @@ objects hold, and :func:`dashboard_body` writes the body exactly as aws-cdk-lib 
 
 * metrics are listed left axis first, each followed by the metrics its math uses (hidden, with their ids); a metric
   already listed is not listed again;
-* a metric's options: its label and color, its account and Region when they differ from the stack's, its period when
-  not 300 s, its statistic when not ``Average``, ``visible: false`` for a metric only used by math, ``yAxis`` on the
-  right axis, its id; an expression without a label is labelled with its text (an empty label shows none);
+* a metric's options: its label, the account and Region it was given, its period when not 300 s, its statistic
+  (normalized as aws-cdk does) when not ``Average``, ``visible: false`` for a metric only used by math, ``yAxis`` on
+  the right axis, its id; an expression without a label is labelled with its text (an empty label shows none);
+* two metrics are one line when aws-cdk's ``metricKey`` says so (labels and units aside);
 * the metrics a math expression uses take the expression's period (``changeAllPeriods``);
 * a dashboard is a column of rows; a row places its widgets left to right and wraps past 24 columns.
 
-``tests/unit/observability/test_dashboard_rendering.py`` holds every body this renders against aws-cdk's own.
+What it renders is a plain object (:func:`dashboard_object`); the construct hands it to ``Stack.to_json_string``, so
+strings that hold tokens are escaped as aws-cdk escapes them. Colors, annotations, other views and widget kinds are
+not modelled: a dashboard that needs them adds aws-cdk widgets (``InferenceDashboard.add_widgets``).
+``tests/unit/observability/test_dashboard_rendering.py`` holds every dashboard this library builds, and the shapes
+above, against aws-cdk's own rendering, byte for byte.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -36,7 +42,10 @@ __all__ = [
     "WidgetData",
     "YAxis",
     "dashboard_body",
+    "dashboard_object",
     "graph_metrics_json",
+    "metric_key",
+    "normalize_statistic",
     "rows_height",
 ]
 
@@ -115,6 +124,56 @@ WidgetData = GraphData | TextData
 """A widget of a dashboard row."""
 
 
+_SIMPLE_STATISTICS = {
+    "average": "Average",
+    "avg": "Average",
+    "minimum": "Minimum",
+    "min": "Minimum",
+    "maximum": "Maximum",
+    "max": "Maximum",
+    "samplecount": "SampleCount",
+    "n": "SampleCount",
+    "sum": "Sum",
+}
+_SINGLE = re.compile(r"^(p|tm|wm|tc|ts)(\d+(?:\.\d+)?)$", re.IGNORECASE)
+_RANGE = re.compile(r"^(PR|TM|WM|TC|TS)\([^)]*:[^)]*\)$", re.IGNORECASE)
+
+
+def normalize_statistic(statistic: str) -> str:
+    """``statistic`` as aws-cdk's ``Metric`` stores it (``private/statistic.ts`` ``normalizeStatistic``): the five
+    simple statistics and their short names (``avg``, ``n``, ...) in their canonical spelling, ``iqm`` as ``IQM``, a
+    percentile-like one (``P99``, ``TM90``) in lower case, a range (``tm(10%:90%)``) in upper case, anything else as
+    given."""
+    lower = statistic.lower()
+    if lower in _SIMPLE_STATISTICS:
+        return _SIMPLE_STATISTICS[lower]
+    if lower == "iqm":
+        return "IQM"
+    single = _SINGLE.match(statistic)
+    if single is not None and 0 <= float(single.group(2)) <= 100:
+        return lower
+    if _RANGE.match(statistic) is not None:
+        return statistic.upper()
+    return statistic
+
+
+def metric_key(metric: GraphMetric) -> tuple[object, ...]:
+    """What makes two metrics the same line of a graph (aws-cdk's ``metricKey``): a metric's namespace, name,
+    dimensions, statistic, period, account and Region (not its label or unit); an expression's text and the keys of
+    the metrics it uses (not its label or period)."""
+    if isinstance(metric, MetricData):
+        return (
+            metric.namespace,
+            metric.metric_name,
+            tuple(sorted(metric.dimensions)),
+            normalize_statistic(metric.statistic),
+            metric.period_seconds,
+            metric.account,
+            metric.region,
+        )
+    return (metric.expression, tuple((i, metric_key(m)) for i, m in sorted(metric.using, key=lambda u: u[0])))
+
+
 @dataclass
 class _Entry:
     metric: GraphMetric
@@ -127,21 +186,22 @@ class _MetricSet:
     """The metrics of one graph in rendering order, each once (``MetricSet`` of aws-cdk)."""
 
     entries: list[_Entry] = field(default_factory=list)
-    _by_key: dict[GraphMetric, _Entry] = field(default_factory=dict)
+    _by_key: dict[tuple[object, ...], _Entry] = field(default_factory=dict)
     _by_id: dict[str, _Entry] = field(default_factory=dict)
 
     def add(self, metric: GraphMetric, tag: str | None = None, metric_id: str | None = None) -> None:
+        key = metric_key(metric)
         existing = self._by_id.get(metric_id) if metric_id else None
-        if existing is not None and existing.metric != metric:
+        if existing is not None and metric_key(existing.metric) != key:
             raise ValueError(f"two different metrics share the id {metric_id!r} in one graph")
         if existing is None:
-            existing = self._by_key.get(metric)
+            existing = self._by_key.get(key)
             if existing is not None and existing.id and metric_id:
                 existing = None
         if existing is None:
             existing = _Entry(metric)
             self.entries.append(existing)
-            self._by_key[metric] = existing
+            self._by_key[key] = existing
         if not existing.id and metric_id:
             existing.id = metric_id
             self._by_id[metric_id] = existing
@@ -177,8 +237,8 @@ def _metric_json(metric: GraphMetric, y_axis: str | None, metric_id: str | None)
         options = {"label": metric.label, "color": None, "expression": metric.expression}
     if metric.period_seconds != DEFAULT_PERIOD_SECONDS:
         options["period"] = metric.period_seconds
-    if isinstance(metric, MetricData) and metric.statistic != "Average":
-        options["stat"] = metric.statistic
+    if isinstance(metric, MetricData) and normalize_statistic(metric.statistic) != "Average":
+        options["stat"] = normalize_statistic(metric.statistic)
     if not y_axis:
         options["visible"] = False
     options["yAxis"] = None if y_axis == "left" else y_axis
@@ -267,13 +327,19 @@ def rows_height(rows: Sequence[Sequence[WidgetData]]) -> int:
     return sum(_positions(row)[1] for row in rows)
 
 
-def dashboard_body(rows: Sequence[Sequence[WidgetData]], *, region: str) -> str:
-    """The ``DashboardBody`` of ``rows`` (a column of rows, top to bottom), as aws-cdk renders it; ``region`` is
-    what a graph without its own Region reads (in a CDK app, the ``AWS::Region`` token as a string)."""
+def dashboard_object(rows: Sequence[Sequence[WidgetData]], *, region: str, top: int = 0) -> list[dict[str, Any]]:
+    """The widgets of ``rows`` (a column of rows, top to bottom, from grid row ``top``) as the JSON objects aws-cdk
+    renders; ``region`` is what a graph without its own Region reads (in a CDK app, the ``AWS::Region`` token)."""
     widgets: list[dict[str, Any]] = []
-    top = 0
     for row in rows:
         offsets, height = _positions(row)
         widgets += [_widget_json(w, x, top + y, region) for w, (x, y) in zip(row, offsets, strict=True)]
         top += height
-    return json.dumps(_drop_none({"widgets": widgets}), ensure_ascii=False, separators=(",", ":"))
+    cleaned: list[dict[str, Any]] = _drop_none(widgets)
+    return cleaned
+
+
+def dashboard_body(rows: Sequence[Sequence[WidgetData]], *, region: str) -> str:
+    """The ``DashboardBody`` of ``rows`` as aws-cdk writes it when no string in it holds a token (a CDK app renders
+    :func:`dashboard_object` with ``Stack.to_json_string`` instead)."""
+    return json.dumps({"widgets": dashboard_object(rows, region=region)}, ensure_ascii=False, separators=(",", ":"))

@@ -1,4 +1,4 @@
-"""Metric factories for inference observability: side-effect-free functions returning ``cloudwatch.Metric`` and
+"""Metric factories for inference observability: side-effect-free callables returning ``cloudwatch.Metric`` and
 ``cloudwatch.MathExpression`` values (never constructs). Each factory's ``.data`` returns the same metric as plain
 data (:class:`~inference_constructs.observability.graph_data.MetricData` / ``MathData``): the dashboard renders those
 without a round trip to the jsii kernel per metric, and the aws-cdk objects are made from the same data.
@@ -24,6 +24,7 @@ https://docs.aws.amazon.com/bedrock/latest/userguide/monitoring.html):
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Generic, Literal, ParamSpec, TypeVar
 
@@ -132,6 +133,8 @@ class MetricFactory(Generic[_P, _D, _R]):
         """The factory returning plain data."""
         self._to_cdk: Callable[[_D], _R] = to_cdk
         functools.update_wrapper(self, data)
+        returns = cloudwatch.MathExpression if to_cdk is to_math_expression else cloudwatch.Metric
+        self.__signature__ = inspect.signature(data).replace(return_annotation=returns)
 
     def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         return self._to_cdk(self.data(*args, **kwargs))

@@ -8,10 +8,12 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+import jsii
 import pytest
-from aws_cdk import App, Duration, Stack, assertions
+from aws_cdk import App, Duration, IStableStringProducer, Lazy, RemovalPolicy, Stack, assertions
 from aws_cdk import aws_cloudwatch as cloudwatch
 
+from inference_constructs.errors import InferenceConfigError
 from inference_constructs.observability import graph_data, metrics
 from inference_constructs.observability.dashboard import InferenceDashboard, cdk_widget
 from inference_constructs.observability.graph_data import GraphData, MathData, MetricData, TextData, YAxis
@@ -172,15 +174,103 @@ def test_each_metric_factory_gives_the_same_metric_as_data_and_as_cdk_object() -
     assert metrics.fleet_invocations.__doc__ == metrics.fleet_invocations.data.__doc__
 
 
-def test_the_deprecated_dashboard_attribute_is_the_construct_itself() -> None:
+def test_the_deprecated_dashboard_attribute_holds_the_resource_and_the_l2_members() -> None:
     stack = Stack(App(), "Data")
     dashboard = InferenceDashboard(stack, "Dashboard", dashboard_name="named")
     with pytest.deprecated_call():
-        assert dashboard.dashboard is dashboard
-    assert dashboard.dashboard_name == "named"
+        old = dashboard.dashboard
+    # the escape hatch of the L2 dashboard still reaches the CfnDashboard
+    assert old.node.default_child is dashboard.resource
+    old.apply_removal_policy(RemovalPolicy.RETAIN)  # type: ignore[attr-defined]
+    assert _resource(stack)["DeletionPolicy"] == "Retain"
+    # the name is the resource's Ref, as the L2 dashboard's (it resolves to the given name)
+    assert stack.resolve(dashboard.dashboard_name) == {"Ref": stack.get_logical_id(dashboard.resource)}
     assert stack.resolve(dashboard.dashboard_arn) == {
         "Fn::Join": [
             "",
-            ["arn:", {"Ref": "AWS::Partition"}, ":cloudwatch::", {"Ref": "AWS::AccountId"}, ":dashboard/named"],
+            [
+                "arn:",
+                {"Ref": "AWS::Partition"},
+                ":cloudwatch::",
+                {"Ref": "AWS::AccountId"},
+                ":dashboard/",
+                {"Ref": stack.get_logical_id(dashboard.resource)},
+            ],
         ]
     }
+
+
+def _resource(stack: Stack) -> Any:
+    (resource,) = assertions.Template.from_stack(stack).find_resources("AWS::CloudWatch::Dashboard").values()
+    return resource
+
+
+@pytest.mark.parametrize(
+    ("props", "key", "message"),
+    [
+        ({"dashboard_name": "my dash!"}, "dashboard_name", "'my dash!' is not a dashboard name"),
+        ({"dashboard_name": "x" * 256}, "dashboard_name", "is not a dashboard name"),
+        ({"period": Duration.seconds(90)}, "period", "90 seconds is not a graph period"),
+        ({"period": Duration.seconds(45)}, "period", "45 seconds is not a graph period"),
+    ],
+)
+def test_fails_a_name_or_period_cloudwatch_refuses(props: dict[str, Any], key: str, message: str) -> None:
+    with pytest.raises(InferenceConfigError, match=rf"{key}: .*{message}"):
+        InferenceDashboard(Stack(App(), "Data"), "Dashboard", **props)
+
+
+def test_a_widget_changed_after_add_widgets_shows_as_it_is_at_synth() -> None:
+    # GIVEN a graph added to the dashboard, then given one more metric (the L2 dashboard renders at synth too)
+    stack = Stack(App(), "Data")
+    dashboard = InferenceDashboard(stack, "Dashboard")
+    graph = cloudwatch.GraphWidget(left=[_cdk(_N)])
+    dashboard.add_widgets(graph)
+    graph.add_left_metric(_cdk(_M))
+    cdk = Stack(App(), "Cdk")
+    board = cloudwatch.Dashboard(cdk, "D", widgets=[[cdk_widget(w) for w in row] for row in dashboard.rows])
+    other = cloudwatch.GraphWidget(left=[_cdk(_N)])
+    board.add_widgets(other)
+    other.add_left_metric(_cdk(_M))
+    assert json.dumps(_body(stack)) == json.dumps(_body(cdk))
+
+
+def test_a_name_that_is_a_token_is_escaped_in_the_body_as_aws_cdk_does() -> None:
+    # GIVEN an endpoint whose name is only known at synth and holds a quote
+    name = Lazy.string(_Const('a"b'))
+    endpoint = MonitoredEndpoint(name, "AllTraffic", EndpointKind.REALTIME, gpu_count=1, instance_type="ml.g5.xlarge")
+    stack = Stack(App(), "Data")
+    dashboard = InferenceDashboard(stack, "Dashboard", endpoints=[endpoint])
+    # THEN the body is the one aws-cdk writes, and it parses
+    assert json.dumps(_body(stack)) == json.dumps(_cdk_body(dashboard.rows))
+    assert any('a\\"b/AllTraffic' in part for part in _body(stack)["Fn::Join"][1] if isinstance(part, str))
+
+
+@jsii.implements(IStableStringProducer)
+class _Const:
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def produce(self) -> str | None:
+        return self._value
+
+
+def test_statistics_are_normalized_and_lines_deduplicated_as_aws_cdk_does() -> None:
+    same_line = [
+        MetricData("NS", "Lat", (), "P99"),
+        MetricData("NS", "Lat", (), "p99", label="again"),
+        MetricData("NS", "Count", (), "avg"),
+        MetricData("NS", "Count", (), "tm(10%:90%)"),
+    ]
+    rows: list[list[graph_data.WidgetData]] = [[_graph(same_line)]]
+    stack = Stack(App(), "Data")
+    cloudwatch.CfnDashboard(
+        stack,
+        "D",
+        dashboard_body=Stack.of(stack).to_json_string(
+            {"widgets": graph_data.dashboard_object(rows, region=stack.region)}
+        ),
+    )
+    assert json.dumps(_body(stack)) == json.dumps(_cdk_body(rows))
+    assert graph_data.normalize_statistic("N") == "SampleCount"
+    assert graph_data.normalize_statistic("IQM") == "IQM"
+    assert graph_data.normalize_statistic("p101") == "p101"  # not a percentile: kept as given
