@@ -22,8 +22,8 @@ from inference_constructs.observability.metric_definitions import (
     Dimension,
     endpoint_dimensions,
 )
+from inference_constructs.observability.metric_factory import cloudwatch_unit
 from inference_constructs.observability.metric_table import MetricDefinition
-from inference_constructs.observability.metrics import cloudwatch_unit
 
 if TYPE_CHECKING:
     from inference_constructs.hosting.request import Capacity

@@ -23,10 +23,8 @@ https://docs.aws.amazon.com/bedrock/latest/userguide/monitoring.html):
 
 from __future__ import annotations
 
-import functools
-import inspect
-from collections.abc import Callable, Sequence
-from typing import Generic, Literal, ParamSpec, TypeVar
+from collections.abc import Sequence
+from typing import Literal
 
 from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
@@ -44,6 +42,12 @@ from inference_constructs.observability.metric_definitions import (  # SEARCH re
     ErrorClass,
     error_rate_expression,
     search,
+)
+from inference_constructs.observability.metric_factory import (  # noqa: F401 - cloudwatch_unit: its old home
+    cloudwatch_unit,
+    math_factory,
+    metric_factory,
+    period_seconds,
 )
 from inference_constructs.observability.metric_table import MetricDefinition
 from inference_constructs.observability.targets import MonitoredEndpoint, MonitoredProfile
@@ -67,106 +71,11 @@ ONE_DAY_SECONDS = 86_400
 CACHE_HIT_RATIO_EXPRESSION = "100*SUM(cacheread)/(SUM(cacheread)+SUM(cachewrite)+SUM(uncached))"
 """Prompt-cache hit ratio in percent over the ids ``cacheread``, ``cachewrite`` and ``uncached``."""
 
-_P = ParamSpec("_P")
-_D = TypeVar("_D", MetricData, MathData)
-_R = TypeVar("_R", cloudwatch.Metric, cloudwatch.MathExpression)
-
-# Duration -> seconds, each Duration read once (``to_seconds`` is a round trip to the jsii kernel); the Duration is
-# kept with its seconds, so its id is never reused while it is in the table.
-_SECONDS: dict[int, tuple[Duration, int]] = {}
-_DURATIONS: dict[int, Duration] = {}
-
-
-def period_seconds(period: Duration) -> int:
-    """``period`` in whole seconds (each ``Duration`` read once)."""
-    known = _SECONDS.get(id(period))
-    if known is None:
-        known = _SECONDS[id(period)] = (period, int(period.to_seconds()))
-    return known[1]
-
-
-def _duration(seconds: int) -> Duration:
-    """A ``Duration`` of ``seconds``, one per value."""
-    if seconds not in _DURATIONS:
-        _DURATIONS[seconds] = Duration.seconds(seconds)
-    return _DURATIONS[seconds]
-
-
-def to_metric(data: MetricData) -> cloudwatch.Metric:
-    """The aws-cdk ``Metric`` of a metric given as data."""
-    return cloudwatch.Metric(
-        namespace=data.namespace,
-        metric_name=data.metric_name,
-        dimensions_map=dict(data.dimensions) or None,
-        statistic=data.statistic,
-        period=_duration(data.period_seconds),
-        label=data.label,
-        account=data.account,
-        region=data.region,
-        unit=None if data.unit is None else _UNITS[data.unit],
-    )
-
-
-def to_math_expression(data: MathData) -> cloudwatch.MathExpression:
-    """The aws-cdk ``MathExpression`` of metric math given as data (the metrics it uses too)."""
-    return cloudwatch.MathExpression(
-        expression=data.expression,
-        using_metrics={i: to_l2(m) for i, m in data.using},
-        label=data.label,
-        period=_duration(data.period_seconds),
-    )
-
-
-def to_l2(data: GraphMetric) -> cloudwatch.IMetric:
-    """The aws-cdk ``Metric`` or ``MathExpression`` of ``data``."""
-    return to_metric(data) if isinstance(data, MetricData) else to_math_expression(data)
-
-
-class MetricFactory(Generic[_P, _D, _R]):
-    """A metric factory of this module: called, it returns the aws-cdk ``Metric`` or ``MathExpression``;
-    :attr:`data` takes the same arguments and returns the same metric as plain data
-    (:mod:`~inference_constructs.observability.graph_data`), which a dashboard renders without a round trip to the
-    jsii kernel per metric."""
-
-    def __init__(self, data: Callable[_P, _D], to_cdk: Callable[[_D], _R]) -> None:
-        self.data: Callable[_P, _D] = data
-        """The factory returning plain data."""
-        self._to_cdk: Callable[[_D], _R] = to_cdk
-        functools.update_wrapper(self, data)
-        returns = cloudwatch.MathExpression if to_cdk is to_math_expression else cloudwatch.Metric
-        self.__signature__ = inspect.signature(data).replace(return_annotation=returns)
-
-    def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        return self._to_cdk(self.data(*args, **kwargs))
-
-
-def _math(factory: Callable[_P, MathData]) -> MetricFactory[_P, MathData, cloudwatch.MathExpression]:
-    return MetricFactory(factory, to_math_expression)
-
-
-def _metric(factory: Callable[_P, MetricData]) -> MetricFactory[_P, MetricData, cloudwatch.Metric]:
-    return MetricFactory(factory, to_metric)
-
-
-_UNITS = {
-    "Count": cloudwatch.Unit.COUNT,
-    "Microseconds": cloudwatch.Unit.MICROSECONDS,
-    "Percent": cloudwatch.Unit.PERCENT,
-    "Seconds": cloudwatch.Unit.SECONDS,
-}
-"""CloudWatch unit name (a metric table row's ``unit``) -> aws-cdk-lib enum member (jsii enum values are member
-names, not CloudWatch's spelling)."""
-
-
-def cloudwatch_unit(definition: MetricDefinition) -> cloudwatch.Unit | None:
-    """The aws-cdk ``Unit`` of a metric table row, or None when the row sets none."""
-    return None if definition.unit is None else _UNITS[definition.unit]
-
 
 # --------------------------------------------------------------------------------------------------------- SEARCH
 
 
-@_math
+@math_factory
 def search_expression(
     namespace: str,
     dimensions: Sequence[str],
@@ -222,7 +131,7 @@ def _fleet(
 # ------------------------------------------------------------------------------------------ SageMaker (fleet)
 
 
-@_math
+@math_factory
 def fleet_component_metric(
     definition: MetricDefinition,
     statistic: Statistic | str | None = None,
@@ -238,13 +147,13 @@ def fleet_component_metric(
     return _fleet(definition, statistic, account_ids=account_ids, period=period, scale=scale, dimensions=component)
 
 
-@_math
+@math_factory
 def fleet_invocations(*, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD) -> MathData:
     """Invocations per endpoint variant, sum over ``period`` (async endpoints do not publish it)."""
     return _fleet(metric_table.INVOCATIONS, account_ids=account_ids, period=period)
 
 
-@_math
+@math_factory
 def fleet_model_latency_ms(
     statistic: Statistic | str = "p99", *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
 ) -> MathData:
@@ -252,13 +161,13 @@ def fleet_model_latency_ms(
     return _fleet(metric_table.MODEL_LATENCY, statistic, account_ids=account_ids, scale="/1000", period=period)
 
 
-@_math
+@math_factory
 def fleet_overhead_latency_ms(*, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD) -> MathData:
     """OverheadLatency per endpoint variant in milliseconds, average over ``period`` (percentiles are not published)."""
     return _fleet(metric_table.OVERHEAD_LATENCY, account_ids=account_ids, scale="/1000", period=period)
 
 
-@_math
+@math_factory
 def fleet_error_rate_percent(
     error_class: ErrorClass, *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
 ) -> MathData:
@@ -266,7 +175,7 @@ def fleet_error_rate_percent(
     return _fleet(ERROR_METRICS[error_class], account_ids=account_ids, scale="100*", period=period)
 
 
-@_math
+@math_factory
 def fleet_instance_metric(
     metric_name: MetricDefinition | str, *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
 ) -> MathData:
@@ -286,7 +195,7 @@ def fleet_instance_metric(
     )
 
 
-@_math
+@math_factory
 def fleet_async_metric(
     metric_name: MetricDefinition | str,
     statistic: Statistic | str,
@@ -301,7 +210,7 @@ def fleet_async_metric(
     )
 
 
-@_math
+@math_factory
 def fleet_model_setup_time_ms(
     statistic: Statistic | str = "Maximum", *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
 ) -> MathData:
@@ -309,7 +218,7 @@ def fleet_model_setup_time_ms(
     return _fleet(metric_table.MODEL_SETUP_TIME, statistic, account_ids=account_ids, scale="/1000", period=period)
 
 
-@_math
+@math_factory
 def fleet_cold_starts(*, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD) -> MathData:
     """Serverless cold starts per endpoint variant: the SampleCount of ModelSetupTime over ``period``."""
     return _fleet(metric_table.MODEL_SETUP_TIME, "SampleCount", account_ids=account_ids, period=period)
@@ -320,7 +229,7 @@ def fleet_cold_starts(*, account_ids: Sequence[str] = (), period: Duration = DEF
 _TOKEN_COUNTS = {"Input": metric_table.INPUT_TOKEN_COUNT, "Output": metric_table.OUTPUT_TOKEN_COUNT}
 
 
-@_math
+@math_factory
 def fleet_bedrock_metric(
     metric_names: Sequence[str] | str | MetricDefinition,
     statistic: Statistic | str = "Sum",
@@ -336,7 +245,7 @@ def fleet_bedrock_metric(
     )
 
 
-@_math
+@math_factory
 def fleet_tokens_per_invocation(
     direction: Literal["Input", "Output"], *, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD
 ) -> MathData:
@@ -381,7 +290,7 @@ def _cache_hit_ratio(read: GraphMetric, write: GraphMetric, uncached: GraphMetri
     )
 
 
-@_math
+@math_factory
 def fleet_cache_hit_ratio_percent(*, account_ids: Sequence[str] = (), period: Duration = DEFAULT_PERIOD) -> MathData:
     """Fleet-wide prompt-cache hit ratio in percent (see :func:`cache_hit_ratio_expression`)."""
     return _cache_hit_ratio(
@@ -406,7 +315,7 @@ def endpoint_dimensions(endpoint: MonitoredEndpoint, namespace: str = SAGEMAKER_
     )
 
 
-@_metric
+@metric_factory
 def endpoint_metric(
     endpoint: MonitoredEndpoint,
     metric_name: MetricDefinition | str,
@@ -435,7 +344,7 @@ def endpoint_metric(
     )
 
 
-@_metric
+@metric_factory
 def endpoint_model_latency(
     endpoint: MonitoredEndpoint, statistic: Statistic | str = "p99", *, period: Duration = DEFAULT_PERIOD
 ) -> MetricData:
@@ -443,7 +352,7 @@ def endpoint_model_latency(
     return endpoint_metric.data(endpoint, metric_table.MODEL_LATENCY, statistic, period=period)
 
 
-@_math
+@math_factory
 def endpoint_model_latency_ms(
     endpoint: MonitoredEndpoint, statistic: Statistic | str = "p99", *, period: Duration = DEFAULT_PERIOD
 ) -> MathData:
@@ -457,13 +366,13 @@ def endpoint_model_latency_ms(
     )
 
 
-@_metric
+@metric_factory
 def endpoint_invocations(endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD) -> MetricData:
     """Invocations of one endpoint variant, sum over 5 minutes (not published by async endpoints)."""
     return endpoint_metric.data(endpoint, metric_table.INVOCATIONS, period=period)
 
 
-@_math
+@math_factory
 def endpoint_error_rate_percent(
     endpoint: MonitoredEndpoint, error_class: ErrorClass = "5XX", *, period: Duration = DEFAULT_PERIOD
 ) -> MathData:
@@ -480,7 +389,7 @@ def endpoint_error_rate_percent(
     )
 
 
-@_math
+@math_factory
 def endpoint_per_gpu(
     endpoint: MonitoredEndpoint, metric_name: MetricDefinition | str, *, period: Duration = DEFAULT_PERIOD
 ) -> MathData:
@@ -504,13 +413,13 @@ def endpoint_per_gpu(
     )
 
 
-@_math
+@math_factory
 def endpoint_gpu_utilization_per_gpu(endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD) -> MathData:
     """GPUUtilization ÷ GPU count of one endpoint variant (0–100 %), average over 5 minutes."""
     return endpoint_per_gpu.data(endpoint, metric_table.GPU_UTILIZATION, period=period)
 
 
-@_math
+@math_factory
 def endpoint_gpu_memory_utilization_per_gpu(
     endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD
 ) -> MathData:
@@ -518,7 +427,7 @@ def endpoint_gpu_memory_utilization_per_gpu(
     return endpoint_per_gpu.data(endpoint, metric_table.GPU_MEMORY_UTILIZATION, period=period)
 
 
-@_math
+@math_factory
 def endpoint_enhanced_metric(
     endpoint: MonitoredEndpoint,
     definition: MetricDefinition,
@@ -543,7 +452,7 @@ def endpoint_enhanced_metric(
     return MathData(_scaled(query, scale), label="", period_seconds=period_seconds(period))
 
 
-@_metric
+@metric_factory
 def endpoint_async_metric(
     endpoint: MonitoredEndpoint,
     metric_name: MetricDefinition | str,
@@ -567,21 +476,21 @@ def endpoint_async_metric(
 ONE_MINUTE = Duration.minutes(1)
 
 
-@_metric
+@metric_factory
 def endpoint_has_backlog_without_capacity(endpoint: MonitoredEndpoint, *, period: Duration = ONE_MINUTE) -> MetricData:
     """HasBacklogWithoutCapacity of one async endpoint (1: requests wait and no instance runs), average per minute."""
     definition = metric_table.HAS_BACKLOG_WITHOUT_CAPACITY
     return endpoint_async_metric.data(endpoint, definition, definition.statistic, period=period)
 
 
-@_metric
+@metric_factory
 def endpoint_oldest_request_age(endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD) -> MetricData:
     """ApproximateAgeOfOldestRequest of one async endpoint in seconds, maximum over 5 minutes."""
     definition = metric_table.APPROXIMATE_AGE_OF_OLDEST_REQUEST
     return endpoint_async_metric.data(endpoint, definition, definition.statistic, period=period)
 
 
-@_metric
+@metric_factory
 def endpoint_model_setup_time(endpoint: MonitoredEndpoint, *, period: Duration = DEFAULT_PERIOD) -> MetricData:
     """ModelSetupTime (serverless cold start) of one endpoint variant in microseconds, maximum over 5 minutes."""
     return endpoint_metric.data(endpoint, metric_table.MODEL_SETUP_TIME, "Maximum", period=period)
@@ -590,7 +499,7 @@ def endpoint_model_setup_time(endpoint: MonitoredEndpoint, *, period: Duration =
 # ------------------------------------------------------------------------------------------- one profile
 
 
-@_metric
+@metric_factory
 def profile_metric(
     profile: MonitoredProfile,
     metric_name: MetricDefinition | str,
@@ -612,13 +521,13 @@ def profile_metric(
     )
 
 
-@_metric
+@metric_factory
 def profile_output_tokens(profile: MonitoredProfile, *, period: Duration = DEFAULT_PERIOD) -> MetricData:
     """OutputTokenCount through one profile, sum over 5 minutes."""
     return profile_metric.data(profile, metric_table.OUTPUT_TOKEN_COUNT, period=period)
 
 
-@_math
+@math_factory
 def profile_tokens_per_invocation(
     profile: MonitoredProfile, direction: Literal["Input", "Output"], *, period: Duration = DEFAULT_PERIOD
 ) -> MathData:
@@ -635,7 +544,7 @@ def profile_tokens_per_invocation(
     )
 
 
-@_math
+@math_factory
 def profile_cache_hit_ratio_percent(profile: MonitoredProfile, *, period: Duration = DEFAULT_PERIOD) -> MathData:
     """Prompt-cache hit ratio through one profile in percent (see :func:`cache_hit_ratio_expression`).
 
@@ -662,7 +571,7 @@ def profile_cache_hit_ratio_percent(profile: MonitoredProfile, *, period: Durati
 # -------------------------------------------------------------------------------------------------- billing
 
 
-@_metric
+@metric_factory
 def estimated_charges_in_usd(*, account_id: str | None = None, label: str | None = None) -> MetricData:
     """AWS/Billing EstimatedCharges (``Currency=USD``) in us-east-1, maximum per day.
 

@@ -14,7 +14,7 @@ from aws_cdk import App, Duration, IStableStringProducer, Lazy, RemovalPolicy, S
 from aws_cdk import aws_cloudwatch as cloudwatch
 
 from inference_constructs.errors import InferenceConfigError
-from inference_constructs.observability import graph_data, metrics
+from inference_constructs.observability import graph_data, metric_factory, metrics
 from inference_constructs.observability.dashboard import InferenceDashboard, cdk_widget
 from inference_constructs.observability.graph_data import GraphData, MathData, MetricData, TextData, YAxis
 from inference_constructs.observability.targets import MonitoredEndpoint, MonitoredProfile
@@ -158,7 +158,7 @@ def test_widgets_a_user_adds_go_below_as_in_a_cdk_dashboard() -> None:
 
 
 def _cdk(metric: MetricData) -> cloudwatch.IMetric:
-    return metrics.to_l2(metric)
+    return metric_factory.to_l2(metric)
 
 
 def test_each_metric_factory_gives_the_same_metric_as_data_and_as_cdk_object() -> None:

@@ -139,6 +139,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "inference_constructs.observability.bedrock_governance",
             "inference_constructs.observability.cross_account",
             "inference_constructs.observability.dashboard",
+            "inference_constructs.observability.dashboard_sections",
+            "inference_constructs.observability.metric_factory",
             "inference_constructs.observability.metrics",
             "inference_constructs.observability.tracing",
             "inference_constructs.observability.transaction_search",
