@@ -7,6 +7,7 @@ invocation and cache-hit ratio per profile).
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
 from collections.abc import Sequence
@@ -25,6 +26,7 @@ from inference_constructs.observability.graph_data import (
     WidgetData,
     YAxis,
     dashboard_object,
+    prints_as_javascript,
     rows_height,
 )
 from inference_constructs.observability.metric_factory import period_seconds, to_l2
@@ -48,6 +50,8 @@ MAX_SEARCH_LENGTH = metric_definitions.MAX_SEARCH_LENGTH
 DASHBOARD_NAME = re.compile(r"^[A-Za-z0-9_-]{1,255}$")
 """A dashboard name: alphanumerics, dash and underscore, at most 255 characters (CloudWatch API reference,
 ``PutDashboard`` ``DashboardName``; aws-cdk's ``Dashboard`` checks the characters)."""
+_TOKEN_MARK = "${Token["
+"""How a string token starts in Python (aws-cdk's string encoding of tokens)."""
 SHORT_PERIODS = (1, 5, 10, 30)
 """The periods under a minute a graph may have; longer ones are whole minutes (aws-cdk's ``Metric`` and
 ``MathExpression``, after CloudWatch's ``MetricStat.Period``)."""
@@ -188,9 +192,19 @@ class InferenceDashboard(Construct):
         self._widgets: tuple[cloudwatch.IWidget, ...] | None = None
 
     def _render(self) -> str:
-        """The body: :attr:`rows`, then the rows :meth:`add_widgets` added, through ``Stack.to_json_string`` (which
-        writes a string that holds a token as aws-cdk's dashboard does)."""
+        """The body: :attr:`rows`, then the rows :meth:`add_widgets` added.
+
+        When the only tokens in the body are the Region the graphs read (a pseudo parameter, whose value needs no
+        escaping) and every number prints as JavaScript prints it, the JSON written here is what aws-cdk writes, and
+        it is used as it is. Otherwise (a name that is a token, widgets a user added) it goes through
+        ``Stack.to_json_string``, which escapes a token's value inside a JSON string as aws-cdk's dashboard does; that
+        round trip hands the whole body to the jsii kernel, so it is kept for when it is needed."""
         widgets: list[Any] = list(dashboard_object(self.rows, region=self._region))
+        if not self._added:
+            body = json.dumps({"widgets": widgets}, ensure_ascii=False, separators=(",", ":"))
+            region_tokens = body.count(self._region) if self._region.startswith(_TOKEN_MARK) else 0
+            if body.count(_TOKEN_MARK) == region_tokens and prints_as_javascript(widgets):
+                return body
         top = rows_height(self.rows)
         for row in self._added:
             row.position(0, top)

@@ -46,6 +46,7 @@ __all__ = [
     "graph_metrics_json",
     "metric_key",
     "normalize_statistic",
+    "prints_as_javascript",
     "rows_height",
 ]
 
@@ -320,6 +321,18 @@ def _drop_none(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer():
         return int(value)  # JavaScript prints 100.0 as 100
     return value
+
+
+def prints_as_javascript(value: Any) -> bool:
+    """True when Python's ``json`` writes every number in ``value`` as JavaScript's ``JSON.stringify`` does: whole
+    numbers and floats without an exponent (``1e-05`` is ``0.00001`` in JavaScript)."""
+    if isinstance(value, float):
+        return "e" not in repr(value) and "inf" not in repr(value) and "nan" not in repr(value)
+    if isinstance(value, dict):
+        return all(prints_as_javascript(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return all(prints_as_javascript(v) for v in value)
+    return True
 
 
 def rows_height(rows: Sequence[Sequence[WidgetData]]) -> int:

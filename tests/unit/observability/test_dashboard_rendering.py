@@ -274,3 +274,22 @@ def test_statistics_are_normalized_and_lines_deduplicated_as_aws_cdk_does() -> N
     assert graph_data.normalize_statistic("N") == "SampleCount"
     assert graph_data.normalize_statistic("IQM") == "IQM"
     assert graph_data.normalize_statistic("p101") == "p101"  # not a percentile: kept as given
+
+
+def test_a_body_whose_only_token_is_the_region_is_written_without_a_round_trip(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN Stack.to_json_string made to fail WHEN a dashboard of the library's own widgets is built
+    def refuse(*_args: Any, **_kwargs: Any) -> str:
+        raise AssertionError("to_json_string called")
+
+    stack = Stack(App(), "Data")
+    monkeypatch.setattr(Stack, "to_json_string", refuse)
+    InferenceDashboard(stack, "Dashboard", endpoints=[GPU, ENHANCED, COMPONENT], profiles=[TEAM])
+    monkeypatch.undo()
+    # THEN it was written in Python, and is still aws-cdk's body (the cases above compare every section)
+    assert "Fn::Join" in _body(stack)
+
+
+def test_numbers_javascript_prints_otherwise_send_the_body_through_cdk() -> None:
+    assert graph_data.prints_as_javascript({"a": [1, 2.5, 100, "1e-05"], "b": {"c": 0.25}})
+    assert not graph_data.prints_as_javascript({"a": [0.00001]})
+    assert not graph_data.prints_as_javascript([1e21])
