@@ -16,8 +16,9 @@ objects hold, and :func:`dashboard_body` writes the body exactly as aws-cdk-lib 
 * the metrics a math expression uses take the expression's period (``changeAllPeriods``);
 * a dashboard is a column of rows; a row places its widgets left to right and wraps past 24 columns.
 
-What it renders is a plain object (:func:`dashboard_object`); the construct hands it to ``Stack.to_json_string``, so
-strings that hold tokens are escaped as aws-cdk escapes them. Colors, annotations, other views and widget kinds are
+What it renders is a plain object (:func:`dashboard_object`): the construct writes it as JSON in Python when its
+only token is the Region, and hands it to ``Stack.to_json_string`` (which escapes a token's value as aws-cdk does)
+when it holds other tokens. Colors, annotations, other views and widget kinds are
 not modelled: a dashboard that needs them adds aws-cdk widgets (``InferenceDashboard.add_widgets``).
 ``tests/unit/observability/test_dashboard_rendering.py`` holds every dashboard this library builds, and the shapes
 above, against aws-cdk's own rendering, byte for byte.
