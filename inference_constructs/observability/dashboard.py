@@ -7,7 +7,6 @@ invocation and cache-hit ratio per profile).
 
 from __future__ import annotations
 
-import json
 import re
 import warnings
 from collections.abc import Sequence
@@ -25,6 +24,7 @@ from inference_constructs.observability.graph_data import (
     TextData,
     WidgetData,
     YAxis,
+    body_json,
     dashboard_object,
     prints_as_javascript,
     rows_height,
@@ -201,7 +201,7 @@ class InferenceDashboard(Construct):
         round trip hands the whole body to the jsii kernel, so it is kept for when it is needed."""
         widgets: list[Any] = list(dashboard_object(self.rows, region=self._region))
         if not self._added:
-            body = json.dumps({"widgets": widgets}, ensure_ascii=False, separators=(",", ":"))
+            body = body_json(widgets)
             region_tokens = body.count(self._region) if self._region.startswith(_TOKEN_MARK) else 0
             if body.count(_TOKEN_MARK) == region_tokens and prints_as_javascript(widgets):
                 return body

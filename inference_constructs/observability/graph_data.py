@@ -42,6 +42,7 @@ __all__ = [
     "TextData",
     "WidgetData",
     "YAxis",
+    "body_json",
     "dashboard_body",
     "dashboard_object",
     "graph_metrics_json",
@@ -356,4 +357,11 @@ def dashboard_object(rows: Sequence[Sequence[WidgetData]], *, region: str, top: 
 def dashboard_body(rows: Sequence[Sequence[WidgetData]], *, region: str) -> str:
     """The ``DashboardBody`` of ``rows`` as aws-cdk writes it when no string in it holds a token (a CDK app renders
     :func:`dashboard_object` with ``Stack.to_json_string`` instead)."""
-    return json.dumps({"widgets": dashboard_object(rows, region=region)}, ensure_ascii=False, separators=(",", ":"))
+    return body_json(dashboard_object(rows, region=region))
+
+
+def body_json(widgets: Sequence[dict[str, Any]]) -> str:
+    """The ``DashboardBody`` of rendered ``widgets`` (:func:`dashboard_object`) as ``JSON.stringify`` writes it: the
+    body aws-cdk writes when every number prints as in JavaScript (:func:`prints_as_javascript`) and no string holds
+    a token whose value needs escaping."""
+    return json.dumps({"widgets": list(widgets)}, ensure_ascii=False, separators=(",", ":"))
