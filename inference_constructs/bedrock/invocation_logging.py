@@ -11,13 +11,12 @@ from __future__ import annotations
 from aws_cdk import Aws, CustomResource, Duration, RemovalPolicy, Stack
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
-from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from inference_constructs._buckets import retained_bucket
-from inference_constructs._handler import handler_function
+from inference_constructs._handler import HandlerFunction, handler_function
 from inference_constructs._kms import deny_grants_statement
 from inference_constructs.bedrock.invocation_logging_plan import (
     LARGE_DATA_PREFIX,
@@ -105,6 +104,8 @@ class ModelInvocationLogging(Construct):
             role_arn=self.delivery_role.role_arn if self.delivery_role else None,
         )
         self.function = self._function()
+        """The function that writes the configuration (``Function``; its ``AWS::Lambda::Function`` is
+        ``function.resource``)."""
         self.resource = CustomResource(
             self,
             "Resource",
@@ -239,7 +240,7 @@ class ModelInvocationLogging(Construct):
         return role, policy
 
     # ------------------------------------------------------------------ custom resource
-    def _function(self) -> lambda_.Function:
+    def _function(self) -> HandlerFunction:
         function_logs = self._log_group("FunctionLogGroup", 365)
         role = iam.Role(
             self,

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
-from aws_cdk import CustomResource, Duration, Stack
+from aws_cdk import CustomResource, Duration, Names, Stack
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_events as events
-from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_kms as kms
+from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
 from constructs import Construct
@@ -142,6 +143,7 @@ class CostAllocationTagActivation(Construct):
             log_group=self.log_group,
             description="Activates cost allocation tags; retried on a schedule until every key is active",
         )
+        """The activation function (``Function``; its ``AWS::Lambda::Function`` is ``function.resource``)."""
         self.resource = CustomResource(
             self,
             "Resource",
@@ -151,23 +153,52 @@ class CostAllocationTagActivation(Construct):
             service_timeout=SERVICE_TIMEOUT,
         )
         self.resource.node.add_dependency(self.policy)
-        self.schedule = events.Rule(
-            self,
-            "Schedule",
-            description="Retries cost allocation tag activation until every key is active",
-            schedule=events.Schedule.rate(interval),
-            targets=[
-                targets.LambdaFunction(
-                    self.function,
-                    event=events.RuleTargetInput.from_object({"TagKeys": keys}),
-                    retry_attempts=2,
-                )
-            ],
-        )
+        self.schedule_resource = self._schedule(interval, keys)
+        """The ``AWS::Events::Rule`` that retries the activation (``Schedule/Resource``)."""
+        self._schedule_ref: events.IRule | None = None
         self.pending_alarm: cloudwatch.CfnAlarm | None = None
         if alarm_topic is not None:
             self.pending_alarm = self._pending_alarm(alarm_topic, alarm)
         self._acknowledge()
+
+    def _schedule(self, interval: Duration, keys: list[str]) -> events.CfnRule:
+        """``Schedule``: the rule that invokes the function every ``interval`` with the keys (two more tries of a
+        failed invocation), and the permission that lets EventBridge invoke it. Rendered as ``events.Rule`` with a
+        ``LambdaFunction`` target renders them (same paths, logical ids and properties), without the L2s: their
+        first use in a process cost more synth time than the rest of this construct."""
+        schedule = Construct(self, "Schedule")
+        rule = events.CfnRule(
+            schedule,
+            "Resource",
+            description="Retries cost allocation tag activation until every key is active",
+            schedule_expression=events.Schedule.rate(interval).expression_string,
+            state="ENABLED",
+            targets=[
+                events.CfnRule.TargetProperty(
+                    arn=self.function.function_arn,
+                    id="Target0",
+                    input=json.dumps({"TagKeys": keys}, separators=(",", ":"), ensure_ascii=False),
+                    retry_policy=events.CfnRule.RetryPolicyProperty(maximum_retry_attempts=2),
+                )
+            ],
+        )
+        lambda_.CfnPermission(
+            schedule,
+            f"AllowEventRule{Names.node_unique_id(self.function.node)}",
+            action="lambda:InvokeFunction",
+            function_name=self.function.function_arn,
+            principal="events.amazonaws.com",
+            source_arn=rule.attr_arn,
+        )
+        return rule
+
+    @property
+    def schedule(self) -> events.IRule:
+        """The retry schedule as an ``IRule`` (made on first use as ``ScheduleRef``); its ``AWS::Events::Rule`` is
+        ``schedule_resource``."""
+        if self._schedule_ref is None:
+            self._schedule_ref = events.Rule.from_event_rule_arn(self, "ScheduleRef", self.schedule_resource.attr_arn)
+        return self._schedule_ref
 
     def _pending_alarm(self, topic: sns.ITopic, alarm: AlarmDecision) -> cloudwatch.CfnAlarm:
         """The planned pending-keys alarm, on this function's metric (a direct child: its logical id predates

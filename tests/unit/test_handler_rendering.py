@@ -1,0 +1,186 @@
+"""The custom resources' handler functions and the tag activation schedule are written as L1 resources; these tests
+hold them to what aws-cdk-lib's ``lambda.Function`` and ``events.Rule`` with a ``LambdaFunction`` target write for
+the same inputs: the same logical ids, properties and assets, so the library's templates do not depend on which
+one renders them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from aws_cdk import App, Duration, Stack
+from aws_cdk import aws_events as events
+from aws_cdk import aws_events_targets as targets
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from aws_cdk import custom_resources as cr
+from aws_cdk.assertions import Template
+
+from inference_constructs._assets import lambda_asset_path
+from inference_constructs._handler import handler_function
+from inference_constructs.cost.tag_activation import CostAllocationTagActivation
+
+_ENV = {"account": "111122223333", "region": "eu-west-1"}
+
+
+def _identity(stack: Stack) -> tuple[iam.Role, logs.LogGroup]:
+    role = iam.Role(stack, "Role", assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"))
+    return role, logs.LogGroup(stack, "Logs")
+
+
+def _template(stack: Stack) -> dict[str, Any]:
+    return dict(Template.from_stack(stack).to_json())
+
+
+@pytest.mark.parametrize(("asset", "entry"), [("cost_allocation_tags", "handler"), ("hub_model_staging", "on_event")])
+def test_handler_function_renders_as_lambda_function_does(asset: str, entry: str) -> None:
+    ours, theirs = Stack(App(), "S", env=_ENV), Stack(App(), "S", env=_ENV)
+    role, log_group = _identity(ours)
+    handler_function(
+        ours,
+        "Fn",
+        asset=asset,
+        entry=entry,
+        timeout=Duration.minutes(2),
+        role=role,
+        log_group=log_group,
+        description="d",
+    )
+    role, log_group = _identity(theirs)
+    function = lambda_.Function(
+        theirs,
+        "Fn",
+        runtime=lambda_.Runtime.PYTHON_3_14,
+        handler=f"{asset}.{entry}",
+        code=lambda_.Code.from_asset(lambda_asset_path(asset), exclude=["__pycache__", "*.pyc"]),
+        timeout=Duration.minutes(2),
+        memory_size=128,
+        role=role,
+        log_group=log_group,
+        description="d",
+    )
+    function.node.default_child.add_deletion_override("DependsOn")  # type: ignore[union-attr]
+    assert _template(ours) == _template(theirs)
+
+
+def test_handler_function_carries_the_asset_metadata_when_the_app_asks_for_it() -> None:
+    app = App(context={"aws:cdk:enable-asset-metadata": True})
+    stack = Stack(app, "S", env=_ENV)
+    role, log_group = _identity(stack)
+    fn = handler_function(
+        stack,
+        "Fn",
+        asset="cost_allocation_tags",
+        timeout=Duration.seconds(30),
+        role=role,
+        log_group=log_group,
+        description="d",
+    )
+    metadata = _template(stack)["Resources"][stack.get_logical_id(fn.resource)]["Metadata"]
+    assert metadata["aws:asset:property"] == "Code"
+    assert metadata["aws:asset:path"].startswith("asset.")
+
+
+def test_handler_function_grants_invoke_and_adds_permissions_as_lambda_function_does() -> None:
+    ours, theirs = Stack(App(), "S", env=_ENV), Stack(App(), "S", env=_ENV)
+    common: dict[str, Any] = {"timeout": Duration.seconds(30), "description": "d"}
+    role, log_group = _identity(ours)
+    fn = handler_function(ours, "Fn", asset="cost_allocation_tags", role=role, log_group=log_group, **common)
+    fn.grant_invoke(iam.Role(ours, "Caller", assumed_by=iam.AccountRootPrincipal()))
+    fn.add_permission("FromEvents", principal=iam.ServicePrincipal("events.amazonaws.com"))
+    role, log_group = _identity(theirs)
+    function = lambda_.Function(
+        theirs,
+        "Fn",
+        runtime=lambda_.Runtime.PYTHON_3_14,
+        handler="cost_allocation_tags.handler",
+        code=lambda_.Code.from_asset(lambda_asset_path("cost_allocation_tags"), exclude=["__pycache__", "*.pyc"]),
+        memory_size=128,
+        role=role,
+        log_group=log_group,
+        **common,
+    )
+    function.node.default_child.add_deletion_override("DependsOn")  # type: ignore[union-attr]
+    function.grant_invoke(iam.Role(theirs, "Caller", assumed_by=iam.AccountRootPrincipal()))
+    function.add_permission("FromEvents", principal=iam.ServicePrincipal("events.amazonaws.com"))
+    assert _template(ours) == _template(theirs)
+
+
+@pytest.mark.parametrize("keys", [["team"], ["team", "cost-center", "équipe"]])
+@pytest.mark.parametrize("hours", [1, 6, 48])
+def test_tag_activation_schedule_renders_as_an_events_rule_with_a_lambda_target(keys: list[str], hours: int) -> None:
+    stack = Stack(App(), "S", env=_ENV)
+    activation = CostAllocationTagActivation(stack, "Tags", tag_keys=keys, retry_interval=Duration.hours(hours))
+    ours = _template(stack)["Resources"]
+    rule_id = stack.get_logical_id(activation.schedule_resource)
+
+    reference = Stack(App(), "S", env=_ENV)
+    holder = CostAllocationTagActivation(reference, "Tags", tag_keys=keys, retry_interval=Duration.hours(hours))
+    rule = events.Rule(
+        holder,
+        "ReferenceSchedule",
+        description="Retries cost allocation tag activation until every key is active",
+        schedule=events.Schedule.rate(Duration.hours(hours)),
+        targets=[
+            targets.LambdaFunction(
+                holder.function,
+                event=events.RuleTargetInput.from_object({"TagKeys": keys}),
+                retry_attempts=2,
+            )
+        ],
+    )
+    theirs = _template(reference)["Resources"]
+    assert ours[rule_id]["Properties"] == theirs[reference.get_logical_id(rule.node.default_child)]["Properties"]  # type: ignore[arg-type]
+    [permission] = [r for lid, r in ours.items() if r["Type"] == "AWS::Lambda::Permission"]
+    reference_permissions = [
+        r for lid, r in theirs.items() if r["Type"] == "AWS::Lambda::Permission" and "ReferenceSchedule" in lid
+    ]
+    assert len(reference_permissions) == 1
+    expected = reference_permissions[0]["Properties"]
+    expected["SourceArn"] = {"Fn::GetAtt": [rule_id, "Arn"]}
+    assert permission["Properties"] == expected
+
+
+def test_tag_activation_exposes_its_function_and_schedule_by_interface() -> None:
+    stack = Stack(App(), "S", env=_ENV)
+    activation = CostAllocationTagActivation(stack, "Tags", tag_keys=["team"])
+    function_id = stack.get_logical_id(activation.function.resource)
+    rule_id = stack.get_logical_id(activation.schedule_resource)
+    assert stack.resolve(activation.function.function_arn) == {"Fn::GetAtt": [function_id, "Arn"]}
+    assert stack.resolve(activation.schedule.rule_arn) == {"Fn::GetAtt": [rule_id, "Arn"]}
+    assert activation.schedule is activation.schedule
+    resources = _template(stack)["Resources"]
+    assert sum(r["Type"] == "AWS::Lambda::Function" for r in resources.values()) == 1
+    assert sum(r["Type"] == "AWS::Events::Rule" for r in resources.values()) == 1
+
+
+@pytest.mark.parametrize("env", [_ENV, None], ids=["account-bound", "environment-agnostic"])
+def test_provider_framework_invokes_a_handler_function_as_it_invokes_lambda_function(env: Any) -> None:
+    def build(render: str) -> dict[str, Any]:
+        stack = Stack(App(), "S", env=env)
+        role, log_group = _identity(stack)
+        common: dict[str, Any] = {"timeout": Duration.minutes(1), "role": role, "log_group": log_group}
+        fn: lambda_.IFunction
+        if render == "ours":
+            fn = handler_function(
+                stack, "Fn", asset="hub_model_staging", entry="on_event_handler", description="d", **common
+            )
+        else:
+            fn = lambda_.Function(
+                stack,
+                "Fn",
+                runtime=lambda_.Runtime.PYTHON_3_14,
+                handler="hub_model_staging.on_event_handler",
+                code=lambda_.Code.from_asset(lambda_asset_path("hub_model_staging"), exclude=["__pycache__", "*.pyc"]),
+                memory_size=128,
+                description="d",
+                **common,
+            )
+            fn.node.default_child.add_deletion_override("DependsOn")  # type: ignore[union-attr]
+        cr.Provider(stack, "Provider", on_event_handler=fn, is_complete_handler=fn, total_timeout=Duration.hours(1))
+        return _template(stack)
+
+    ours, theirs = build("ours"), build("theirs")
+    assert ours == theirs
+    assert not [r for r in ours["Resources"].values() if r["Type"] == "AWS::Lambda::Permission"]
