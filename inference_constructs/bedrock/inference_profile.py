@@ -181,13 +181,7 @@ class ApplicationInferenceProfile(Resource):
         (library table ``regions.GEOGRAPHIES``). ``global.``: the system profile, the Region-less
         global model ARN and ``foundation-model/<id>`` in Region ``*`` (all commercial Regions).
         """
-        arns = self.model_source.invoke_resource_arns(
-            partition=Aws.PARTITION, region=Aws.REGION, account=Aws.ACCOUNT_ID
-        )
-        grant = self._grant(grantee, [list(arns)])
-        if isinstance(grantee.grant_principal, Construct):
-            self._acknowledge_region_wildcard(grantee.grant_principal)
-        return grant
+        return self._grant_with_source(grantee, [self._source_arns()])
 
     def invoke_policy_statements(self) -> list[iam.PolicyStatement]:
         """The statements :meth:`grant_invoke` adds, for a policy you manage yourself.
@@ -197,19 +191,28 @@ class ApplicationInferenceProfile(Resource):
         With a guardrail: both require it, one Deny refuses any other guardrail or none on all of those
         ARNs, and one statement allows ``bedrock:ApplyGuardrail`` on the guardrail.
         """
-        source_arns = self.model_source.invoke_resource_arns(
-            partition=Aws.PARTITION, region=Aws.REGION, account=Aws.ACCOUNT_ID
-        )
-        groups = [[self.profile_arn], list(source_arns)]
+        groups = [[self.profile_arn], self._source_arns()]
         if self.guardrail is None:
             return [iam.PolicyStatement(actions=list(INVOKE_ACTIONS), resources=group) for group in groups]
-        documents = guarded_invoke_statements(
+        return [iam.PolicyStatement.from_json(d) for d in self._guarded_statements(groups)]
+
+    def _source_arns(self) -> list[str]:
+        """The ARNs besides the profile's that invoking the source needs, in the stack's partition, Region and
+        account (``ModelSource.invoke_resource_arns``)."""
+        return list(
+            self.model_source.invoke_resource_arns(partition=Aws.PARTITION, region=Aws.REGION, account=Aws.ACCOUNT_ID)
+        )
+
+    def _guarded_statements(self, groups: list[list[str]]) -> list[dict[str, Any]]:
+        """The guardrail's statements over ``groups`` (``guarded_invoke_statements``): an Allow per group conditioned
+        on the guardrail, then the Deny of any other guardrail or none, then ApplyGuardrail."""
+        assert self.guardrail is not None
+        return guarded_invoke_statements(
             groups,
             guardrail_identifier=self.guardrail.identifier,
             guardrail_arn=self.guardrail.arn,
             partition=Aws.PARTITION,
         )
-        return [iam.PolicyStatement.from_json(d) for d in documents]
 
     def _grant(self, grantee: iam.IGrantable, groups: list[list[str]]) -> iam.Grant:
         """Invoke on each group of ARNs; with a guardrail, conditioned on it, plus one Deny and ApplyGuardrail.
@@ -220,12 +223,7 @@ class ApplicationInferenceProfile(Resource):
         if self.guardrail is None:
             grants = [grant_managed(self, grantee, actions=INVOKE_ACTIONS, resource_arns=group) for group in groups]
         else:
-            *allows, deny, apply = guarded_invoke_statements(
-                groups,
-                guardrail_identifier=self.guardrail.identifier,
-                guardrail_arn=self.guardrail.arn,
-                partition=Aws.PARTITION,
-            )
+            *allows, deny, apply = self._guarded_statements(groups)
             grants = [
                 grant_managed(
                     self, grantee, actions=a["Action"], resource_arns=a["Resource"], conditions=a["Condition"]
@@ -239,6 +237,14 @@ class ApplicationInferenceProfile(Resource):
             grant = grant.combine(other)
         return grant
 
+    def _grant_with_source(self, grantee: iam.IGrantable, groups: list[list[str]]) -> iam.Grant:
+        """:meth:`_grant` on ``groups``, which hold the source's ARNs, and the acknowledgment of their Region wildcard
+        (if any) on a principal this app creates."""
+        grant = self._grant(grantee, groups)
+        if isinstance(grantee.grant_principal, Construct):
+            self._acknowledge_region_wildcard(grantee.grant_principal)
+        return grant
+
     def _acknowledge_region_wildcard(self, scope: Construct) -> None:
         """Acknowledge AwsSolutions-IAM5 for ``foundation-model/<id>`` in Region ``*`` on ``scope``.
 
@@ -246,9 +252,7 @@ class ApplicationInferenceProfile(Resource):
         """
         if not self.model_source.grants_any_region:
             return
-        arns = self.model_source.invoke_resource_arns(
-            partition=Aws.PARTITION, region=Aws.REGION, account=Aws.ACCOUNT_ID
-        )
+        arns = self._source_arns()
         wildcard = next(a for a in arns if ":bedrock:*::" in a).replace(Aws.PARTITION, "<AWS::Partition>")
         Validations.of(scope).acknowledge(
             _Acknowledgment(
@@ -266,13 +270,7 @@ class ApplicationInferenceProfile(Resource):
         (what Converse and ConverseStream need): :meth:`grant_profile_usage` + :meth:`grant_source_invoke`."""
         if self.guardrail is None:
             return self.grant_profile_usage(grantee).combine(self.grant_source_invoke(grantee))
-        arns = self.model_source.invoke_resource_arns(
-            partition=Aws.PARTITION, region=Aws.REGION, account=Aws.ACCOUNT_ID
-        )
-        grant = self._grant(grantee, [[self.profile_arn], list(arns)])
-        if isinstance(grantee.grant_principal, Construct):
-            self._acknowledge_region_wildcard(grantee.grant_principal)
-        return grant
+        return self._grant_with_source(grantee, [[self.profile_arn], self._source_arns()])
 
     # ------------------------------------------------------------------ metrics
     def metric(self, metric_name: str, **options: Unpack[MetricOptions]) -> cloudwatch.Metric:

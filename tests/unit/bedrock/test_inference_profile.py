@@ -11,7 +11,7 @@ from aws_cdk.assertions import Template
 from cdk_nag import AwsSolutionsChecks, HIPAASecurityChecks, NIST80053R5Checks
 from cfnlint.api import ManualArgs, lint  # type: ignore[import-untyped]
 
-from inference_constructs.bedrock import ApplicationInferenceProfile, Residency
+from inference_constructs.bedrock import ApplicationInferenceProfile, GuardrailReference, Residency
 from inference_constructs.errors import InferenceConfigError
 
 from ._helpers import new_stack, render, resources, statements
@@ -209,6 +209,24 @@ def test_stack_passes_nag_packs_and_cfn_lint() -> None:
     matches = lint(json.dumps(template), config=ManualArgs(regions=["us-east-1", "eu-west-1"]))
     # THEN cfn-lint reports nothing
     assert [str(m) for m in matches] == []
+
+
+@pytest.mark.parametrize("guarded", [False, True], ids=["plain", "guarded"])
+@pytest.mark.parametrize("grant", ["grant_invoke", "grant_source_invoke"])
+def test_a_role_granted_a_global_source_has_its_region_wildcard_acknowledged(grant: str, guarded: bool) -> None:
+    # GIVEN a global. profile (optionally guarded), AwsSolutions on, and a role this app creates
+    app = App()
+    Validations.of(app).add_plugins(AwsSolutionsChecks(app))
+    stack = Stack(app, "Grants")
+    guardrail = GuardrailReference.existing("gr1abc", "3") if guarded else None
+    profile = _profile(stack, f"global.{SONNET}", guardrail=guardrail)
+    role = iam.Role(stack, "Role", assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"))
+    # WHEN invoke (or source invoke) is granted to the role
+    getattr(profile, grant)(role)
+    # THEN the any-Region model ARN is granted, and synth passes (a nag finding raises): its IAM5 finding is
+    # acknowledged on the role
+    template = app.synth().get_stack_by_name("Grants").template
+    assert f"bedrock:*::foundation-model/{SONNET}" in json.dumps(template)
 
 
 def test_model_from_cfn_parameter_is_the_copy_from_arn_and_flagged_as_leaving() -> None:
