@@ -18,7 +18,7 @@ from aws_cdk import custom_resources as cr
 from aws_cdk.assertions import Template
 
 from inference_constructs._assets import lambda_asset_path
-from inference_constructs._handler import handler_function
+from inference_constructs._handler import HandlerFunction, handler_function
 from inference_constructs.cost.tag_activation import CostAllocationTagActivation
 
 _ENV = {"account": "111122223333", "region": "eu-west-1"}
@@ -33,78 +33,53 @@ def _template(stack: Stack) -> dict[str, Any]:
     return dict(Template.from_stack(stack).to_json())
 
 
-@pytest.mark.parametrize(("asset", "entry"), [("cost_allocation_tags", "handler"), ("hub_model_staging", "on_event")])
-def test_handler_function_renders_as_lambda_function_does(asset: str, entry: str) -> None:
-    ours, theirs = Stack(App(), "S", env=_ENV), Stack(App(), "S", env=_ENV)
-    role, log_group = _identity(ours)
-    handler_function(
-        ours,
-        "Fn",
-        asset=asset,
-        entry=entry,
-        timeout=Duration.minutes(2),
-        role=role,
-        log_group=log_group,
-        description="d",
-    )
-    role, log_group = _identity(theirs)
+def _function(stack: Stack, render: str, asset: str, entry: str = "handler") -> lambda_.IFunction:
+    """Function ``Fn`` running ``<asset>.<entry>`` with a new role and log group, written by the library
+    (``render="ours"``) or by aws-cdk's ``lambda.Function`` without its ``DependsOn`` on the role (``"theirs"``)."""
+    role, log_group = _identity(stack)
+    common: dict[str, Any] = {"timeout": Duration.minutes(2), "role": role, "log_group": log_group, "description": "d"}
+    if render == "ours":
+        return handler_function(stack, "Fn", asset=asset, entry=entry, **common)
     function = lambda_.Function(
-        theirs,
+        stack,
         "Fn",
         runtime=lambda_.Runtime.PYTHON_3_14,
         handler=f"{asset}.{entry}",
         code=lambda_.Code.from_asset(lambda_asset_path(asset), exclude=["__pycache__", "*.pyc"]),
-        timeout=Duration.minutes(2),
         memory_size=128,
-        role=role,
-        log_group=log_group,
-        description="d",
+        **common,
     )
     function.node.default_child.add_deletion_override("DependsOn")  # type: ignore[union-attr]
+    return function
+
+
+@pytest.mark.parametrize(("asset", "entry"), [("cost_allocation_tags", "handler"), ("hub_model_staging", "on_event")])
+def test_handler_function_renders_as_lambda_function_does(asset: str, entry: str) -> None:
+    ours, theirs = Stack(App(), "S", env=_ENV), Stack(App(), "S", env=_ENV)
+    _function(ours, "ours", asset, entry)
+    _function(theirs, "theirs", asset, entry)
     assert _template(ours) == _template(theirs)
 
 
 def test_handler_function_carries_the_asset_metadata_when_the_app_asks_for_it() -> None:
-    app = App(context={"aws:cdk:enable-asset-metadata": True})
-    stack = Stack(app, "S", env=_ENV)
-    role, log_group = _identity(stack)
-    fn = handler_function(
-        stack,
-        "Fn",
-        asset="cost_allocation_tags",
-        timeout=Duration.seconds(30),
-        role=role,
-        log_group=log_group,
-        description="d",
-    )
+    stack = Stack(App(context={"aws:cdk:enable-asset-metadata": True}), "S", env=_ENV)
+    fn = _function(stack, "ours", "cost_allocation_tags")
+    assert isinstance(fn, HandlerFunction)
     metadata = _template(stack)["Resources"][stack.get_logical_id(fn.resource)]["Metadata"]
     assert metadata["aws:asset:property"] == "Code"
     assert metadata["aws:asset:path"].startswith("asset.")
 
 
-def test_handler_function_grants_invoke_and_adds_permissions_as_lambda_function_does() -> None:
-    ours, theirs = Stack(App(), "S", env=_ENV), Stack(App(), "S", env=_ENV)
-    common: dict[str, Any] = {"timeout": Duration.seconds(30), "description": "d"}
-    role, log_group = _identity(ours)
-    fn = handler_function(ours, "Fn", asset="cost_allocation_tags", role=role, log_group=log_group, **common)
-    fn.grant_invoke(iam.Role(ours, "Caller", assumed_by=iam.AccountRootPrincipal()))
-    fn.add_permission("FromEvents", principal=iam.ServicePrincipal("events.amazonaws.com"))
-    role, log_group = _identity(theirs)
-    function = lambda_.Function(
-        theirs,
-        "Fn",
-        runtime=lambda_.Runtime.PYTHON_3_14,
-        handler="cost_allocation_tags.handler",
-        code=lambda_.Code.from_asset(lambda_asset_path("cost_allocation_tags"), exclude=["__pycache__", "*.pyc"]),
-        memory_size=128,
-        role=role,
-        log_group=log_group,
-        **common,
-    )
-    function.node.default_child.add_deletion_override("DependsOn")  # type: ignore[union-attr]
-    function.grant_invoke(iam.Role(theirs, "Caller", assumed_by=iam.AccountRootPrincipal()))
-    function.add_permission("FromEvents", principal=iam.ServicePrincipal("events.amazonaws.com"))
-    assert _template(ours) == _template(theirs)
+@pytest.mark.parametrize("env", [_ENV, None], ids=["account-bound", "environment-agnostic"])
+def test_handler_function_grants_invoke_and_adds_permissions_as_lambda_function_does(env: Any) -> None:
+    def build(render: str) -> dict[str, Any]:
+        stack = Stack(App(), "S", env=env)
+        fn = _function(stack, render, "cost_allocation_tags")
+        fn.grant_invoke(iam.Role(stack, "Caller", assumed_by=iam.AccountRootPrincipal()))
+        fn.add_permission("FromEvents", principal=iam.ServicePrincipal("events.amazonaws.com"))
+        return _template(stack)
+
+    assert build("ours") == build("theirs")
 
 
 @pytest.mark.parametrize("keys", [["team"], ["team", "cost-center", "équipe"]])
@@ -159,25 +134,7 @@ def test_tag_activation_exposes_its_function_and_schedule_by_interface() -> None
 def test_provider_framework_invokes_a_handler_function_as_it_invokes_lambda_function(env: Any) -> None:
     def build(render: str) -> dict[str, Any]:
         stack = Stack(App(), "S", env=env)
-        role, log_group = _identity(stack)
-        common: dict[str, Any] = {"timeout": Duration.minutes(1), "role": role, "log_group": log_group}
-        fn: lambda_.IFunction
-        if render == "ours":
-            fn = handler_function(
-                stack, "Fn", asset="hub_model_staging", entry="on_event_handler", description="d", **common
-            )
-        else:
-            fn = lambda_.Function(
-                stack,
-                "Fn",
-                runtime=lambda_.Runtime.PYTHON_3_14,
-                handler="hub_model_staging.on_event_handler",
-                code=lambda_.Code.from_asset(lambda_asset_path("hub_model_staging"), exclude=["__pycache__", "*.pyc"]),
-                memory_size=128,
-                description="d",
-                **common,
-            )
-            fn.node.default_child.add_deletion_override("DependsOn")  # type: ignore[union-attr]
+        fn = _function(stack, render, "hub_model_staging", "on_event_handler")
         cr.Provider(stack, "Provider", on_event_handler=fn, is_complete_handler=fn, total_timeout=Duration.hours(1))
         return _template(stack)
 
