@@ -11,6 +11,7 @@ from __future__ import annotations
 from aws_cdk import Aws, CustomResource, Duration, RemovalPolicy, Stack
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
+from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
@@ -103,9 +104,9 @@ class ModelInvocationLogging(Construct):
             log_group_name=self.log_group.log_group_name if self.log_group else None,
             role_arn=self.delivery_role.role_arn if self.delivery_role else None,
         )
-        self.function = self._function()
-        """The function that writes the configuration (``Function``; its ``AWS::Lambda::Function`` is
-        ``function.resource``)."""
+        self.function: lambda_.FunctionBase = self._function()
+        """The function that writes the configuration, construct id ``Function`` (an ``IFunction``; its
+        ``AWS::Lambda::Function`` is ``function.node.default_child``)."""
         self.resource = CustomResource(
             self,
             "Resource",

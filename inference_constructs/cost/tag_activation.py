@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from aws_cdk import CustomResource, Duration, Names, Stack
+import jsii
+from aws_cdk import CustomResource, Duration, Names, Resource, Stack
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_events as events
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
+from aws_cdk.interfaces import aws_events as events_refs
 from constructs import Construct
 
 from inference_constructs._handler import handler_function, handler_identity
@@ -134,7 +136,7 @@ class CostAllocationTagActivation(Construct):
             statements=[allow(["ce:ListCostAllocationTags", "ce:UpdateCostAllocationTagsStatus"], ["*"])],
         )
         self.log_group, role, self.policy = identity.log_group, identity.role, identity.policy
-        self.function = handler_function(
+        self.function: lambda_.FunctionBase = handler_function(
             self,
             "Function",
             asset="cost_allocation_tags",
@@ -143,7 +145,8 @@ class CostAllocationTagActivation(Construct):
             log_group=self.log_group,
             description="Activates cost allocation tags; retried on a schedule until every key is active",
         )
-        """The activation function (``Function``; its ``AWS::Lambda::Function`` is ``function.resource``)."""
+        """The activation function, construct id ``Function`` (an ``IFunction``; its ``AWS::Lambda::Function`` is
+        ``function.node.default_child``)."""
         self.resource = CustomResource(
             self,
             "Resource",
@@ -153,52 +156,15 @@ class CostAllocationTagActivation(Construct):
             service_timeout=SERVICE_TIMEOUT,
         )
         self.resource.node.add_dependency(self.policy)
-        self.schedule_resource = self._schedule(interval, keys)
-        """The ``AWS::Events::Rule`` that retries the activation (``Schedule/Resource``)."""
-        self._schedule_ref: events.IRule | None = None
+        self.schedule: events.IRule = _RetrySchedule(
+            self, "Schedule", function=self.function, interval=interval, keys=keys
+        )
+        """The rule that retries the activation (``Schedule``; its ``AWS::Events::Rule`` is
+        ``schedule.node.default_child``)."""
         self.pending_alarm: cloudwatch.CfnAlarm | None = None
         if alarm_topic is not None:
             self.pending_alarm = self._pending_alarm(alarm_topic, alarm)
         self._acknowledge()
-
-    def _schedule(self, interval: Duration, keys: list[str]) -> events.CfnRule:
-        """``Schedule``: the rule that invokes the function every ``interval`` with the keys (two more tries of a
-        failed invocation), and the permission that lets EventBridge invoke it. Rendered as ``events.Rule`` with a
-        ``LambdaFunction`` target renders them (same paths, logical ids and properties), without the L2s: their
-        first use in a process cost more synth time than the rest of this construct."""
-        schedule = Construct(self, "Schedule")
-        rule = events.CfnRule(
-            schedule,
-            "Resource",
-            description="Retries cost allocation tag activation until every key is active",
-            schedule_expression=events.Schedule.rate(interval).expression_string,
-            state="ENABLED",
-            targets=[
-                events.CfnRule.TargetProperty(
-                    arn=self.function.function_arn,
-                    id="Target0",
-                    input=json.dumps({"TagKeys": keys}, separators=(",", ":"), ensure_ascii=False),
-                    retry_policy=events.CfnRule.RetryPolicyProperty(maximum_retry_attempts=2),
-                )
-            ],
-        )
-        lambda_.CfnPermission(
-            schedule,
-            f"AllowEventRule{Names.node_unique_id(self.function.node)}",
-            action="lambda:InvokeFunction",
-            function_name=self.function.function_arn,
-            principal="events.amazonaws.com",
-            source_arn=rule.attr_arn,
-        )
-        return rule
-
-    @property
-    def schedule(self) -> events.IRule:
-        """The retry schedule as an ``IRule`` (made on first use as ``ScheduleRef``); its ``AWS::Events::Rule`` is
-        ``schedule_resource``."""
-        if self._schedule_ref is None:
-            self._schedule_ref = events.Rule.from_event_rule_arn(self, "ScheduleRef", self.schedule_resource.attr_arn)
-        return self._schedule_ref
 
     def _pending_alarm(self, topic: sns.ITopic, alarm: AlarmDecision) -> cloudwatch.CfnAlarm:
         """The planned pending-keys alarm, on this function's metric (a direct child: its logical id predates
@@ -252,3 +218,60 @@ class CostAllocationTagActivation(Construct):
             "cdk-validator-cfnguard::lambda_inside_vpc_check",  # CT.LAMBDA.PR.3
         ):
             acknowledge(self.function, rule, reason_vpc)
+
+
+@jsii.implements(events.IRule)
+class _RetrySchedule(Resource):
+    """The rule that invokes ``function`` every ``interval`` with ``keys`` (two more tries of a failed invocation),
+    as an ``events.IRule``: its ``AWS::Events::Rule`` (``Resource``) and the permission that lets EventBridge invoke
+    the function.
+
+    Written as ``events.Rule`` with a ``LambdaFunction`` target writes them (same paths, logical ids and
+    properties), without the two L2s, whose first use in a process cost more synth time than the rest of
+    :class:`CostAllocationTagActivation`. Tags, dependencies and the removal policy reach the rule, as with
+    ``events.Rule``.
+    """
+
+    def __init__(
+        self, scope: Construct, construct_id: str, *, function: lambda_.IFunction, interval: Duration, keys: list[str]
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.resource = events.CfnRule(
+            self,
+            "Resource",
+            description="Retries cost allocation tag activation until every key is active",
+            schedule_expression=events.Schedule.rate(interval).expression_string,
+            state="ENABLED",
+            targets=[
+                events.CfnRule.TargetProperty(
+                    arn=function.function_arn,
+                    id="Target0",
+                    input=json.dumps({"TagKeys": keys}, separators=(",", ":"), ensure_ascii=False),
+                    retry_policy=events.CfnRule.RetryPolicyProperty(maximum_retry_attempts=2),
+                )
+            ],
+        )
+        """The ``AWS::Events::Rule``."""
+        lambda_.CfnPermission(
+            self,
+            f"AllowEventRule{Names.node_unique_id(function.node)}",
+            action="lambda:InvokeFunction",
+            function_name=function.function_arn,
+            principal="events.amazonaws.com",
+            source_arn=self.resource.attr_arn,
+        )
+
+    @property
+    def rule_arn(self) -> str:
+        """The rule's ARN (``Fn::GetAtt Arn``)."""
+        return self.resource.attr_arn
+
+    @property
+    def rule_name(self) -> str:
+        """The rule's name (``Ref``; CloudFormation generates it)."""
+        return self.resource.ref
+
+    @property
+    def rule_ref(self) -> events_refs.RuleReference:
+        """A reference to the rule, by its ARN."""
+        return events_refs.RuleReference(rule_arn=self.rule_arn)

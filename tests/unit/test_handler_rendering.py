@@ -8,12 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from aws_cdk import App, Duration, Stack
+from aws_cdk import App, Duration, RemovalPolicy, Stack, Tags
 from aws_cdk import aws_events as events
 from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
+from aws_cdk import aws_s3 as s3
 from aws_cdk import custom_resources as cr
 from aws_cdk.assertions import Template
 
@@ -88,7 +89,7 @@ def test_tag_activation_schedule_renders_as_an_events_rule_with_a_lambda_target(
     stack = Stack(App(), "S", env=_ENV)
     activation = CostAllocationTagActivation(stack, "Tags", tag_keys=keys, retry_interval=Duration.hours(hours))
     ours = _template(stack)["Resources"]
-    rule_id = stack.get_logical_id(activation.schedule_resource)
+    rule_id = stack.get_logical_id(activation.schedule.node.default_child)  # type: ignore[arg-type]
 
     reference = Stack(App(), "S", env=_ENV)
     holder = CostAllocationTagActivation(reference, "Tags", tag_keys=keys, retry_interval=Duration.hours(hours))
@@ -117,15 +118,23 @@ def test_tag_activation_schedule_renders_as_an_events_rule_with_a_lambda_target(
     assert permission["Properties"] == expected
 
 
-def test_tag_activation_exposes_its_function_and_schedule_by_interface() -> None:
+def test_what_a_user_does_through_the_schedule_and_function_reaches_their_resources() -> None:
     stack = Stack(App(), "S", env=_ENV)
     activation = CostAllocationTagActivation(stack, "Tags", tag_keys=["team"])
-    function_id = stack.get_logical_id(activation.function.resource)
-    rule_id = stack.get_logical_id(activation.schedule_resource)
-    assert stack.resolve(activation.function.function_arn) == {"Fn::GetAtt": [function_id, "Arn"]}
+    rule, function = activation.schedule.node.default_child, activation.function.node.default_child
+    assert isinstance(rule, events.CfnRule) and isinstance(function, lambda_.CfnFunction)
+    rule_id, function_id = stack.get_logical_id(rule), stack.get_logical_id(function)
+    Tags.of(activation.schedule).add("owner", "platform")
+    activation.schedule.apply_removal_policy(RemovalPolicy.RETAIN)
+    bucket = s3.CfnBucket(stack, "Bucket")
+    bucket.node.add_dependency(activation.schedule)
+    assert stack.resolve(activation.schedule.rule_name) == {"Ref": rule_id}
     assert stack.resolve(activation.schedule.rule_arn) == {"Fn::GetAtt": [rule_id, "Arn"]}
-    assert activation.schedule is activation.schedule
+    assert stack.resolve(activation.function.function_arn) == {"Fn::GetAtt": [function_id, "Arn"]}
     resources = _template(stack)["Resources"]
+    assert {"Key": "owner", "Value": "platform"} in resources[rule_id]["Properties"]["Tags"]
+    assert resources[rule_id]["DeletionPolicy"] == "Retain"
+    assert rule_id in resources[stack.get_logical_id(bucket)]["DependsOn"]
     assert sum(r["Type"] == "AWS::Lambda::Function" for r in resources.values()) == 1
     assert sum(r["Type"] == "AWS::Events::Rule" for r in resources.values()) == 1
 
