@@ -27,8 +27,9 @@ MEMORY_MB = 128
 
 
 class HandlerFunction(lambda_.FunctionBase):
-    """One custom resource handler: an ``IFunction`` whose ``AWS::Lambda::Function`` is ``Resource`` and whose code
-    asset is ``Code``.
+    """One custom resource handler: a Python 3.14, 128 MB ``IFunction`` running ``<asset>.<entry>`` from the Lambda
+    asset folder ``asset`` (``entry``: the module's function, ``handler`` unless given) with ``role``, logging to
+    ``log_group``; its ``AWS::Lambda::Function`` is ``Resource`` and its code asset ``Code``.
 
     Rendered as ``lambda.Function`` renders a function with an existing role and log group (same construct
     paths, logical ids, properties and asset), without that L2: its first use in a process cost about a quarter
@@ -43,11 +44,11 @@ class HandlerFunction(lambda_.FunctionBase):
         construct_id: str,
         *,
         asset: str,
-        entry: str,
         timeout: Duration,
         role: iam.IRole,
         log_group: logs.ILogGroup,
         description: str,
+        entry: str = "handler",
     ) -> None:
         super().__init__(scope, construct_id)
         self._role = role
@@ -110,31 +111,6 @@ class HandlerFunction(lambda_.FunctionBase):
     @property
     def _can_create_permissions(self) -> bool:
         return True
-
-
-def handler_function(
-    scope: Construct,
-    construct_id: str,
-    *,
-    asset: str,
-    timeout: Duration,
-    role: iam.IRole,
-    log_group: logs.ILogGroup,
-    description: str,
-    entry: str = "handler",
-) -> HandlerFunction:
-    """A Python 3.14, 128 MB function running ``<asset>.<entry>`` from the Lambda asset folder ``asset``
-    (``entry``: the module's function, ``handler`` unless given), with ``role`` and logging to ``log_group``."""
-    return HandlerFunction(
-        scope,
-        construct_id,
-        asset=asset,
-        entry=entry,
-        timeout=timeout,
-        role=role,
-        log_group=log_group,
-        description=description,
-    )
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from inference_constructs._buckets import retained_bucket
-from inference_constructs._handler import HandlerFunction, handler_function
+from inference_constructs._handler import HandlerFunction
 from inference_constructs._kms import deny_grants_statement
 from inference_constructs.bedrock.invocation_logging_plan import (
     LARGE_DATA_PREFIX,
@@ -270,7 +270,7 @@ class ModelInvocationLogging(Construct):
             statements=statements,
             roles=[role],
         )
-        function = handler_function(
+        function = HandlerFunction(
             self,
             "Function",
             asset="bedrock_invocation_logging",

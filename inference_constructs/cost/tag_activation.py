@@ -16,7 +16,7 @@ from aws_cdk import aws_sns as sns
 from aws_cdk.interfaces import aws_events as events_refs
 from constructs import Construct
 
-from inference_constructs._handler import handler_function, handler_identity
+from inference_constructs._handler import HandlerFunction, handler_identity
 from inference_constructs._kms import log_group_key
 from inference_constructs._policy import allow
 from inference_constructs.compliance import acknowledge
@@ -136,7 +136,7 @@ class CostAllocationTagActivation(Construct):
             statements=[allow(["ce:ListCostAllocationTags", "ce:UpdateCostAllocationTagsStatus"], ["*"])],
         )
         self.log_group, role, self.policy = identity.log_group, identity.role, identity.policy
-        self.function: lambda_.FunctionBase = handler_function(
+        self.function: lambda_.FunctionBase = HandlerFunction(
             self,
             "Function",
             asset="cost_allocation_tags",

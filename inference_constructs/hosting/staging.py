@@ -44,7 +44,7 @@ from constructs import Construct, IConstruct
 
 from inference_constructs._arns import format_arn
 from inference_constructs._assets import lambda_asset_path
-from inference_constructs._handler import handler_function, handler_identity
+from inference_constructs._handler import HandlerFunction, handler_identity
 from inference_constructs._kms import log_group_key
 from inference_constructs._policy import allow, document
 from inference_constructs._tokens import is_unresolved
@@ -86,7 +86,7 @@ class _StagingProvider(Construct):
         )
         self.log_group, self.role, self.policy = identity.log_group, identity.role, identity.policy
         common = {"timeout": Duration.minutes(1), "role": self.role, "log_group": self.log_group}
-        self.on_event = handler_function(
+        self.on_event = HandlerFunction(
             self,
             "OnEvent",
             asset=_HANDLER_ASSET,
@@ -94,7 +94,7 @@ class _StagingProvider(Construct):
             description="Starts the build that stages a hub model into S3",
             **common,  # type: ignore[arg-type]
         )
-        self.is_complete = handler_function(
+        self.is_complete = HandlerFunction(
             self,
             "IsComplete",
             asset=_HANDLER_ASSET,

@@ -19,7 +19,7 @@ from aws_cdk import custom_resources as cr
 from aws_cdk.assertions import Template
 
 from inference_constructs._assets import lambda_asset_path
-from inference_constructs._handler import HandlerFunction, handler_function
+from inference_constructs._handler import HandlerFunction
 from inference_constructs.cost.tag_activation import CostAllocationTagActivation
 
 _ENV = {"account": "111122223333", "region": "eu-west-1"}
@@ -40,7 +40,7 @@ def _function(stack: Stack, render: str, asset: str, entry: str = "handler") -> 
     role, log_group = _identity(stack)
     common: dict[str, Any] = {"timeout": Duration.minutes(2), "role": role, "log_group": log_group, "description": "d"}
     if render == "ours":
-        return handler_function(stack, "Fn", asset=asset, entry=entry, **common)
+        return HandlerFunction(stack, "Fn", asset=asset, entry=entry, **common)
     function = lambda_.Function(
         stack,
         "Fn",
