@@ -1059,6 +1059,21 @@ def _cpu_s() -> float:
     return total
 
 
+def _time_app_synth() -> dict[str, float]:
+    """Note when the first ``App.synth()`` from now on starts (``perf_counter``), under the key ``start``."""
+    from aws_cdk import App
+
+    seen: dict[str, float] = {}
+    synth = App.synth
+
+    def noted(self: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.setdefault("start", time.perf_counter())
+        return synth(self, *args, **kwargs)
+
+    App.synth = noted  # type: ignore[method-assign]
+    return seen
+
+
 def _time_guard() -> dict[str, Any]:
     """Time the Control Tower plugin's validations from now on: the seconds they hold the synth (their runs start
     during the cdk-nag packs; this is the wait for what is left), rule files of the last one."""
@@ -1099,6 +1114,7 @@ def child(mode: str, config: Path, outdir: Path, source: Path | None, baseline: 
     _warm_up(context, outdir.parent, gates=mode != "library-nogates")
     calls = _count_jsii_calls()
     guard = _time_guard()
+    app_synth = _time_app_synth()
     t2, cpu2, waited2 = time.perf_counter(), _cpu_s(), _waited_cpu_s()
     if mode == "library":
         synthesize(App(outdir=str(outdir), context=dict(context)), config)
@@ -1138,6 +1154,7 @@ def child(mode: str, config: Path, outdir: Path, source: Path | None, baseline: 
         "import_s": t1 - t0,
         "init_s": t2 - t1,
         "synth_s": t3 - t2,
+        "build_s": app_synth.get("start", t3) - t2,
         "jsii_calls": calls[0],
         "self_maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         **guard,
@@ -1191,6 +1208,15 @@ class Measurement:
     """CPU seconds of the measured synth (Python, Node and cfn-guard): what a quiet 1-core machine would take"""
     guard_cpu_s: float = 0.0
     """CPU seconds of the Control Tower plugin's validation, part of ``cpu_s``"""
+    build_s: float = 0.0
+    """seconds of the measured synth before ``app.synth()`` starts (library: config, plan and constructs;
+    baseline: its constructs); the rest of ``synth_s`` is ``app.synth()`` (aspects, preparation, the gates, the
+    template and asset writes)"""
+
+    @property
+    def app_synth_s(self) -> float:
+        """Seconds of the measured synth in ``app.synth()``."""
+        return self.synth_s - self.build_s
 
 
 def measure(
@@ -1237,6 +1263,7 @@ def measure(
         guard_files=r["guard_files"],
         cpu_s=r["cpu_s"],
         guard_cpu_s=r["guard_cpu_s"],
+        build_s=r["build_s"],
     )
 
 
@@ -1469,6 +1496,26 @@ def _median_spread(summary: Summary, attr: str = "synth_s") -> str:
     return f"{summary.median(attr):.1f} ({low:.1f}-{high:.1f})"
 
 
+def phase_line(c: Comparison) -> str:
+    """Where the library's synth and the hand-written app's differ at ``c.n``: the seconds before ``app.synth()``
+    (library: config, plan and constructs; baseline: its constructs) and in it, each side's median and the
+    median of the rounds' differences, with the jsii round trips of each side."""
+
+    def phase(attr: str) -> str:
+        lib, base = c.library.median(attr), c.baseline.median(attr)
+        diffs = [
+            getattr(x, attr) - getattr(y, attr)
+            for x, y in zip(c.library.runs, c.baseline.runs, strict=False)
+            if not x.error and not y.error
+        ]
+        return f"{lib:.2f}/{base:.2f} s, {statistics.median(diffs):+.2f} s round by round"
+
+    return (
+        f"N={c.n} library/baseline: before app.synth() {phase('build_s')}; app.synth() {phase('app_synth_s')};"
+        f" jsii round trips {c.library.first.jsii_calls}/{c.baseline.first.jsii_calls}"
+    )
+
+
 def format_report(report: SynthReport) -> str:
     """The synth tables as printed text."""
     lines = []
@@ -1524,6 +1571,7 @@ def format_report(report: SynthReport) -> str:
             f" column the CPU of its workers. Goals: gates/no gates <= {GATES_GOAL} at N=30, library/baseline <="
             f" {RATIO_GOAL}, N=300 library+gates <= {SYNTH_300_GOAL_S:.0f} s",
             _table(rows),
+            *(phase_line(c) for c in report.comparisons if not (c.library.error or c.baseline.error)),
             f"load average (1/5/15 min) at start -> end: {report.load}",
             "",
         ]
