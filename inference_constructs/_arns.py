@@ -10,10 +10,34 @@ strings in the same order, so an ARN is the same (token) string and renders as t
 from __future__ import annotations
 
 from aws_cdk import ArnFormat, Stack
+from constructs import IConstruct
 
-__all__ = ["format_arn", "stack_environment"]
+__all__ = ["format_arn", "keep_stack", "stack_environment", "stack_of"]
 
 _ENV = "_inference_arn_environment"
+_STACK = "_inference_stack"
+
+
+def stack_of(scope: IConstruct) -> Stack:
+    """``Stack.of(scope)``: ``scope`` when it is a stack, else the stack kept on ``scope``'s Python object (by
+    :func:`keep_stack` or an earlier call), else read from the jsii kernel and kept. A construct's stack never
+    changes, and each ``Stack.of`` is a round trip to the kernel."""
+    if isinstance(scope, Stack):
+        return scope
+    found = getattr(scope, _STACK, None)
+    if isinstance(found, Stack):
+        return found
+    stack = Stack.of(scope)
+    setattr(scope, _STACK, stack)
+    return stack
+
+
+def keep_stack(construct: IConstruct, scope: IConstruct) -> Stack:
+    """Keep on ``construct``, a new child of ``scope`` that is not a stack, the stack it is in (``scope``'s, read
+    through :func:`stack_of`); returns it."""
+    stack = stack_of(scope)
+    setattr(construct, _STACK, stack)
+    return stack
 
 
 def stack_environment(stack: Stack) -> tuple[str, str, str]:

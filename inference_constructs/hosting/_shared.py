@@ -17,7 +17,7 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct, IConstruct
 
 from inference_constructs import _tokens
-from inference_constructs._arns import stack_environment
+from inference_constructs._arns import stack_environment, stack_of
 from inference_constructs._buckets import retained_bucket
 from inference_constructs.compliance import acknowledge_all
 from inference_constructs.containers import ContainerImage, load_snapshot
@@ -97,7 +97,7 @@ def image_uri(
     ``Fn::FindInMap`` lookups in the shared mapping, which covers every region the image is published in, and an
     assertion in the stack's ``InferenceRegions`` rule that the deploy region is one of them.
     """
-    stack = stack or Stack.of(scope)
+    stack = stack or stack_of(scope)
     snapshot = load_snapshot()
     env = stack_env(stack)
     region = env.region
@@ -173,7 +173,7 @@ class InferenceStorage(Construct):
     @staticmethod
     def of(scope: IConstruct) -> InferenceStorage:
         """The stack's storage, created on first use."""
-        stack = Stack.of(scope)
+        stack = stack_of(scope)
         found = getattr(stack, _STORAGE, None)  # kept on the stack object: saves two round trips per use
         if not isinstance(found, InferenceStorage):
             found = stack.node.try_find_child(STORAGE_ID)

@@ -24,7 +24,7 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from inference_constructs._arns import format_arn
+from inference_constructs._arns import format_arn, keep_stack
 from inference_constructs._grants import grant_managed
 from inference_constructs._policy import allow
 from inference_constructs.catalog import Catalog
@@ -49,6 +49,8 @@ from inference_constructs.sizing import HostDecision
 from inference_constructs.spec import EndpointKind
 
 __all__ = ["InferenceEndpoint"]
+
+_SAGEMAKER_PRINCIPAL = "_inference_sagemaker_principal"
 
 _C = TypeVar("_C", bound=Construct)
 
@@ -143,10 +145,10 @@ class InferenceEndpoint(EndpointImports, EndpointScalingHooks, EndpointMetrics, 
         self.endpoint_name: str = endpoint_name or Names.unique_resource_name(self, max_length=63, separator="-")
         self._path = path
         plan = self.plan
-        stack = Stack.of(self)
+        stack = keep_stack(self, scope)
         _require_regions(stack, plan, path or self.node.path)
 
-        self.role: iam.IRole = role or _execution_role(self)
+        self.role: iam.IRole = role or _execution_role(self, stack)
         """The execution role SageMaker assumes (the ``role`` prop, or ``ExecutionRole``)."""
         self.async_output_s3_uri: str | None = None
         """Where async results are written (``s3://...``); None unless the endpoint is async."""
@@ -413,11 +415,15 @@ class InferenceEndpoint(EndpointImports, EndpointScalingHooks, EndpointMetrics, 
         return grant_managed(self, grantee, actions=invoke_actions(self.kind), resource_arns=[self.endpoint_arn])
 
 
-def _execution_role(owner: Construct) -> iam.Role:
+def _execution_role(owner: Construct, stack: Stack) -> iam.Role:
+    principal = getattr(stack, _SAGEMAKER_PRINCIPAL, None)
+    if not isinstance(principal, iam.ServicePrincipal):
+        principal = iam.ServicePrincipal("sagemaker.amazonaws.com")
+        setattr(stack, _SAGEMAKER_PRINCIPAL, principal)  # one for the stack's roles, not one per endpoint
     return iam.Role(
         owner,
         "ExecutionRole",
-        assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"),
+        assumed_by=principal,
         description="SageMaker execution role of one inference endpoint (least privilege)",
     )
 

@@ -82,7 +82,7 @@ def async_output(
         master_key: kms.IKey = kms_key or kms.Alias.from_alias_name(owner, "SnsKey", "alias/aws/sns")
         success_topic = sns.Topic(owner, "SuccessTopic", master_key=master_key)
         error_topic = sns.Topic(owner, "ErrorTopic", master_key=master_key)
-        topics = [success_topic.topic_arn, error_topic.topic_arn]
+        topics = [success_topic.topic_arn, error_topic.topic_arn]  # each read is a round trip: read once
         sns.CfnTopicPolicy(
             owner,
             "TopicPolicy",
@@ -104,7 +104,7 @@ def async_output(
         if kms_key is not None:
             statements.append(allow(["kms:GenerateDataKey"], [kms_key.key_arn]))
         notification = sagemaker.CfnEndpointConfig.AsyncInferenceNotificationConfigProperty(
-            success_topic=success_topic.topic_arn, error_topic=error_topic.topic_arn
+            success_topic=topics[0], error_topic=topics[1]
         )
     elif kms_key is not None:
         statements.append(allow(["kms:GenerateDataKey"], [kms_key.key_arn]))

@@ -16,7 +16,7 @@ from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from inference_constructs import _tokens
-from inference_constructs._arns import format_arn
+from inference_constructs._arns import format_arn, stack_of
 from inference_constructs._policy import Statement, allow, document
 from inference_constructs.compliance import acknowledge, acknowledge_all
 from inference_constructs.hosting._shared import InferenceStorage, image_uri, stack_env
@@ -77,7 +77,7 @@ class ExecutionStatements:
             shown = "arn:<AWS::Partition>:s3:::" + base[len(given_bucket) :]
         elif Token.is_unresolved(base):
             bucket = InferenceStorage.of(self._owner).data
-            logical_id = Stack.of(self._owner).get_logical_id(bucket.node.default_child)  # type: ignore[arg-type]
+            logical_id = stack_of(self._owner).get_logical_id(bucket.node.default_child)  # type: ignore[arg-type]
             shown = f"<{logical_id}.Arn>/{key_prefix}"
         else:
             shown = base

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import cast
 
-from aws_cdk import ArnFormat, Stack
+from aws_cdk import ArnFormat
 from aws_cdk import aws_applicationautoscaling as appscaling
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from inference_constructs import _tokens
-from inference_constructs._arns import format_arn
+from inference_constructs._arns import format_arn, stack_of
 from inference_constructs.observability.alarm_resources import (
     AlarmMetric,
     add_alarm,
@@ -31,6 +32,9 @@ SERVICE_LINKED_ROLE_NAME = (
     "AWSServiceRoleForApplicationAutoScaling_SageMakerEndpoint"
 )
 """Path and name of Application Auto Scaling's service-linked role for SageMaker."""
+SERVICE_LINKED_ROLE_ID = "InferenceScalingServiceLinkedRole"
+"""Construct id of the role's import, one per stack (a reference: nothing in the template)."""
+_SERVICE_LINKED_ROLE = "_inference_scaling_service_linked_role"
 
 _AGGREGATION = {
     "Average": appscaling.MetricAggregationType.AVERAGE,
@@ -62,15 +66,21 @@ def service_linked_role(scope: Construct) -> iam.IRole:
     Application Auto Scaling creates the service-linked role on first use if the account lacks it
     (``AWS::ApplicationAutoScaling::ScalableTarget`` ``RoleARN`` documentation).
     """
+    stack = stack_of(scope)
+    found = getattr(stack, _SERVICE_LINKED_ROLE, None)
+    if found is not None:
+        return cast(iam.IRole, found)
     arn = format_arn(
-        Stack.of(scope),
+        stack,
         service="iam",
         region="",
         resource="role",
         resource_name=SERVICE_LINKED_ROLE_NAME,
         arn_format=ArnFormat.SLASH_RESOURCE_NAME,
     )
-    return iam.Role.from_role_arn(scope, "ServiceLinkedRole", arn, mutable=False)
+    role = iam.Role.from_role_arn(stack, SERVICE_LINKED_ROLE_ID, arn, mutable=False)
+    setattr(stack, _SERVICE_LINKED_ROLE, role)  # one import per stack, not one per scalable target
+    return role
 
 
 def scalable_target(

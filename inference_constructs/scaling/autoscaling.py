@@ -19,6 +19,7 @@ from aws_cdk import aws_applicationautoscaling as appscaling
 from constructs import Construct
 
 from inference_constructs import _tokens
+from inference_constructs._arns import keep_stack
 from inference_constructs._coerce import enum_prop
 from inference_constructs._lazy import renamed
 from inference_constructs._synth_checks import add_synth_check
@@ -108,6 +109,7 @@ class EndpointScaling(CapacityScaling):
         serving: Serving | str | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
+        keep_stack(self, scope)  # the scalable target reads it: no round trip
         self._path = self.node.path
         kind = enum_prop(f"{self._path}.kind", kind, EndpointKind)
         serving = None if serving is None else enum_prop(f"{self._path}.serving", serving, Serving)
@@ -289,6 +291,7 @@ class ServerlessScaling(Construct):
         **cooldowns: Unpack[Cooldowns],
     ) -> None:
         super().__init__(scope, construct_id)
+        keep_stack(self, scope)  # the scalable target reads it: no round trip
         path = self.node.path
         problems = ProblemCollector()
         check_provisioned_concurrency_bounds(

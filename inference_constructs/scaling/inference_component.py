@@ -29,11 +29,12 @@ from __future__ import annotations
 import re
 from typing import Unpack
 
-from aws_cdk import Names, Stack
+from aws_cdk import Names
 from aws_cdk import aws_applicationautoscaling as appscaling
 from aws_cdk import aws_sagemaker as sagemaker
 from constructs import Construct
 
+from inference_constructs._arns import keep_stack
 from inference_constructs._tokens import is_unresolved
 from inference_constructs.errors import InferenceConfigError, ProblemCollector
 from inference_constructs.observability.metric_definitions import Dimension
@@ -192,6 +193,7 @@ class ModelInferenceComponent(Construct):
         enable_data_caching: bool | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
+        stack = keep_stack(self, scope)
         path = self.node.path
         problems = ProblemCollector()
         if not is_unresolved(min_memory_required_in_mb) and min_memory_required_in_mb < 128:
@@ -221,7 +223,7 @@ class ModelInferenceComponent(Construct):
                 model_data_download_timeout_in_seconds=model_data_download_timeout_in_seconds,
                 container_startup_health_check_timeout_in_seconds=container_startup_health_check_timeout_in_seconds,
             )
-        RegionRules.of(Stack.of(self)).require(
+        RegionRules.of(stack).require(
             type_requirement("AWS::SageMaker::InferenceComponent", "sagemaker inference components", [path])
         )
         self.resource = sagemaker.CfnInferenceComponent(
@@ -346,6 +348,7 @@ class InferenceComponentScaling(CapacityScaling):
         min_copy_count: int = 0,
     ) -> None:
         super().__init__(scope, construct_id)
+        keep_stack(self, scope)  # the scalable target reads it: no round trip
         self._path = self.node.path
         problems = ProblemCollector()
         check_capacity(

@@ -100,8 +100,9 @@ def local_value(consumer: Stack, value: str, *, key: str) -> str:
 def local_topic(stack: Stack, topic: sns.ITopic) -> sns.ITopic:
     """``topic`` as ``stack`` may notify it: itself when it is in ``stack``, else imported (construct id
     ``AlarmTopic``) by the ARN the topic's stack hands over under the key ``alarm-topic-arn``."""
-    arn = local_value(stack, topic.topic_arn, key="alarm-topic-arn")
-    return topic if arn == topic.topic_arn else sns.Topic.from_topic_arn(stack, "AlarmTopic", arn)
+    topic_arn = topic.topic_arn
+    arn = local_value(stack, topic_arn, key="alarm-topic-arn")
+    return topic if arn == topic_arn else sns.Topic.from_topic_arn(stack, "AlarmTopic", arn)
 
 
 def _producing_stack(value: str) -> Stack | None:

@@ -83,3 +83,39 @@ def test_each_stack_environment_is_read_once_and_kept_per_stack(monkeypatch: pyt
     assert reads == {"partition": 2, "region": 2, "account": 2}
     assert all(arn.endswith(":sns:eu-west-1:123456789012:" + arn[-1]) for arn in arns[1::2])
     assert not any("eu-west-1" in arn for arn in arns[::2])
+
+
+def test_stack_of_is_stack_of_and_kept_on_the_construct(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a construct two levels below a stack, and a stack in a stage-less app
+    from constructs import Construct
+
+    from inference_constructs._arns import keep_stack, stack_of
+
+    stack = Stack(App(), "S")
+    outer = Construct(stack, "Outer")
+    inner = Construct(outer, "Inner")
+    # THEN stack_of gives what Stack.of gives, and a stack is its own
+    assert stack_of(inner) is Stack.of(inner) is stack
+    assert stack_of(stack) is stack
+    # AND once read (or kept for a new child), it is read again without asking the jsii kernel
+    child = Construct(inner, "Child")
+    assert keep_stack(child, inner) is stack
+
+    def refuse(_: object) -> Stack:
+        raise AssertionError("Stack.of was called again")
+
+    monkeypatch.setattr(Stack, "of", staticmethod(refuse))
+    assert stack_of(inner) is stack
+    assert stack_of(child) is stack
+
+
+def test_a_construct_outside_any_stack_fails_as_stack_of_does() -> None:
+    from constructs import Construct
+
+    from inference_constructs._arns import stack_of
+
+    orphan = Construct(App(), "NoStack")
+    with pytest.raises(RuntimeError, match="no Stack found"):
+        Stack.of(orphan)
+    with pytest.raises(RuntimeError, match="no Stack found"):
+        stack_of(orphan)

@@ -525,3 +525,33 @@ def test_fails_invalid_serverless_provisioned_concurrency(kwargs: dict[str, obje
     # THEN it is refused
     with pytest.raises(InferenceConfigError, match=match):
         ServerlessScaling(Stack(), "Scaling", endpoint_name="small", **kwargs)  # type: ignore[arg-type]
+
+
+def test_scalable_targets_of_a_stack_share_one_import_of_the_service_linked_role() -> None:
+    # GIVEN two endpoints' scaling in one stack and one in another stack of the same app
+    from aws_cdk import App
+
+    from inference_constructs.scaling._render import SERVICE_LINKED_ROLE_ID
+
+    app = App()
+    first, second = Stack(app, "First"), Stack(app, "Second")
+    a = EndpointScaling(first, "A", endpoint_name="a", max_capacity=2)
+    b = EndpointScaling(first, "B", endpoint_name="b", max_capacity=2)
+    c = EndpointScaling(second, "C", endpoint_name="c", max_capacity=2)
+    # THEN the two targets of the first stack use one import (a reference: no resource), the other stack its own
+    paths = [s.target.role.node.path for s in (a, b, c)]
+    assert paths == [
+        f"First/{SERVICE_LINKED_ROLE_ID}",
+        f"First/{SERVICE_LINKED_ROLE_ID}",
+        f"Second/{SERVICE_LINKED_ROLE_ID}",
+    ]
+    # AND each target names the service-linked role in its own stack's partition and account
+    for stack, count in ((first, 2), (second, 1)):
+        template = Template.from_stack(stack)
+        template.resource_count_is("AWS::IAM::Role", 0)
+        targets = template.find_resources("AWS::ApplicationAutoScaling::ScalableTarget").values()
+        assert len(targets) == count
+        for target in targets:
+            parts = target["Properties"]["RoleARN"]["Fn::Join"][1]
+            assert {"Ref": "AWS::Partition"} in parts and {"Ref": "AWS::AccountId"} in parts
+            assert parts[-1].endswith(SERVICE_LINKED_ROLE_SUFFIX)
