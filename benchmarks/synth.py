@@ -39,9 +39,13 @@ What is measured
   and reports whether the templates are byte-identical (python and generic, when the library renders
   each type with the same class), equal up to key order (typed: ``CfnInclude`` keeps its own key order) or
   where they differ.
-- Every measurement runs in a FRESH subprocess. In it, a one-resource app is synthesized first with the
-  same validation plugins: that is the one-time plugin initialisation (``init``), paid equally by both
-  sides and reported separately; ``synth`` is the time of the measured synth after it. Each side runs
+- Every measurement runs in a FRESH subprocess. In it, each side first imports what its app imports (the
+  library: the library and the aws-cdk-lib modules it imports; the hand-written app: aws-cdk-lib's modules of
+  its resource types and the gates), then a one-resource app is synthesized with the same validation plugins:
+  that is the one-time plugin initialisation (``init``), paid equally by both sides; ``synth`` is the time of
+  the measured synth after it. The report adds, per N, where ``synth`` differs (before ``app.synth()`` and in
+  it) and the whole process (imports + init + synth, less the interpreter's start): what one ``cdk synth``
+  costs. Each side runs
   ``--repeat`` times (the sides interleaved); the report gives the median and the spread. Peak memory is the
   largest resident set of the child's whole process tree (Python + the jsii Node process), sampled every
   20 ms from /proc, and the resident set of the largest single process (the Node process), both sampled.
@@ -55,6 +59,7 @@ from __future__ import annotations
 
 import argparse
 import collections.abc
+import contextlib
 import functools
 import importlib
 import inspect
@@ -609,6 +614,21 @@ def _norm(name: str) -> str:
     return name.replace("_", "").lower()
 
 
+def app_modules(sources: Sequence[StackSource]) -> list[str]:
+    """The aws-cdk-lib modules a hand-written app of ``sources`` imports: ``aws_cdk.aws_<service>`` of each
+    ``AWS::<Service>::*`` resource type (:func:`l1_class` finds the class there), and ``aws_cdk.aws_s3_assets``
+    when a stack ships files."""
+    modules = {
+        f"aws_cdk.aws_{parts[1].lower()}"
+        for src in sources
+        for resource in src.template.get("Resources", {}).values()
+        if len(parts := str(resource.get("Type", "")).split("::")) == 3 and parts[0] == "AWS"
+    }
+    if any(src.file_assets for src in sources):
+        modules.add("aws_cdk.aws_s3_assets")
+    return sorted(modules)
+
+
 @functools.cache
 def l1_class(resource_type: str) -> Any:
     """The typed Python L1 class of a CloudFormation resource type: the class of module
@@ -1102,12 +1122,21 @@ MODES = ("library", "library-nogates", "baseline")
 def child(mode: str, config: Path, outdir: Path, source: Path | None, baseline: str = "python") -> dict[str, Any]:
     """One measurement in this (fresh) process: import, warm-up, then the measured synth (``mode`` one of
     :data:`MODES`; ``baseline`` names the re-emitter of the ``baseline`` mode, see :data:`BASELINES`)."""
+    # The library's output is the hand-written app's source, not its work: read before the clock starts.
+    sources = read_assembly(source) if mode == "baseline" and source is not None else []
     t0 = time.perf_counter()
     from aws_cdk import App
 
     from inference_constructs.compliance import add_compliance_gates
-    from inference_constructs.plan import platform_plan
-    from inference_constructs.stacks.platform import InferencePlatform, synthesize
+
+    if mode == "baseline":
+        # A hand-written app imports aws-cdk-lib's modules of its resources and the gates, not the library.
+        for module in app_modules(sources):
+            with contextlib.suppress(ImportError):  # l1_class names a type without a module later
+                importlib.import_module(module)
+    else:
+        from inference_constructs.plan import platform_plan
+        from inference_constructs.stacks.platform import InferencePlatform, synthesize
 
     t1 = time.perf_counter()
     context = cdk_context()
@@ -1124,7 +1153,6 @@ def child(mode: str, config: Path, outdir: Path, source: Path | None, baseline: 
         app.synth()
     elif mode == "baseline":
         assert source is not None
-        sources = read_assembly(source)
         files = (
             write_include_templates(sources, outdir.parent / f"{outdir.name}-include") if baseline == "typed" else {}
         )
@@ -1208,6 +1236,9 @@ class Measurement:
     """CPU seconds of the measured synth (Python, Node and cfn-guard): what a quiet 1-core machine would take"""
     guard_cpu_s: float = 0.0
     """CPU seconds of the Control Tower plugin's validation, part of ``cpu_s``"""
+    import_s: float = 0.0
+    """seconds of the imports (library: the library and the aws-cdk-lib modules it imports; baseline: aws-cdk-lib's
+    modules of its resources and the gates)"""
     build_s: float = 0.0
     """seconds of the measured synth before ``app.synth()`` starts (library: config, plan and constructs;
     baseline: its constructs); the rest of ``synth_s`` is ``app.synth()`` (aspects, preparation, the gates, the
@@ -1217,6 +1248,12 @@ class Measurement:
     def app_synth_s(self) -> float:
         """Seconds of the measured synth in ``app.synth()``."""
         return self.synth_s - self.build_s
+
+    @property
+    def process_s(self) -> float:
+        """Seconds of the process's own work: imports, the first synth in the process, the measured synth (what
+        ``cdk synth`` of one app pays, less the interpreter's start)."""
+        return self.import_s + self.init_s + self.synth_s
 
 
 def measure(
@@ -1264,6 +1301,7 @@ def measure(
         cpu_s=r["cpu_s"],
         guard_cpu_s=r["guard_cpu_s"],
         build_s=r["build_s"],
+        import_s=r["import_s"],
     )
 
 
@@ -1516,6 +1554,23 @@ def phase_line(c: Comparison) -> str:
     )
 
 
+def process_line(c: Comparison) -> str:
+    """What one ``cdk synth`` of each side's app costs at ``c.n`` as a whole process, less the interpreter's start:
+    the imports (the library and the aws-cdk-lib modules it imports; the hand-written app's aws-cdk-lib modules and
+    the gates), the first synth in the process and the measured synth. Medians, the ratio taken round by round."""
+    ratios = [
+        x.process_s / y.process_s
+        for x, y in zip(c.library.runs, c.baseline.runs, strict=False)
+        if not x.error and not y.error and y.process_s
+    ]
+    return (
+        f"N={c.n} whole process (imports + first synth + measured synth): library"
+        f" {c.library.median('process_s'):.1f} s, baseline {c.baseline.median('process_s'):.1f} s,"
+        f" library/baseline {ratio_spread(ratios)}; imports {c.library.median('import_s'):.2f}/"
+        f"{c.baseline.median('import_s'):.2f} s"
+    )
+
+
 def format_report(report: SynthReport) -> str:
     """The synth tables as printed text."""
     lines = []
@@ -1571,7 +1626,12 @@ def format_report(report: SynthReport) -> str:
             f" column the CPU of its workers. Goals: gates/no gates <= {GATES_GOAL} at N=30, library/baseline <="
             f" {RATIO_GOAL}, N=300 library+gates <= {SYNTH_300_GOAL_S:.0f} s",
             _table(rows),
-            *(phase_line(c) for c in report.comparisons if not (c.library.error or c.baseline.error)),
+            *(
+                line
+                for c in report.comparisons
+                if not (c.library.error or c.baseline.error)
+                for line in (phase_line(c), process_line(c))
+            ),
             f"load average (1/5/15 min) at start -> end: {report.load}",
             "",
         ]

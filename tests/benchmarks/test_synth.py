@@ -407,3 +407,52 @@ def test_report_splits_each_side_at_app_synth_with_the_rounds_differences() -> N
     # AND the report prints it under the table when both sides ran
     report = synth.SynthReport(comparisons=[comparison], load="1 -> 1")
     assert synth.phase_line(comparison) in synth.format_report(report)
+
+
+def test_the_hand_written_app_imports_the_modules_of_its_resource_types_and_assets(tmp_path: Path) -> None:
+    # GIVEN two stacks: one with a role, a bucket and a custom resource, one shipping a file
+    with_role = synth.StackSource(
+        "A",
+        {
+            "Resources": {
+                "R": {"Type": "AWS::IAM::Role"},
+                "B": {"Type": "AWS::S3::Bucket"},
+                "C": {"Type": "Custom::Thing"},
+                "T": {"Type": "AWS::ApplicationAutoScaling::ScalableTarget"},
+            }
+        },
+    )
+    with_file = synth.StackSource(
+        "B", {"Resources": {"Q": {"Type": "AWS::SNS::Topic"}}}, file_assets=[("code", tmp_path)]
+    )
+    # THEN it imports the module of each AWS type, the assets module for the file, and nothing for the custom type
+    assert synth.app_modules([with_role]) == ["aws_cdk.aws_applicationautoscaling", "aws_cdk.aws_iam", "aws_cdk.aws_s3"]
+    assert synth.app_modules([with_role, with_file]) == [
+        "aws_cdk.aws_applicationautoscaling",
+        "aws_cdk.aws_iam",
+        "aws_cdk.aws_s3",
+        "aws_cdk.aws_s3_assets",
+        "aws_cdk.aws_sns",
+    ]
+    # AND l1_class finds each type's class in the module named
+    assert synth.l1_class("AWS::ApplicationAutoScaling::ScalableTarget").__module__.startswith(
+        "aws_cdk.aws_applicationautoscaling"
+    )
+
+
+def test_report_gives_the_whole_process_of_each_side_round_by_round() -> None:
+    # GIVEN two rounds: the library imports for 1.5 s, first synths for 2.0 s and synthesizes in 1.9 and 2.1 s;
+    # the hand-written app 0.5 s, 2.0 s and 1.5 and 1.5 s
+    def run(mode: str, import_s: float, synth_s: float) -> synth.Measurement:
+        return replace(_m(mode, 10, synth_s), import_s=import_s, init_s=2.0)
+
+    lib = synth.Summary((run("library", 1.5, 1.9), run("library", 1.5, 2.1)))
+    base = synth.Summary((run("baseline", 0.5, 1.5), run("baseline", 0.5, 1.5)))
+    comparison = synth.Comparison(10, lib, synth.Summary(()), base, "same")
+    # THEN each side's process is 5.4-5.6 s against 4.0 s: the ratios 1.35 and 1.40, median 1.38 (printed 1.38)
+    assert lib.runs[0].process_s == pytest.approx(5.4)
+    assert synth.process_line(comparison) == (
+        "N=10 whole process (imports + first synth + measured synth): library 5.5 s, baseline 4.0 s,"
+        " library/baseline 1.38 (1.35-1.40); imports 1.50/0.50 s"
+    )
+    assert synth.process_line(comparison) in synth.format_report(synth.SynthReport(comparisons=[comparison]))
