@@ -456,3 +456,17 @@ def test_report_gives_the_whole_process_of_each_side_round_by_round() -> None:
         " library/baseline 1.38 (1.35-1.40); imports 1.50/0.50 s"
     )
     assert synth.process_line(comparison) in synth.format_report(synth.SynthReport(comparisons=[comparison]))
+
+
+def test_children_keep_compiled_modules_even_where_the_shell_turned_caching_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a shell that turned Python's bytecode cache off
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    # THEN a measured child caches its compiled modules in the run's folder, as a user's synth caches them
+    env = synth.child_env(tmp_path / "pycache")
+    assert "PYTHONDONTWRITEBYTECODE" not in env
+    assert env["PYTHONPYCACHEPREFIX"] == str(tmp_path / "pycache")
+    assert env["PYTHONPATH"] == str(synth.ROOT)
+    # AND without a folder the shell's setting is left as it is
+    assert synth.child_env(None)["PYTHONDONTWRITEBYTECODE"] == "1"
