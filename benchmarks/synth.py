@@ -80,8 +80,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 ROOT = Path(__file__).resolve().parents[1]
 CDK_JSON = ROOT / "cdk.json"
 
@@ -188,6 +186,8 @@ def write_config(n: int, directory: Path) -> Path:
     data = platform_config(n)
     validate_config(json.loads(json.dumps(data)), source=f"bench-{n}")
     path = directory / f"bench-{n}.yaml"
+    import yaml  # here, not at the top: a measured child imports it only as part of the library's imports
+
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return path
 
@@ -1092,15 +1092,21 @@ def _cpu_s() -> float:
 
 
 def _time_app_synth() -> dict[str, float]:
-    """Note when the first ``App.synth()`` from now on starts (``perf_counter``), under the key ``start``."""
+    """Note when the first ``App.synth()`` from now on starts and ends (``perf_counter``), under ``start`` and
+    ``end``."""
     from aws_cdk import App
 
     seen: dict[str, float] = {}
     synth = App.synth
 
     def noted(self: Any, *args: Any, **kwargs: Any) -> Any:
+        first = "start" not in seen
         seen.setdefault("start", time.perf_counter())
-        return synth(self, *args, **kwargs)
+        try:
+            return synth(self, *args, **kwargs)
+        finally:
+            if first:
+                seen["end"] = time.perf_counter()
 
     App.synth = noted  # type: ignore[method-assign]
     return seen
@@ -1201,6 +1207,7 @@ def child(mode: str, config: Path, outdir: Path, source: Path | None, baseline: 
         "init_s": t2 - t1,
         "synth_s": t3 - t2,
         "build_s": app_synth.get("start", t3) - t2,
+        "app_synth_s": app_synth.get("end", t3) - app_synth.get("start", t3),
         "jsii_calls": calls[0],
         "self_maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         **guard,
@@ -1262,10 +1269,14 @@ class Measurement:
     baseline: its constructs); the rest of ``synth_s`` is ``app.synth()`` (aspects, preparation, the gates, the
     template and asset writes)"""
 
+    app_synth_s: float = 0.0
+    """seconds of the measured synth in ``app.synth()``; the rest of ``synth_s`` after it is the library's own
+    checks of the written assembly (every stack's resource count) and the removal of the earlier output"""
+
     @property
-    def app_synth_s(self) -> float:
-        """Seconds of the measured synth in ``app.synth()``."""
-        return self.synth_s - self.build_s
+    def after_app_synth_s(self) -> float:
+        """Seconds of the measured synth after ``app.synth()`` (the library's checks; none for the baseline)."""
+        return self.synth_s - self.build_s - self.app_synth_s
 
     @property
     def process_s(self) -> float:
@@ -1327,6 +1338,7 @@ def measure(
         cpu_s=r["cpu_s"],
         guard_cpu_s=r["guard_cpu_s"],
         build_s=r["build_s"],
+        app_synth_s=r["app_synth_s"],
         import_s=r["import_s"],
     )
 
@@ -1486,6 +1498,28 @@ def _load() -> str:
     return f"{one:.2f} {five:.2f} {fifteen:.2f}"
 
 
+def _compile_pass(n: int, tmp: Path, pycache: Path, *, with_baseline: bool, baseline: str, say: Any) -> None:
+    """Untimed: one run of the library (and of the hand-written app, ``with_baseline``) at ``n`` that fills
+    ``pycache``, so that the measured children load compiled modules, as a user's second synth does
+    (:func:`child_env`)."""
+    if not n:
+        return
+    say(f"compiling the modules both sides import (N={n}, untimed) ...")
+    compiled = measure("library", n, write_config(n, tmp), tmp / "compile-library", pycache=pycache)
+    if compiled.error:
+        say(f"compiling failed, the first runs compile their modules themselves: {compiled.error}")
+    elif with_baseline:
+        measure(
+            "baseline",
+            n,
+            write_config(n, tmp),
+            tmp / "compile-baseline",
+            compiled.outdir,
+            baseline=baseline,
+            pycache=pycache,
+        )
+
+
 def run(  # noqa: C901 - the benchmark's sequence of measurements, each optional
     *,
     compare_ns: Sequence[int] = (10, 50, 300),
@@ -1510,20 +1544,7 @@ def run(  # noqa: C901 - the benchmark's sequence of measurements, each optional
         tmp = Path(tmp_name)
         pycache = tmp / "pycache"
         first = (compare_ns or scaling_ns or (plan_n,))[0]
-        if first:
-            # Untimed: the children then load compiled modules, as a user's second synth does (child_env).
-            say(f"compiling the modules both sides import (N={first}, untimed) ...")
-            compiled = measure("library", first, write_config(first, tmp), tmp / "compile-library", pycache=pycache)
-            if not compiled.error and compare_ns:
-                measure(
-                    "baseline",
-                    first,
-                    write_config(first, tmp),
-                    tmp / "compile-baseline",
-                    compiled.outdir,
-                    baseline=baseline,
-                    pycache=pycache,
-                )
+        _compile_pass(first, tmp, pycache, with_baseline=bool(compare_ns), baseline=baseline, say=say)
         for n in compare_ns:
             config = write_config(n, tmp)
             runs: dict[str, list[Measurement]] = {mode: [] for mode in MODES}
@@ -1586,8 +1607,9 @@ def _median_spread(summary: Summary, attr: str = "synth_s") -> str:
 
 def phase_line(c: Comparison) -> str:
     """Where the library's synth and the hand-written app's differ at ``c.n``: the seconds before ``app.synth()``
-    (library: config, plan and constructs; baseline: its constructs) and in it, each side's median and the
-    median of the rounds' differences, with the jsii round trips of each side."""
+    (library: config, plan and constructs; baseline: its constructs), in it, and after it (the library's checks of
+    the written assembly), each side's median and the median of the rounds' differences (``-`` when no round has
+    both sides), with the jsii round trips of each side."""
 
     def phase(attr: str) -> str:
         lib, base = c.library.median(attr), c.baseline.median(attr)
@@ -1596,11 +1618,13 @@ def phase_line(c: Comparison) -> str:
             for x, y in zip(c.library.runs, c.baseline.runs, strict=False)
             if not x.error and not y.error
         ]
-        return f"{lib:.2f}/{base:.2f} s, {statistics.median(diffs):+.2f} s round by round"
+        by_round = f"{statistics.median(diffs):+.2f} s" if diffs else "-"
+        return f"{lib:.2f}/{base:.2f} s, {by_round} round by round"
 
     return (
         f"N={c.n} library/baseline: before app.synth() {phase('build_s')}; app.synth() {phase('app_synth_s')};"
-        f" jsii round trips {c.library.first.jsii_calls}/{c.baseline.first.jsii_calls}"
+        f" after it {phase('after_app_synth_s')}; jsii round trips"
+        f" {c.library.first.jsii_calls}/{c.baseline.first.jsii_calls}"
     )
 
 

@@ -67,7 +67,9 @@ def service_linked_role(scope: Construct) -> iam.IRole:
     (``AWS::ApplicationAutoScaling::ScalableTarget`` ``RoleARN`` documentation).
     """
     stack = stack_of(scope)
-    found = getattr(stack, _SERVICE_LINKED_ROLE, None)
+    # Kept on the Python stack object; a stack made in JavaScript (a nested stack of a CfnInclude) comes back as a
+    # new proxy each time, so the tree is asked too.
+    found = getattr(stack, _SERVICE_LINKED_ROLE, None) or stack.node.try_find_child(SERVICE_LINKED_ROLE_ID)
     if found is not None:
         return cast(iam.IRole, found)
     arn = format_arn(

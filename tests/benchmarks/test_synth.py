@@ -390,20 +390,30 @@ def test_report_gives_the_median_and_spread_of_each_side_and_the_ratios_round_by
 
 
 def test_report_splits_each_side_at_app_synth_with_the_rounds_differences() -> None:
-    # GIVEN two rounds at N = 10: the library spends 0.9 and 1.0 s before app.synth() and 1.0 and 0.9 s in it,
-    # the hand-written app 0.7 and 0.8 s before and 0.9 and 0.9 s in it
-    def run(mode: str, build_s: float, synth_s: float, calls: int) -> synth.Measurement:
-        return replace(_m(mode, 10, synth_s), build_s=build_s, jsii_calls=calls)
+    # GIVEN two rounds at N = 10: the library spends 0.9 and 1.0 s before app.synth(), 0.96 and 0.86 s in it and
+    # 0.04 s after it; the hand-written app 0.7 and 0.8 s before and 0.9 and 0.9 s in it
+    def run(mode: str, build_s: float, app_synth_s: float, synth_s: float, calls: int) -> synth.Measurement:
+        return replace(_m(mode, 10, synth_s), build_s=build_s, app_synth_s=app_synth_s, jsii_calls=calls)
 
-    lib = synth.Summary((run("library", 0.9, 1.9, 899), run("library", 1.0, 1.9, 899)))
-    base = synth.Summary((run("baseline", 0.7, 1.6, 873), run("baseline", 0.8, 1.7, 873)))
+    lib = synth.Summary((run("library", 0.9, 0.96, 1.9, 899), run("library", 1.0, 0.86, 1.9, 899)))
+    base = synth.Summary((run("baseline", 0.7, 0.9, 1.6, 873), run("baseline", 0.8, 0.9, 1.7, 873)))
     comparison = synth.Comparison(10, lib, synth.Summary(()), base, "same")
     # THEN the line gives each phase's medians and the median of the rounds' differences, and the round trips
     assert synth.phase_line(comparison) == (
         "N=10 library/baseline: before app.synth() 0.95/0.75 s, +0.20 s round by round;"
-        " app.synth() 0.95/0.90 s, +0.05 s round by round; jsii round trips 899/873"
+        " app.synth() 0.91/0.90 s, +0.01 s round by round; after it 0.04/0.00 s, +0.04 s round by round;"
+        " jsii round trips 899/873"
     )
-    assert run("library", 0.9, 1.9, 0).app_synth_s == pytest.approx(1.0)
+    assert lib.runs[0].after_app_synth_s == pytest.approx(0.04)
+    # AND rounds where never both sides succeeded give no difference rather than failing the report
+    lonely = synth.Comparison(
+        10,
+        synth.Summary((lib.runs[0], replace(lib.runs[1], error="boom"))),
+        synth.Summary(()),
+        synth.Summary((replace(base.runs[0], error="boom"), base.runs[1])),
+        "same",
+    )
+    assert "before app.synth() 0.90/0.80 s, - round by round" in synth.phase_line(lonely)
     # AND the report prints it under the table when both sides ran
     report = synth.SynthReport(comparisons=[comparison], load="1 -> 1")
     assert synth.phase_line(comparison) in synth.format_report(report)
