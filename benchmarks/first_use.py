@@ -7,10 +7,10 @@ code of every L2 class the platform uses (``iam.Role``, ``sns.Topic``, ``appscal
 hand-written app of typed L1 classes never loads. This benchmark measures that cost per family of resources, as the
 library's fixed resources use them. Each measurement is a FRESH subprocess that imports aws-cdk-lib, synthesizes a
 one-resource warm-up app with the compliance gates (the one-time initialisation, as the synth benchmark does for the
-library and the hand-written app), then builds three instances of the family with the L2 classes (``l2``) or with
-their L1 classes (``l1``) and synthesizes them; the time of that build and synth is reported. The two kinds of a
-family run in turn within each round; the report gives each kind's median (lowest-highest) and the median of the
-rounds' differences (wall, and CPU of Python, Node and their children).
+library and the hand-written app), then builds ``--count`` instances (default 3) of the family with the L2 classes
+(``l2``) or with their L1 classes (``l1``) and synthesizes them; the time of that build and synth is reported. The
+two kinds of a family run in turn within each round; the report gives each kind's median (lowest-highest) and the
+median of the rounds' differences (wall, and CPU of Python, Node and their children).
 
 The figures are milliseconds on a shared machine: never assert them in tests.
 """
@@ -182,8 +182,8 @@ FAMILIES: dict[str, Callable[[Any, int, str], None]] = {
 KINDS = ("l2", "l1")
 
 
-def child(family: str, kind: str, outdir: Path) -> dict[str, float]:
-    """In this fresh process: warm up, then build and synthesize three instances of ``family`` as ``kind``."""
+def child(family: str, kind: str, outdir: Path, count: int = 3) -> dict[str, float]:
+    """In this fresh process: warm up, then build and synthesize ``count`` instances of ``family`` as ``kind``."""
     from aws_cdk import App, Stack
 
     context = cdk_context()
@@ -191,16 +191,16 @@ def child(family: str, kind: str, outdir: Path) -> dict[str, float]:
     cpu0, t0 = _cpu_s(), time.perf_counter()
     app = App(outdir=str(outdir / "measured"), context=dict(context))
     stack = Stack(app, "FirstUse")
-    for i in range(3):
+    for i in range(count):
         FAMILIES[family](stack, i, kind)
     app.synth()
     return {"wall_s": time.perf_counter() - t0, "cpu_s": _cpu_s() - cpu0}
 
 
-def _measure(family: str, kind: str) -> dict[str, float]:
+def _measure(family: str, kind: str, count: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="bench-first-use-") as tmp:
         out = subprocess.run(
-            [sys.executable, "-m", "benchmarks.first_use", "--child", family, kind, tmp],
+            [sys.executable, "-m", "benchmarks.first_use", "--child", family, kind, tmp, "--count", str(count)],
             check=True,
             capture_output=True,
             text=True,
@@ -213,17 +213,18 @@ def _spread(values: Sequence[float]) -> str:
     return f"{statistics.median(values) * 1000:.0f} ({min(values) * 1000:.0f}-{max(values) * 1000:.0f})"
 
 
-def run(families: Sequence[str], repeat: int, log: Any = sys.stderr) -> str:
-    """Measure each family ``repeat`` times (its two kinds in turn) and return the report."""
+def run(families: Sequence[str], repeat: int, log: Any = sys.stderr, count: int = 3) -> str:
+    """Measure each family ``repeat`` times (its two kinds in turn, ``count`` instances each) and return the
+    report."""
     runs: dict[tuple[str, str], list[dict[str, float]]] = {(f, k): [] for f in families for k in KINDS}
     for r in range(repeat):
         for family in families:
             for kind in KINDS:
                 print(f"first use: {family} {kind} {r + 1}/{repeat} ...", file=log, flush=True)
-                runs[(family, kind)].append(_measure(family, kind))
+                runs[(family, kind)].append(_measure(family, kind, count))
     lines = [
         "First use of the L2 classes against the L1 classes of the same resources: milliseconds to build and "
-        f"synthesize 3 instances in a fresh process after the warm-up, median (lowest-highest) of {repeat} runs; "
+        f"synthesize {count} instances in a fresh process after the warm-up, median (lowest-highest) of {repeat} runs; "
         "the differences are the median of the rounds' differences.",
         "",
         f"{'family':<8}  {'L2 wall ms':<16}  {'L1 wall ms':<16}  {'L2 - L1 wall':<12}  {'L2 - L1 CPU':<12}",
@@ -240,17 +241,20 @@ def run(families: Sequence[str], repeat: int, log: Any = sys.stderr) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: ``--repeat K`` (default 5), ``--family NAME`` (repeatable; default every family)."""
+    """Command line: ``--repeat K`` (default 5), ``--family NAME`` (repeatable; default every family), ``--count N``
+    instances of each family (default 3; a platform of 10 endpoints has about 10 roles, 8 scalable targets and
+    7 topics)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--family", action="append", choices=sorted(FAMILIES))
+    parser.add_argument("--count", type=int, default=3, help="instances of each family (default 3)")
     parser.add_argument("--child", nargs=3, metavar=("FAMILY", "KIND", "OUTDIR"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         family, kind, outdir = args.child
-        print(json.dumps(child(family, kind, Path(outdir))))
+        print(json.dumps(child(family, kind, Path(outdir), args.count)))
         return 0
-    sys.stdout.write(run(args.family or list(FAMILIES), args.repeat))
+    sys.stdout.write(run(args.family or list(FAMILIES), args.repeat, count=args.count))
     return 0
 
 

@@ -29,8 +29,16 @@ def test_l2_and_l1_builders_make_the_same_resources(family: str) -> None:
 
 def test_report_names_every_family_with_its_difference(monkeypatch: pytest.MonkeyPatch) -> None:
     walls = {("iam", "l2"): 0.30, ("iam", "l1"): 0.10, ("sns", "l2"): 0.20, ("sns", "l1"): 0.15}
-    monkeypatch.setattr(first_use, "_measure", lambda f, k: {"wall_s": walls[(f, k)], "cpu_s": 2 * walls[(f, k)]})
-    report = first_use.run(["iam", "sns"], repeat=2, log=io.StringIO())
+    counts: list[int] = []
+
+    def measure(f: str, k: str, count: int) -> dict[str, float]:
+        counts.append(count)
+        return {"wall_s": walls[(f, k)], "cpu_s": 2 * walls[(f, k)]}
+
+    monkeypatch.setattr(first_use, "_measure", measure)
+    report = first_use.run(["iam", "sns"], repeat=2, log=io.StringIO(), count=8)
+    assert set(counts) == {8}
+    assert "synthesize 8 instances" in report
     rows = {line.split()[0]: line.split() for line in report.splitlines()[3:]}
     assert rows["iam"][-2:] == ["200", "400"]
     assert rows["sns"][-2:] == ["50", "100"]
