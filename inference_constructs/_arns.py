@@ -9,10 +9,15 @@ strings in the same order, so an ARN is the same (token) string and renders as t
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from aws_cdk import ArnFormat, Stack
 from constructs import IConstruct
 
-__all__ = ["format_arn", "keep_stack", "stack_environment", "stack_of"]
+__all__ = ["format_arn", "keep_stack", "kept_on_stack", "stack_environment", "stack_of"]
+
+_T = TypeVar("_T")
 
 _ENV = "_inference_arn_environment"
 _STACK = "_inference_stack"
@@ -40,15 +45,21 @@ def keep_stack(construct: IConstruct, scope: IConstruct) -> Stack:
     return stack
 
 
+def kept_on_stack(stack: Stack, key: str, make: Callable[[], _T]) -> _T:
+    """What ``make()`` gives for ``stack``, made once and kept on the stack's Python object under ``key`` (an
+    attribute name of this library's): for what is the same for every construct of a stack and costs round trips
+    to the jsii kernel to make or read."""
+    found = getattr(stack, key, None)
+    if found is None:
+        found = make()
+        setattr(stack, key, found)
+    return found
+
+
 def stack_environment(stack: Stack) -> tuple[str, str, str]:
     """(partition, region, account) of ``stack``, read from the jsii kernel once and kept on the stack object
     (they never change once the stack exists): the one read every per-stack helper starts from."""
-    found = getattr(stack, _ENV, None)
-    if isinstance(found, tuple):
-        return found
-    env = (stack.partition, stack.region, stack.account)
-    setattr(stack, _ENV, env)
-    return env
+    return kept_on_stack(stack, _ENV, lambda: (stack.partition, stack.region, stack.account))
 
 
 def format_arn(

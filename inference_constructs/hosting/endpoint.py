@@ -24,7 +24,7 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from inference_constructs._arns import format_arn, keep_stack
+from inference_constructs._arns import format_arn, keep_stack, kept_on_stack
 from inference_constructs._grants import grant_managed
 from inference_constructs._policy import allow
 from inference_constructs.catalog import Catalog
@@ -416,14 +416,11 @@ class InferenceEndpoint(EndpointImports, EndpointScalingHooks, EndpointMetrics, 
 
 
 def _execution_role(owner: Construct, stack: Stack) -> iam.Role:
-    principal = getattr(stack, _SAGEMAKER_PRINCIPAL, None)
-    if not isinstance(principal, iam.ServicePrincipal):
-        principal = iam.ServicePrincipal("sagemaker.amazonaws.com")
-        setattr(stack, _SAGEMAKER_PRINCIPAL, principal)  # one for the stack's roles, not one per endpoint
     return iam.Role(
         owner,
         "ExecutionRole",
-        assumed_by=principal,
+        # one principal for the stack's roles, not one per endpoint
+        assumed_by=kept_on_stack(stack, _SAGEMAKER_PRINCIPAL, lambda: iam.ServicePrincipal("sagemaker.amazonaws.com")),
         description="SageMaker execution role of one inference endpoint (least privilege)",
     )
 

@@ -12,7 +12,7 @@ from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from inference_constructs import _tokens
-from inference_constructs._arns import format_arn, stack_of
+from inference_constructs._arns import format_arn, kept_on_stack, stack_of
 from inference_constructs.observability.alarm_resources import (
     AlarmMetric,
     add_alarm,
@@ -67,22 +67,24 @@ def service_linked_role(scope: Construct) -> iam.IRole:
     (``AWS::ApplicationAutoScaling::ScalableTarget`` ``RoleARN`` documentation).
     """
     stack = stack_of(scope)
-    # Kept on the Python stack object; a stack made in JavaScript (a nested stack of a CfnInclude) comes back as a
-    # new proxy each time, so the tree is asked too.
-    found = getattr(stack, _SERVICE_LINKED_ROLE, None) or stack.node.try_find_child(SERVICE_LINKED_ROLE_ID)
-    if found is not None:
-        return cast(iam.IRole, found)
-    arn = format_arn(
-        stack,
-        service="iam",
-        region="",
-        resource="role",
-        resource_name=SERVICE_LINKED_ROLE_NAME,
-        arn_format=ArnFormat.SLASH_RESOURCE_NAME,
-    )
-    role = iam.Role.from_role_arn(stack, SERVICE_LINKED_ROLE_ID, arn, mutable=False)
-    setattr(stack, _SERVICE_LINKED_ROLE, role)  # one import per stack, not one per scalable target
-    return role
+
+    def imported() -> iam.IRole:
+        # A stack made in JavaScript (a nested stack of a CfnInclude) comes back to Python as a new proxy on each
+        # read, so what was kept on an earlier proxy is not seen: the tree is asked before importing.
+        found = stack.node.try_find_child(SERVICE_LINKED_ROLE_ID)
+        if found is not None:
+            return cast(iam.IRole, found)
+        arn = format_arn(
+            stack,
+            service="iam",
+            region="",
+            resource="role",
+            resource_name=SERVICE_LINKED_ROLE_NAME,
+            arn_format=ArnFormat.SLASH_RESOURCE_NAME,
+        )
+        return iam.Role.from_role_arn(stack, SERVICE_LINKED_ROLE_ID, arn, mutable=False)
+
+    return kept_on_stack(stack, _SERVICE_LINKED_ROLE, imported)  # one import per stack, not one per target
 
 
 def scalable_target(
