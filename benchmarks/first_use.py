@@ -170,7 +170,50 @@ def _lambda(stack: Any, i: int, kind: str) -> None:
         )
 
 
+def _alarm(stack: Any, i: int, kind: str) -> None:
+    # l2: the CfnAlarm as the Resource child of an AlarmBase (RenderedAlarm), as every rendered alarm was made
+    # before alarm_of made it on demand; l1: the CfnAlarm alone.
+    from aws_cdk import aws_cloudwatch as cloudwatch
+
+    from inference_constructs.observability.alarm_resources import RenderedAlarm
+
+    scope, child_id = (RenderedAlarm(stack, f"Alarm{i}"), "Resource") if kind == "l2" else (stack, f"Alarm{i}")
+    cloudwatch.CfnAlarm(
+        scope,
+        child_id,
+        comparison_operator="GreaterThanThreshold",
+        evaluation_periods=3,
+        threshold=1,
+        metric_name="ModelLatency",
+        namespace="AWS/SageMaker",
+        statistic="Average",
+        period=60,
+    )
+
+
+def _ssm(stack: Any, i: int, kind: str) -> None:
+    from aws_cdk import aws_ssm as ssm
+    from constructs import Construct
+
+    if kind == "l2":
+        ssm.StringParameter(stack, f"Parameter{i}", parameter_name=f"/bench/p{i}", string_value="v", description="d")
+    else:
+        ssm.CfnParameter(Construct(stack, f"Parameter{i}"), "Resource", type="String", value="v", name=f"/bench/p{i}")
+
+
+def _logs(stack: Any, i: int, kind: str) -> None:
+    from aws_cdk import aws_logs as logs
+
+    if kind == "l2":
+        logs.LogGroup(stack, f"Group{i}", retention=logs.RetentionDays.ONE_MONTH)
+    else:
+        logs.CfnLogGroup(stack, f"Group{i}", retention_in_days=30)
+
+
 FAMILIES: dict[str, Callable[[Any, int, str], None]] = {
+    "alarm": _alarm,
+    "ssm": _ssm,
+    "logs": _logs,
     "iam": _iam,
     "scaling": _scaling,
     "sns": _sns,

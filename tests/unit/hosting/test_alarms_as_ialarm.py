@@ -52,3 +52,27 @@ def test_fails_alarm_of_an_alarm_the_library_did_not_render() -> None:
     other = cloudwatch.CfnAlarm(stack, "Other", comparison_operator="GreaterThanThreshold", evaluation_periods=1)
     with pytest.raises(InferenceConfigError, match="from_alarm_arn"):
         alarm_of(other)
+
+
+def test_alarm_of_adds_one_ialarm_beside_the_alarm_and_renders_nothing_more() -> None:
+    # GIVEN two apps with the same endpoint
+    stacks = [Stack(App(), "S") for _ in range(2)]
+    chats = [RealtimeEndpoint(stack, "Chat", model=QWEN) for stack in stacks]
+    cfn = chats[0].rollback_alarms[0]
+    # WHEN one of them asks for a rollback alarm's IAlarm twice
+    first, second = alarm_of(cfn), alarm_of(cfn)
+    # THEN it is one RenderedAlarm, the child "Alarm" of the alarm's owner, holding that CfnAlarm,
+    # and both templates (resources and logical ids) are the same
+    assert first is second
+    assert first.node.scope is cfn.node.scope and first.node.id == "Alarm"
+    assert first.resource is cfn
+    assert Template.from_stack(stacks[0]).to_json() == Template.from_stack(stacks[1]).to_json()
+
+
+def test_a_rendered_alarm_made_directly_still_owns_its_alarm() -> None:
+    # GIVEN a RenderedAlarm made directly with its CfnAlarm as the child "Resource" (its documented form)
+    stack = Stack(App(), "S")
+    owner = RenderedAlarm(stack, "Direct")
+    cfn = cloudwatch.CfnAlarm(owner, "Resource", comparison_operator="GreaterThanThreshold", evaluation_periods=1)
+    # WHEN asked for its IAlarm THEN it is the owner itself, reading that CfnAlarm
+    assert alarm_of(cfn) is owner and owner.resource is cfn
