@@ -10,7 +10,7 @@ strings in the same order, so an ARN is the same (token) string and renders as t
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 from aws_cdk import ArnFormat, Stack
 from constructs import IConstruct
@@ -45,15 +45,24 @@ def keep_stack(construct: IConstruct, scope: IConstruct) -> Stack:
     return stack
 
 
+#: What :func:`kept_on_stack` keeps: the stack's object id in the jsii kernel -> key -> value.
+_KEPT: dict[str, dict[str, Any]] = {}
+
+
 def kept_on_stack(stack: Stack, key: str, make: Callable[[], _T]) -> _T:
-    """What ``make()`` gives for ``stack``, made once and kept on the stack's Python object under ``key`` (an
-    attribute name of this library's): for what is the same for every construct of a stack and costs round trips
-    to the jsii kernel to make or read."""
-    found = getattr(stack, key, None)
-    if found is None:
-        found = make()
-        setattr(stack, key, found)
-    return found
+    """What ``make()`` gives for ``stack``, made once per stack and kept under ``key`` (a name of this library's):
+    for what is the same for every construct of a stack (one rule set, one mapping, one import) or costs round trips
+    to the jsii kernel to make or read.
+
+    Kept by the stack's object id in the jsii kernel, not on its Python object: a stack made in JavaScript (a
+    ``CfnInclude`` nested stack) comes back to Python as a new proxy on each read, so a value set on one proxy is
+    not seen through the next, and a second construct of that stack would make the value again (a second rule or
+    import of the same construct id). The kernel keeps every object for the life of the process, and so does this.
+    """
+    kept = _KEPT.setdefault(cast(str, stack.__jsii_ref__.ref), {})  # type: ignore[attr-defined]
+    if key not in kept:
+        kept[key] = make()
+    return cast(_T, kept[key])
 
 
 def stack_environment(stack: Stack) -> tuple[str, str, str]:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from aws_cdk import Aws, CfnRule, Fn, Stack, Token
 
+from inference_constructs._arns import kept_on_stack
 from inference_constructs.regions import AccountRequirement, RegionRequirement
 
 __all__ = ["ACCOUNT_RULE_ID", "RULE_ID", "RegionRules", "add_region_rules"]
@@ -49,11 +50,7 @@ class RegionRules:
     @staticmethod
     def of(stack: Stack) -> RegionRules:
         """The rules of ``stack``, kept on the stack object (created on first use)."""
-        found = getattr(stack, _ATTR, None)
-        if not isinstance(found, RegionRules):
-            found = RegionRules(stack)
-            setattr(stack, _ATTR, found)
-        return found
+        return kept_on_stack(stack, _ATTR, lambda: RegionRules(stack))
 
     def require(self, requirement: RegionRequirement | None) -> None:
         """Assert ``requirement`` (once per ``rule_id``; the first registration's description stays)."""

@@ -17,7 +17,7 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct, IConstruct
 
 from inference_constructs import _tokens
-from inference_constructs._arns import stack_environment, stack_of
+from inference_constructs._arns import kept_on_stack, stack_environment, stack_of
 from inference_constructs._buckets import retained_bucket
 from inference_constructs.compliance import acknowledge_all
 from inference_constructs.containers import ContainerImage, load_snapshot
@@ -54,38 +54,33 @@ class StackEnv:
 def stack_env(stack: Stack) -> StackEnv:
     """The environment of ``stack`` (read once per stack by :func:`~inference_constructs._arns.stack_environment`)
     as the nag findings and image lookups need it, kept on the stack object."""
-    found = getattr(stack, _ENV, None)
-    if isinstance(found, StackEnv):
-        return found
-    partition, region, account = stack_environment(stack)
-    env = StackEnv(
-        nag_partition="<AWS::Partition>" if Token.is_unresolved(partition) else partition,
-        nag_region="<AWS::Region>" if Token.is_unresolved(region) else region,
-        nag_account="<AWS::AccountId>" if Token.is_unresolved(account) else account,
-        region=region,
-        region_resolved=not Token.is_unresolved(region),
-    )
-    setattr(stack, _ENV, env)
-    return env
+
+    def make() -> StackEnv:
+        partition, region, account = stack_environment(stack)
+        return StackEnv(
+            nag_partition="<AWS::Partition>" if Token.is_unresolved(partition) else partition,
+            nag_region="<AWS::Region>" if Token.is_unresolved(region) else region,
+            nag_account="<AWS::AccountId>" if Token.is_unresolved(account) else account,
+            region=region,
+            region_resolved=not Token.is_unresolved(region),
+        )
+
+    return kept_on_stack(stack, _ENV, make)
 
 
 def _mapping(stack: Stack, image: ContainerImage, domains: Mapping[str, str]) -> CfnMapping:
     """The stack's image mapping (kept on the stack object); a new one holds ``image``'s column and the
     domains of its regions from the start, in the order ``image_uri`` writes them, in one round trip."""
-    mapping = getattr(stack, _MAPPING, None)
-    if isinstance(mapping, CfnMapping):
-        return mapping
-    found = stack.node.try_find_child(MAPPING_ID)
-    if isinstance(found, CfnMapping):
-        mapping = found
-    else:
+
+    def make() -> CfnMapping:
         rows = sorted(image.accounts.items())
         mapping = CfnMapping(
             stack, MAPPING_ID, mapping={r: {image.mapping_key: account, _DOMAIN: domains[r]} for r, account in rows}
         )
         setattr(mapping, _WRITTEN, {image.mapping_key, *(f"{_DOMAIN}:{r}" for r, _ in rows)})
-    setattr(stack, _MAPPING, mapping)
-    return mapping
+        return mapping
+
+    return kept_on_stack(stack, _MAPPING, make)
 
 
 def image_uri(
@@ -110,7 +105,7 @@ def image_uri(
         return snapshot.uri(image.key, region), image.accounts[region]
     user = path.removesuffix(".serving") if path != "serving" else scope.node.path
     RegionRules.of(stack).require(image_requirement(image.key, image.repository, image.tag, image.accounts, [user]))
-    uris: dict[tuple[str, str, str], tuple[str, str]] = getattr(stack, _URIS, None) or {}
+    uris: dict[tuple[str, str, str], tuple[str, str]] = kept_on_stack(stack, _URIS, dict)
     pinned = (image.key, image.repository, image.tag)
     if pinned in uris:
         # The same lookups, already in the mapping: the tokens are reused (three jsii round trips per endpoint).
@@ -133,7 +128,6 @@ def image_uri(
     domain = mapping.find_in_map(aws_region, _DOMAIN)
     uri = Fn.join("", [account, ".dkr.ecr.", aws_region, ".", domain, f"/{image.repository}:{image.tag}"])
     uris[pinned] = (uri, account)
-    setattr(stack, _URIS, uris)
     return uri, account
 
 
@@ -174,13 +168,12 @@ class InferenceStorage(Construct):
     def of(scope: IConstruct) -> InferenceStorage:
         """The stack's storage, created on first use."""
         stack = stack_of(scope)
-        found = getattr(stack, _STORAGE, None)  # kept on the stack object: saves two round trips per use
-        if not isinstance(found, InferenceStorage):
-            found = stack.node.try_find_child(STORAGE_ID)
-        if not isinstance(found, InferenceStorage):
-            found = InferenceStorage(stack, STORAGE_ID)
-        setattr(stack, _STORAGE, found)
-        return found
+
+        def make() -> InferenceStorage:
+            found = stack.node.try_find_child(STORAGE_ID)  # made directly under its id
+            return found if isinstance(found, InferenceStorage) else InferenceStorage(stack, STORAGE_ID)
+
+        return kept_on_stack(stack, _STORAGE, make)  # saves two round trips per use
 
     @property
     def data(self) -> s3.Bucket:

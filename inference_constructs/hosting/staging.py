@@ -42,7 +42,7 @@ from aws_cdk import aws_stepfunctions as sfn
 from aws_cdk import custom_resources as cr
 from constructs import Construct, IConstruct
 
-from inference_constructs._arns import format_arn
+from inference_constructs._arns import format_arn, kept_on_stack, stack_of
 from inference_constructs._assets import lambda_asset_path
 from inference_constructs._handler import HandlerFunction, handler_identity
 from inference_constructs._kms import log_group_key
@@ -135,12 +135,8 @@ class _StagingProvider(Construct):
 
     @staticmethod
     def of(scope: IConstruct) -> _StagingProvider:
-        stack = Stack.of(scope)
-        found = getattr(stack, _PROVIDER, None)
-        if not isinstance(found, _StagingProvider):
-            found = _StagingProvider(stack, PROVIDER_ID)
-            setattr(stack, _PROVIDER, found)
-        return found
+        stack = stack_of(scope)
+        return kept_on_stack(stack, _PROVIDER, lambda: _StagingProvider(stack, PROVIDER_ID))
 
     def _acknowledge(self) -> None:
         """The findings of the handlers and of aws-cdk-lib's provider framework (its functions, roles and waiter

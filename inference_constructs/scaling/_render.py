@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import cast
 
 from aws_cdk import ArnFormat
 from aws_cdk import aws_applicationautoscaling as appscaling
@@ -69,11 +68,6 @@ def service_linked_role(scope: Construct) -> iam.IRole:
     stack = stack_of(scope)
 
     def imported() -> iam.IRole:
-        # A stack made in JavaScript (a nested stack of a CfnInclude) comes back to Python as a new proxy on each
-        # read, so what was kept on an earlier proxy is not seen: the tree is asked before importing.
-        found = stack.node.try_find_child(SERVICE_LINKED_ROLE_ID)
-        if found is not None:
-            return cast(iam.IRole, found)
         arn = format_arn(
             stack,
             service="iam",

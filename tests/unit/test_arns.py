@@ -119,3 +119,69 @@ def test_a_construct_outside_any_stack_fails_as_stack_of_does() -> None:
         Stack.of(orphan)
     with pytest.raises(RuntimeError, match="no Stack found"):
         stack_of(orphan)
+
+
+def _javascript_stack(tmp_path: Any) -> Any:
+    """A nested stack that ``CfnInclude`` made in JavaScript, and a reader giving a new Python proxy of it per call."""
+    import json
+
+    from aws_cdk import cloudformation_include as include
+
+    child = tmp_path / "child.json"
+    child.write_text(json.dumps({"Resources": {"Q": {"Type": "AWS::SNS::Topic"}}}))
+    parent = tmp_path / "parent.json"
+    parent.write_text(
+        json.dumps({"Resources": {"Child": {"Type": "AWS::CloudFormation::Stack", "Properties": {"TemplateURL": "x"}}}})
+    )
+    included = include.CfnInclude(
+        Stack(App(), "Parent"),
+        "Include",
+        template_file=str(parent),
+        load_nested_stacks={"Child": include.CfnIncludeProps(template_file=str(child))},
+    )
+    return lambda: included.get_nested_stack("Child").stack
+
+
+def test_a_value_kept_on_a_stack_made_in_javascript_is_found_through_each_proxy(tmp_path: Any) -> None:
+    from inference_constructs._arns import kept_on_stack
+
+    # GIVEN a stack made in JavaScript, read twice (two Python proxies of one stack), and a stack made in Python
+    nested = _javascript_stack(tmp_path)
+    first, second = nested(), nested()
+    assert first is not second
+    made: list[str] = []
+
+    def maker(name: str) -> Any:
+        def make() -> str:
+            made.append(name)
+            return name
+
+        return make
+
+    # WHEN a value is kept under one key through each proxy, and under the same key on the other stack
+    values = [kept_on_stack(s, "_test_key", maker(n)) for n, s in (("a", first), ("b", second))]
+    other = kept_on_stack(Stack(App(), "Other"), "_test_key", lambda: "c")
+    # THEN it was made once for the JavaScript stack, and separately for the other
+    assert values == ["a", "a"] and made == ["a"] and other == "c"
+
+
+def test_endpoints_under_two_reads_of_a_stack_made_in_javascript_share_its_rules_and_storage(tmp_path: Any) -> None:
+    from aws_cdk.assertions import Template
+    from constructs import Construct
+
+    from inference_constructs import AsyncOptions, ModelSpec, RealtimeEndpoint
+
+    # GIVEN a stack made in JavaScript (a new Python proxy per read)
+    nested = _javascript_stack(tmp_path)
+    model = ModelSpec(id="Qwen/Qwen2.5-7B-Instruct", parameters_billion=7.6)
+    # WHEN two real-time and two async endpoints are made in it, each under its own read of the stack
+    for name in ("A", "B"):
+        RealtimeEndpoint(Construct(nested(), f"Group{name}"), name, model=model)
+        RealtimeEndpoint(Construct(nested(), f"Async{name}"), name, model=model, async_inference=AsyncOptions())
+    # THEN the stack has one region rule, one image mapping and one storage, used by all four
+    template = Template.from_stack(nested()).to_json()
+    assert list(template["Rules"]) == ["InferenceRegions"]
+    assert list(template["Mappings"]) == ["InferenceImageRegistry"]
+    assert len([t for t in template["Resources"].values() if t["Type"] == "AWS::SageMaker::Endpoint"]) == 4
+    storage = [p for p in nested().node.find_all() if p.node.path.endswith("/InferenceStorage")]
+    assert len(storage) == 1
