@@ -9,6 +9,7 @@ import pytest
 from aws_cdk import App, ArnFormat, Environment, Stack
 
 from inference_constructs._arns import format_arn
+from tests.javascript_stack import javascript_stack
 
 #: The ARN shapes: each resource-name format, with and without a name, and each component given or emptied.
 SHAPES: list[dict[str, Any]] = [
@@ -121,32 +122,11 @@ def test_a_construct_outside_any_stack_fails_as_stack_of_does() -> None:
         stack_of(orphan)
 
 
-def _javascript_stack(tmp_path: Any) -> Any:
-    """A nested stack that ``CfnInclude`` made in JavaScript, and a reader giving a new Python proxy of it per call."""
-    import json
-
-    from aws_cdk import cloudformation_include as include
-
-    child = tmp_path / "child.json"
-    child.write_text(json.dumps({"Resources": {"Q": {"Type": "AWS::SNS::Topic"}}}))
-    parent = tmp_path / "parent.json"
-    parent.write_text(
-        json.dumps({"Resources": {"Child": {"Type": "AWS::CloudFormation::Stack", "Properties": {"TemplateURL": "x"}}}})
-    )
-    included = include.CfnInclude(
-        Stack(App(), "Parent"),
-        "Include",
-        template_file=str(parent),
-        load_nested_stacks={"Child": include.CfnIncludeProps(template_file=str(child))},
-    )
-    return lambda: included.get_nested_stack("Child").stack
-
-
 def test_a_value_kept_on_a_stack_made_in_javascript_is_found_through_each_proxy(tmp_path: Any) -> None:
     from inference_constructs._arns import kept_on_stack
 
     # GIVEN a stack made in JavaScript, read twice (two Python proxies of one stack), and a stack made in Python
-    nested = _javascript_stack(tmp_path)
+    nested = javascript_stack(tmp_path)
     first, second = nested(), nested()
     assert first is not second
     made: list[str] = []
@@ -172,7 +152,7 @@ def test_endpoints_under_two_reads_of_a_stack_made_in_javascript_share_its_rules
     from inference_constructs import AsyncOptions, ModelSpec, RealtimeEndpoint
 
     # GIVEN a stack made in JavaScript (a new Python proxy per read)
-    nested = _javascript_stack(tmp_path)
+    nested = javascript_stack(tmp_path)
     model = ModelSpec(id="Qwen/Qwen2.5-7B-Instruct", parameters_billion=7.6)
     # WHEN two real-time and two async endpoints are made in it, each under its own read of the stack
     for name in ("A", "B"):

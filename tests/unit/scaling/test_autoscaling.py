@@ -561,32 +561,16 @@ def test_scalable_targets_of_a_stack_share_one_import_of_the_service_linked_role
 
 def test_scaling_twice_in_a_stack_made_in_javascript_shares_the_import(tmp_path: Path) -> None:
     # GIVEN a nested stack that CfnInclude made (each read of it is a new Python proxy of the same JS stack)
-    import json
-
-    from aws_cdk import App
-    from aws_cdk import cloudformation_include as include
     from constructs import Construct
 
     from inference_constructs.scaling._render import SERVICE_LINKED_ROLE_ID
+    from tests.javascript_stack import javascript_stack
 
-    child = tmp_path / "child.json"
-    child.write_text(json.dumps({"Resources": {"Q": {"Type": "AWS::SNS::Topic"}}}))
-    parent = tmp_path / "parent.json"
-    parent.write_text(
-        json.dumps({"Resources": {"Child": {"Type": "AWS::CloudFormation::Stack", "Properties": {"TemplateURL": "x"}}}})
-    )
-    included = include.CfnInclude(
-        Stack(App(), "Parent"),
-        "Include",
-        template_file=str(parent),
-        load_nested_stacks={"Child": include.CfnIncludeProps(template_file=str(child))},
-    )
-    nested = included.get_nested_stack("Child").stack
+    read = javascript_stack(tmp_path)
+    nested = read()
     # WHEN two endpoints are scaled under two constructs of it
     a = EndpointScaling(Construct(nested, "G1"), "A", endpoint_name="a", max_capacity=2)
-    b = EndpointScaling(
-        Construct(included.get_nested_stack("Child").stack, "G2"), "B", endpoint_name="b", max_capacity=2
-    )
+    b = EndpointScaling(Construct(read(), "G2"), "B", endpoint_name="b", max_capacity=2)
     # THEN both use the one import in that stack, and both targets are in its template
     assert a.target.role.node.path == b.target.role.node.path == f"Parent/Include/Child/{SERVICE_LINKED_ROLE_ID}"
     targets = Template.from_stack(nested).find_resources("AWS::ApplicationAutoScaling::ScalableTarget")
