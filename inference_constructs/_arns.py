@@ -66,8 +66,9 @@ def kept_on_stack(stack: Stack, key: str, make: Callable[[], _T]) -> _T:
 
 
 def stack_environment(stack: Stack) -> tuple[str, str, str]:
-    """(partition, region, account) of ``stack``, read from the jsii kernel once and kept on the stack object
-    (they never change once the stack exists): the one read every per-stack helper starts from."""
+    """(partition, region, account) of ``stack``, read from the jsii kernel once and kept per stack
+    (:func:`kept_on_stack`; they never change once the stack exists): the one read every per-stack helper starts
+    from."""
     return kept_on_stack(stack, _ENV, lambda: (stack.partition, stack.region, stack.account))
 
 

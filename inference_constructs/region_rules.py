@@ -49,7 +49,7 @@ class RegionRules:
 
     @staticmethod
     def of(stack: Stack) -> RegionRules:
-        """The rules of ``stack``, kept on the stack object (created on first use)."""
+        """The rules of ``stack``, kept per stack (``_arns.kept_on_stack``; created on first use)."""
         return kept_on_stack(stack, _ATTR, lambda: RegionRules(stack))
 
     def require(self, requirement: RegionRequirement | None) -> None:

@@ -30,11 +30,11 @@ STORAGE_ID = "InferenceStorage"
 _DOMAIN = "Domain"
 # Python-side record, on the mapping object, of the columns (and domain rows) already written.
 _WRITTEN = "_inference_constructs_written"
-# Python-side record, on the stack object, of its environment (see stack_env).
+# Keys of what is kept per stack (``_arns.kept_on_stack``): its environment (see stack_env),
 _ENV = "_inference_constructs_env"
-# ... and of its image mapping.
+# its image mapping,
 _MAPPING = "_inference_constructs_image_mapping"
-#: Attribute of a stack holding each image's (URI, registry account) tokens, made once per stack and image.
+# each image's (URI, registry account) tokens, made once per stack and image, and its storage.
 _URIS = "_inference_constructs_image_uris"
 _STORAGE = "_inference_constructs_storage"
 
@@ -53,7 +53,7 @@ class StackEnv:
 
 def stack_env(stack: Stack) -> StackEnv:
     """The environment of ``stack`` (read once per stack by :func:`~inference_constructs._arns.stack_environment`)
-    as the nag findings and image lookups need it, kept on the stack object."""
+    as the nag findings and image lookups need it, kept per stack."""
 
     def make() -> StackEnv:
         partition, region, account = stack_environment(stack)
@@ -69,7 +69,7 @@ def stack_env(stack: Stack) -> StackEnv:
 
 
 def _mapping(stack: Stack, image: ContainerImage, domains: Mapping[str, str]) -> CfnMapping:
-    """The stack's image mapping (kept on the stack object); a new one holds ``image``'s column and the
+    """The stack's image mapping (kept per stack); a new one holds ``image``'s column and the
     domains of its regions from the start, in the order ``image_uri`` writes them, in one round trip."""
 
     def make() -> CfnMapping:
