@@ -171,8 +171,8 @@ def _lambda(stack: Any, i: int, kind: str) -> None:
 
 
 def _alarm(stack: Any, i: int, kind: str) -> None:
-    # l2: the CfnAlarm as the Resource child of an AlarmBase (RenderedAlarm), as every rendered alarm was made
-    # before alarm_of made it on demand; l1: the CfnAlarm alone.
+    # l2: the CfnAlarm as the Resource child of an AlarmBase (RenderedAlarm), as the library renders every alarm;
+    # l1: the CfnAlarm alone, as the hand-written app does.
     from aws_cdk import aws_cloudwatch as cloudwatch
 
     from inference_constructs.observability.alarm_resources import RenderedAlarm

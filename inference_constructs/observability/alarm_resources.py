@@ -6,14 +6,11 @@ single cost of a synth that the plain-resource baseline does not pay (``docs/ben
 describe an alarm's metric as plain data and emit the ``CfnAlarm`` in one call, with the properties the L2
 alarm renders for the same metric (``tests/unit/observability/test_alarm_rendering.py`` compares the two).
 
-Each ``CfnAlarm`` is the ``Resource`` child of a plain construct named like the L2 alarm was, so construct paths
-and logical ids (which hash the path) are the ones the L2 alarms had: a deployed stack keeps its alarms, and the
-endpoints that name their rollback alarms are not updated. :func:`alarm_of` gives the same alarm as a
-:class:`RenderedAlarm`, a ``cloudwatch.AlarmBase`` (an ``IAlarm``) on which composite alarm rules,
-``add_alarm_action(SnsAction(topic))`` and the other aws-cdk alarm uses work. It is made on the first
-``alarm_of`` of an alarm (the child ``Alarm`` of the owner, beside the ``CfnAlarm``; it renders nothing), not with
-every alarm: an ``AlarmBase`` costs the synth about 1.5 ms in Node where a plain construct costs a fraction of it,
-and a platform renders several alarms per endpoint (``python -m benchmarks.first_use --family alarm``).
+Each ``CfnAlarm`` is the ``Resource`` child of a :class:`RenderedAlarm` named like the L2 alarm was, so construct
+paths and logical ids (which hash the path) are the ones the L2 alarms had: a deployed stack keeps its alarms, and
+the endpoints that name their rollback alarms are not updated. ``RenderedAlarm`` is a ``cloudwatch.AlarmBase``
+(an ``IAlarm``): composite alarm rules, ``add_alarm_action(SnsAction(topic))`` and the other aws-cdk alarm uses
+work on it; :func:`alarm_of` returns it for any ``CfnAlarm`` made here.
 """
 
 from __future__ import annotations
@@ -117,8 +114,8 @@ class AlarmOptions(_ExtraOptions):
     ``comparison_operator``, ``evaluation_periods``, ``datapoints_to_alarm`` and ``treat_missing_data`` are the
     alarm's; ``description`` its ``AlarmDescription``; ``actions`` / ``ok_actions`` the ARNs notified on ALARM / OK
     (default: none). ``direct_child``: the ``CfnAlarm`` is itself the child ``construct_id`` of the scope, for an
-    alarm whose logical id predates the owner construct (:func:`alarm_of` does not know it). Default: the
-    ``Resource`` child of a construct ``construct_id``.
+    alarm whose logical id predates :class:`RenderedAlarm` (:func:`alarm_of` does not know it). Default: the
+    ``Resource`` child of a :class:`RenderedAlarm` ``construct_id``.
     """
 
     comparison_operator: cloudwatch.ComparisonOperator
@@ -146,7 +143,7 @@ class AlarmTerms(Protocol):
 
 def planned_options(terms: AlarmTerms, *, description: str, **extra: Unpack[_ExtraOptions]) -> AlarmOptions:
     """The :class:`AlarmOptions` of a planned alarm: its evaluation ``terms`` as the CDK enum members, its
-    ``description``, and the ``extra`` actions and child placement (default: none, an owner construct)."""
+    ``description``, and the ``extra`` actions and child placement (default: none, a :class:`RenderedAlarm`)."""
     return {
         "comparison_operator": COMPARISON_OPERATOR_MEMBERS[terms.comparison_operator],
         "evaluation_periods": terms.evaluation_periods,
@@ -225,21 +222,10 @@ def add_anomaly_alarm(
     )
 
 
-class _AlarmOwner(Construct):
-    """The construct a rendered ``CfnAlarm`` is the ``Resource`` child of (the path the L2 alarm had)."""
-
-
-#: Construct id of the :class:`RenderedAlarm` that :func:`alarm_of` adds beside an owner's ``CfnAlarm``.
-RENDERED_ALARM_ID = "Alarm"
-
-
 class RenderedAlarm(cloudwatch.AlarmBase):
-    """An alarm rendered straight to its ``CfnAlarm`` (:attr:`resource`), usable as a ``cloudwatch.IAlarm``:
-    ``add_alarm_action`` / ``add_ok_action`` / ``add_insufficient_data_action`` append to the ``CfnAlarm``'s action
-    lists, and ``render_alarm_rule`` makes it part of a ``CompositeAlarm``. Get one with :func:`alarm_of`.
-
-    The ``CfnAlarm`` is this construct's ``Resource`` child or, as :func:`alarm_of` places it, the ``Resource``
-    child of its scope."""
+    """An alarm rendered straight to its ``CfnAlarm`` (:attr:`resource`, id ``Resource``), usable as a
+    ``cloudwatch.IAlarm``: ``add_alarm_action`` / ``add_ok_action`` / ``add_insufficient_data_action`` append
+    to the ``CfnAlarm``'s action lists, and ``render_alarm_rule`` makes it part of a ``CompositeAlarm``."""
 
     def __init__(self, scope: Construct, construct_id: str) -> None:
         super().__init__(scope, construct_id)
@@ -247,7 +233,7 @@ class RenderedAlarm(cloudwatch.AlarmBase):
     @property
     def resource(self) -> cloudwatch.CfnAlarm:
         """The ``AWS::CloudWatch::Alarm``."""
-        child = self.node.default_child or (self.node.scope.node.default_child if self.node.scope else None)
+        child = self.node.default_child
         assert isinstance(child, cloudwatch.CfnAlarm)
         return child
 
@@ -281,10 +267,8 @@ class RenderedAlarm(cloudwatch.AlarmBase):
 
 
 def alarm_of(alarm: cloudwatch.CfnAlarm) -> RenderedAlarm:
-    """``alarm``, one of the ``CfnAlarm`` s this library renders (an endpoint's ``rollback_alarms``,
-    ``InferenceAlarms.alarms``), as a :class:`RenderedAlarm` (a ``cloudwatch.IAlarm``). The first call adds it to the
-    tree (id ``Alarm`` beside the ``CfnAlarm``; it renders nothing), so call it before the app synthesizes, as for
-    any construct; later calls return the same object.
+    """The :class:`RenderedAlarm` (a ``cloudwatch.IAlarm``) owning ``alarm``, one of the ``CfnAlarm`` s this
+    library renders (an endpoint's ``rollback_alarms``, ``InferenceAlarms.alarms``).
 
     Raises
     ------
@@ -292,14 +276,11 @@ def alarm_of(alarm: cloudwatch.CfnAlarm) -> RenderedAlarm:
         ``alarm`` was not made by this library.
     """
     owner = alarm.node.scope
-    if isinstance(owner, RenderedAlarm):
-        return owner
-    if not isinstance(owner, _AlarmOwner) or owner.node.default_child is not alarm:
+    if not isinstance(owner, RenderedAlarm):
         raise InferenceConfigError(
             f"{alarm.node.path}: is not an alarm this library rendered; use cloudwatch.Alarm.from_alarm_arn(...)"
         )
-    found = owner.node.try_find_child(RENDERED_ALARM_ID)
-    return found if isinstance(found, RenderedAlarm) else RenderedAlarm(owner, RENDERED_ALARM_ID)
+    return owner
 
 
 def _emit(scope: Construct, construct_id: str, options: AlarmOptions, **metric_props: Any) -> cloudwatch.CfnAlarm:
@@ -308,7 +289,7 @@ def _emit(scope: Construct, construct_id: str, options: AlarmOptions, **metric_p
     if options.get("direct_child", False):
         owner, child_id = scope, construct_id
     else:
-        owner, child_id = _AlarmOwner(scope, construct_id), "Resource"
+        owner, child_id = RenderedAlarm(scope, construct_id), "Resource"
     return cloudwatch.CfnAlarm(
         owner,
         child_id,

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from aws_cdk import App, Stack
+from aws_cdk import App, RemovalPolicy, Stack, Tags
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as actions
+from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sns as sns
 from aws_cdk.assertions import Match, Template
 
@@ -54,25 +55,30 @@ def test_fails_alarm_of_an_alarm_the_library_did_not_render() -> None:
         alarm_of(other)
 
 
-def test_alarm_of_adds_one_ialarm_beside_the_alarm_and_renders_nothing_more() -> None:
-    # GIVEN two apps with the same endpoint
-    stacks = [Stack(App(), "S") for _ in range(2)]
-    chats = [RealtimeEndpoint(stack, "Chat", model=QWEN) for stack in stacks]
-    cfn = chats[0].rollback_alarms[0]
-    # WHEN one of them asks for a rollback alarm's IAlarm twice
-    first, second = alarm_of(cfn), alarm_of(cfn)
-    # THEN it is one RenderedAlarm, the child "Alarm" of the alarm's owner, holding that CfnAlarm,
-    # and both templates (resources and logical ids) are the same
-    assert first is second
-    assert first.node.scope is cfn.node.scope and first.node.id == "Alarm"
-    assert first.resource is cfn
-    assert Template.from_stack(stacks[0]).to_json() == Template.from_stack(stacks[1]).to_json()
-
-
-def test_a_rendered_alarm_made_directly_still_owns_its_alarm() -> None:
-    # GIVEN a RenderedAlarm made directly with its CfnAlarm as the child "Resource" (its documented form)
-    stack = Stack(App(), "S")
-    owner = RenderedAlarm(stack, "Direct")
-    cfn = cloudwatch.CfnAlarm(owner, "Resource", comparison_operator="GreaterThanThreshold", evaluation_periods=1)
-    # WHEN asked for its IAlarm THEN it is the owner itself, reading that CfnAlarm
-    assert alarm_of(cfn) is owner and owner.resource is cfn
+def test_an_alarm_as_ialarm_is_the_construct_that_holds_it() -> None:
+    # GIVEN an endpoint's two rollback alarms as IAlarm, in an app with aws-cdk's Lambda action permission ids
+    app = App(context={"@aws-cdk/aws-cloudwatch-actions:changeLambdaPermissionLogicalIdForLambdaAction": True})
+    stack = Stack(app, "S")
+    chat = RealtimeEndpoint(stack, "Chat", model=QWEN)
+    topic = sns.Topic(stack, "Pager")
+    fn = lambda_.Function(
+        stack, "Fn", runtime=lambda_.Runtime.PYTHON_3_12, handler="i.h", code=lambda_.Code.from_inline("x")
+    )
+    first, second = (alarm_of(a) for a in chat.rollback_alarms)
+    # WHEN both notify a function, and the first is tagged, ordered after the topic and retained
+    first.add_alarm_action(actions.LambdaAction(fn))
+    second.add_alarm_action(actions.LambdaAction(fn))
+    Tags.of(first).add("team", "ml")
+    first.node.add_dependency(topic)
+    first.apply_removal_policy(RemovalPolicy.RETAIN)
+    # THEN it is the CfnAlarm's own scope (its id names the permission), and tags, the dependency and the removal
+    # policy reach the CfnAlarm
+    assert first is chat.rollback_alarms[0].node.scope
+    resources = Template.from_stack(stack).to_json()["Resources"]
+    alarm = resources[stack.get_logical_id(chat.rollback_alarms[0])]
+    assert {"Key": "team", "Value": "ml"} in alarm["Properties"]["Tags"]
+    assert stack.get_logical_id(topic.node.default_child) in alarm["DependsOn"]  # type: ignore[arg-type]
+    assert alarm["DeletionPolicy"] == "Retain"
+    permissions = sorted(k for k, r in resources.items() if r["Type"] == "AWS::Lambda::Permission")
+    assert len(permissions) == 2
+    assert permissions[0].startswith("FnRollback") and permissions[1].startswith("FnRollback")
