@@ -165,3 +165,27 @@ def test_endpoints_under_two_reads_of_a_stack_made_in_javascript_share_its_rules
     assert len([t for t in template["Resources"].values() if t["Type"] == "AWS::SageMaker::Endpoint"]) == 4
     storage = [p for p in nested().node.find_all() if p.node.path.endswith("/InferenceStorage")]
     assert len(storage) == 1
+
+
+def test_staged_endpoints_under_two_reads_of_a_stack_made_in_javascript_share_its_staging_provider(
+    tmp_path: Any,
+) -> None:
+    from constructs import Construct
+
+    from inference_constructs import HfTokenSecret, ModelSpec, RealtimeEndpoint
+    from inference_constructs.hosting.staging import PROVIDER_ID
+
+    # GIVEN a stack made in JavaScript, and a gated model whose weights are staged at deploy time
+    nested = javascript_stack(tmp_path)
+    model = ModelSpec(
+        id="meta-llama/Llama-3.1-8B-Instruct",
+        revision="0e9e39f249a16976918f6564b8830bc894c89659",
+        parameters_billion=8,
+        hf_token=HfTokenSecret("acme/hf-token"),
+    )
+    # WHEN two endpoints stage it, each under its own read of the stack
+    for name in ("A", "B"):
+        RealtimeEndpoint(Construct(nested(), f"Group{name}"), name, model=model, instance_type="ml.g6e.xlarge")
+    # THEN the stack has one staging provider
+    providers = [c for c in nested().node.find_all() if c.node.id == PROVIDER_ID]
+    assert len(providers) == 1
