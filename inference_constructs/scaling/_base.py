@@ -16,6 +16,7 @@ from aws_cdk import aws_applicationautoscaling as appscaling
 from aws_cdk import aws_cloudwatch as cloudwatch
 from constructs import Construct
 
+from inference_constructs._arns import keep_stack
 from inference_constructs.errors import ProblemCollector
 from inference_constructs.observability.metric_definitions import Dimension
 from inference_constructs.scaling import _render
@@ -91,6 +92,10 @@ class CapacityScaling(Construct):
     wake_up_alarm: cloudwatch.CfnAlarm | None
     """The alarm that triggers it: ``HasBacklogWithoutCapacity`` of an async endpoint, or
     ``NoCapacityInvocationFailures`` of an inference component."""
+
+    def __init__(self, scope: Construct, construct_id: str) -> None:
+        super().__init__(scope, construct_id)
+        keep_stack(self, scope)  # the scalable target reads it: no round trip
 
     def _create_target(
         self,

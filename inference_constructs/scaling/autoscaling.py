@@ -109,7 +109,6 @@ class EndpointScaling(CapacityScaling):
         serving: Serving | str | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
-        keep_stack(self, scope)  # the scalable target reads it: no round trip
         self._path = self.node.path
         kind = enum_prop(f"{self._path}.kind", kind, EndpointKind)
         serving = None if serving is None else enum_prop(f"{self._path}.serving", serving, Serving)

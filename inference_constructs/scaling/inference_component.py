@@ -348,7 +348,6 @@ class InferenceComponentScaling(CapacityScaling):
         min_copy_count: int = 0,
     ) -> None:
         super().__init__(scope, construct_id)
-        keep_stack(self, scope)  # the scalable target reads it: no round trip
         self._path = self.node.path
         problems = ProblemCollector()
         check_capacity(
