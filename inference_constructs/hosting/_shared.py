@@ -28,9 +28,10 @@ from inference_constructs.regions import image_requirement
 MAPPING_ID = "InferenceImageRegistry"
 STORAGE_ID = "InferenceStorage"
 _DOMAIN = "Domain"
-# Python-side record, on the mapping object, of the columns (and domain rows) already written.
+# Keys of what is kept per stack (``_arns.kept_on_stack``): the columns (and domain rows) of its image mapping
+# already written,
 _WRITTEN = "_inference_constructs_written"
-# Keys of what is kept per stack (``_arns.kept_on_stack``): its environment (see stack_env),
+# its environment (see stack_env),
 _ENV = "_inference_constructs_env"
 # its image mapping,
 _MAPPING = "_inference_constructs_image_mapping"
@@ -68,6 +69,12 @@ def stack_env(stack: Stack) -> StackEnv:
     return kept_on_stack(stack, _ENV, make)
 
 
+def _written(stack: Stack) -> set[str]:
+    """The columns (``<mapping key>``) and domain rows (``Domain:<region>``) of the stack's image mapping written."""
+    written: set[str] = kept_on_stack(stack, _WRITTEN, set)
+    return written
+
+
 def _mapping(stack: Stack, image: ContainerImage, domains: Mapping[str, str]) -> CfnMapping:
     """The stack's image mapping (kept per stack); a new one holds ``image``'s column and the
     domains of its regions from the start, in the order ``image_uri`` writes them, in one round trip."""
@@ -77,7 +84,7 @@ def _mapping(stack: Stack, image: ContainerImage, domains: Mapping[str, str]) ->
         mapping = CfnMapping(
             stack, MAPPING_ID, mapping={r: {image.mapping_key: account, _DOMAIN: domains[r]} for r, account in rows}
         )
-        setattr(mapping, _WRITTEN, {image.mapping_key, *(f"{_DOMAIN}:{r}" for r, _ in rows)})
+        _written(stack).update({image.mapping_key, *(f"{_DOMAIN}:{r}" for r, _ in rows)})
         return mapping
 
     return kept_on_stack(stack, _MAPPING, make)
@@ -114,7 +121,7 @@ def image_uri(
     column = image.mapping_key
     # Each column is written once per stack: every set_value is a round trip to the jsii kernel, and
     # rewriting ~40 regions per endpoint was 40% of all jsii calls of a 50-endpoint synth.
-    written: set[str] = getattr(mapping, _WRITTEN, None) or set()
+    written = _written(stack)
     for r, account in sorted(image.accounts.items()):
         if column not in written:
             mapping.set_value(r, column, account)
@@ -122,7 +129,6 @@ def image_uri(
             mapping.set_value(r, _DOMAIN, snapshot.domains[r])
             written.add(f"{_DOMAIN}:{r}")
     written.add(column)
-    setattr(mapping, _WRITTEN, written)
     aws_region = _tokens.aws_region()
     account = mapping.find_in_map(aws_region, column)
     domain = mapping.find_in_map(aws_region, _DOMAIN)
